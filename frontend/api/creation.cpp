@@ -1,0 +1,1 @@
+// Frontend API: creation (in progress).

@@ -1,0 +1,1 @@
+// Frontend API: indexing (in progress).

@@ -1,0 +1,1 @@
+// Frontend API: join (in progress).

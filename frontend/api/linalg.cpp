@@ -1,0 +1,1 @@
+// Frontend API: linalg (in progress).

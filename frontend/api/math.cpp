@@ -1,0 +1,1 @@
+// Frontend API: math (in progress).

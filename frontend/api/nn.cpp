@@ -1,0 +1,1 @@
+// Frontend API: nn (in progress).

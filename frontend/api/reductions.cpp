@@ -1,0 +1,1 @@
+// Frontend API: reductions (in progress).

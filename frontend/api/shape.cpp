@@ -1,0 +1,1 @@
+// Frontend API: shape (in progress).

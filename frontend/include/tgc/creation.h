@@ -1,0 +1,2 @@
+// Public API: creation (in progress).
+#pragma once

@@ -1,0 +1,2 @@
+// Public API: indexing (in progress).
+#pragma once

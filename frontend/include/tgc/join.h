@@ -1,0 +1,2 @@
+// Public API: join (in progress).
+#pragma once

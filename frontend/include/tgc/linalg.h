@@ -1,0 +1,2 @@
+// Public API: linalg (in progress).
+#pragma once

@@ -1,0 +1,2 @@
+// Public API: math (in progress).
+#pragma once

@@ -1,0 +1,2 @@
+// Public API: nn (in progress).
+#pragma once

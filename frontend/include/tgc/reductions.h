@@ -1,0 +1,2 @@
+// Public API: reductions (in progress).
+#pragma once

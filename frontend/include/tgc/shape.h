@@ -1,0 +1,2 @@
+// Public API: shape (in progress).
+#pragma once

@@ -1,0 +1,151 @@
+// Graph cloning, ordering, clients and replacement.
+#include "ops/core/graph.h"
+
+#include <unordered_set>
+
+namespace tgc {
+
+Graph Graph::clone_of(const std::vector<VarPtr>& inputs, const std::vector<VarPtr>& outputs) {
+  Graph g;
+  std::unordered_map<const Variable*, VarPtr> mapping;
+  for (auto& in : inputs) {
+    if (in->kind() != Variable::Kind::Input)
+      throw InputError("'" + in->label() + "' cannot be a function input: it is a " +
+                           (in->kind() == Variable::Kind::Shared     ? std::string("shared variable")
+                            : in->kind() == Variable::Kind::Constant ? std::string("constant")
+                                                                     : std::string("computed expression")),
+                       "function()",
+                       in->kind() == Variable::Kind::Shared
+                           ? "shared variables are implicit inputs; leave them out of the list"
+                           : "inputs must be symbolic variables made by scalar()/vector()/matrix()/tensor()");
+    if (mapping.count(in.get()))
+      throw InputError("input '" + in->label() + "' is listed twice", "function()",
+                       "list each input once");
+    auto copy = Variable::input(in->type(), in->name());
+    mapping[in.get()] = copy;
+    g.inputs_.push_back(copy);
+  }
+
+  // Iterative post-order so deep graphs do not overflow the stack.
+  struct Frame { VarPtr var; size_t next_input; };
+  auto resolve = [&](const VarPtr& root, const VarPtr& output) -> VarPtr {
+    if (auto it = mapping.find(root.get()); it != mapping.end()) return it->second;
+    std::vector<Frame> stack{{root, 0}};
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const VarPtr& v = f.var;
+      if (mapping.count(v.get())) { stack.pop_back(); continue; }
+      switch (v->kind()) {
+        case Variable::Kind::Constant:
+        case Variable::Kind::Shared:
+          mapping[v.get()] = v;
+          stack.pop_back();
+          continue;
+        case Variable::Kind::Input:
+          throw InputError("output '" + output->label() + "' depends on input '" + v->label() +
+                               "', which is not among the function's inputs",
+                           "function()", "add '" + v->label() + "' to the inputs of function()");
+        case Variable::Kind::Result: break;
+      }
+      Node* owner = v->owner();
+      if (f.next_input < owner->inputs().size()) {
+        VarPtr in = owner->inputs()[f.next_input++];
+        if (!mapping.count(in.get())) stack.push_back({in, 0});
+        continue;
+      }
+      std::vector<VarPtr> new_inputs;
+      for (auto& in : owner->inputs()) new_inputs.push_back(mapping.at(in.get()));
+      std::vector<Type> types;
+      for (int i = 0; i < owner->num_outputs(); ++i) types.push_back(owner->output_raw(i)->type());
+      auto node = Node::create(owner->op_ptr(), std::move(new_inputs), types);
+      node->set_placement(owner->placement());
+      for (int i = 0; i < owner->num_outputs(); ++i) {
+        VarPtr out = node->output(i);
+        out->set_name(owner->output_raw(i)->name());
+        mapping[owner->output_raw(i)] = out;
+      }
+      stack.pop_back();
+    }
+    return mapping.at(root.get());
+  };
+  for (auto& out : outputs) g.outputs_.push_back(resolve(out, out));
+  return g;
+}
+
+std::vector<Node*> Graph::toposort() const {
+  std::vector<Node*> order;
+  std::unordered_set<Node*> done;
+  struct Frame { Node* node; size_t next_input; };
+  for (auto& out : outputs_) {
+    if (!out->owner() || done.count(out->owner())) continue;
+    std::vector<Frame> stack{{out->owner(), 0}};
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next_input < f.node->inputs().size()) {
+        Node* producer = f.node->inputs()[f.next_input++]->owner();
+        if (producer && !done.count(producer)) stack.push_back({producer, 0});
+        continue;
+      }
+      if (done.insert(f.node).second) order.push_back(f.node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+std::vector<Variable*> Graph::roots() const {
+  std::vector<Variable*> out;
+  std::unordered_set<Variable*> seen;
+  for (auto& in : inputs_)
+    if (seen.insert(in.get()).second) out.push_back(in.get());
+  auto visit = [&](Variable* v) {
+    if (!v->owner() && seen.insert(v).second) out.push_back(v);
+  };
+  for (Node* n : toposort())
+    for (auto& in : n->inputs()) visit(in.get());
+  for (auto& o : outputs_) visit(o.get());
+  return out;
+}
+
+std::unordered_map<const Variable*, std::vector<std::pair<Node*, int>>> Graph::clients() const {
+  std::unordered_map<const Variable*, std::vector<std::pair<Node*, int>>> result;
+  for (Node* n : toposort())
+    for (size_t i = 0; i < n->inputs().size(); ++i)
+      result[n->inputs()[i].get()].push_back({n, static_cast<int>(i)});
+  return result;
+}
+
+void Graph::replace(const Variable* old, VarPtr replacement) {
+  TGC_INTERNAL_CHECK(old->type() == replacement->type(),
+                     "replace changes type " + old->type().str() + " into " +
+                         replacement->type().str() + " for " + old->label());
+  for (Node* n : toposort())
+    for (size_t i = 0; i < n->inputs().size(); ++i)
+      if (n->inputs()[i].get() == old) n->set_input(static_cast<int>(i), replacement);
+  for (auto& o : outputs_)
+    if (o.get() == old) o = replacement;
+}
+
+std::string Graph::str() const {
+  std::unordered_map<const Variable*, std::string> names;
+  int counter = 0;
+  auto name_of = [&](const Variable* v) -> std::string {
+    if (auto it = names.find(v); it != names.end()) return it->second;
+    std::string n = !v->name().empty() ? v->name()
+                    : v->kind() == Variable::Kind::Result ? "t" + std::to_string(counter++)
+                                                          : v->label();
+    names[v] = n;
+    return n;
+  };
+  std::string out;
+  for (Node* n : toposort()) {
+    std::string lhs;
+    for (int i = 0; i < n->num_outputs(); ++i) lhs += (i ? ", " : "") + name_of(n->output_raw(i));
+    std::string args;
+    for (size_t i = 0; i < n->inputs().size(); ++i) args += (i ? ", " : "") + name_of(n->inputs()[i].get());
+    out += lhs + " = " + n->op().name() + "(" + args + ")\n";
+  }
+  return out;
+}
+
+}  // namespace tgc

@@ -1,0 +1,44 @@
+// Node construction and description.
+#include "ops/core/node.h"
+
+namespace tgc {
+
+std::shared_ptr<Node> Node::create(std::shared_ptr<const Op> op, std::vector<VarPtr> inputs,
+                                   const std::vector<Type>& output_types) {
+  TGC_INTERNAL_CHECK(static_cast<int>(output_types.size()) == op->num_outputs(),
+                     op->name() + " inferred the wrong number of output types");
+  std::shared_ptr<Node> node(new Node());
+  node->op_ = std::move(op);
+  node->inputs_ = std::move(inputs);
+  for (size_t i = 0; i < output_types.size(); ++i) {
+    auto v = std::unique_ptr<Variable>(new Variable(Variable::Kind::Result, output_types[i], ""));
+    v->owner_ = node.get();
+    v->index_ = static_cast<int>(i);
+    node->outputs_.push_back(std::move(v));
+  }
+  return node;
+}
+
+VarPtr Node::output(int i) {
+  TGC_INTERNAL_CHECK(i >= 0 && i < num_outputs(), "output index out of range");
+  return VarPtr(shared_from_this(), outputs_[i].get());
+}
+
+std::string Node::describe() const {
+  std::string lhs;
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (i) lhs += ", ";
+    lhs += outputs_[i]->name().empty() ? "_" : outputs_[i]->name();
+  }
+  std::string call = op_->user_name() + "(";
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (i) call += ", ";
+    call += inputs_[i]->label();
+  }
+  call += ")";
+  bool any_named = false;
+  for (auto& o : outputs_) any_named |= !o->name().empty();
+  return any_named ? lhs + " = " + call : call;
+}
+
+}  // namespace tgc

@@ -1,0 +1,1 @@
+// runtime: config (in progress).

@@ -1,0 +1,46 @@
+// Config: every setting of tgc in one struct. Filled from defaults, then ~/.tgcrc (INI, like
+// .theanorc), then TGC_FLAGS="key=value,...", then CLI flags / per-function options.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/dtype.h"
+
+namespace tgc {
+
+struct Config {
+  std::string device = "cpu";            // cpu | cuda[:N] | opencl[:P:D]
+  DType floatX = DType::Float32;         // dtype of untyped constructors and literals
+  bool allow_gc = true;                  // free intermediates after their last use
+  bool profile = false;                  // time every thunk, print a report at exit
+  std::string profile_trace;             // write a Chrome-trace JSON here ("" = none)
+  std::string optimizer = "fast_run";    // fast_run | fast_compile | none
+  std::string assert_no_cpu_op = "ignore";  // ignore | warn | raise
+  bool warn_float64 = false;             // report float64 appearing in a float32 graph
+  bool fast_math = false;                // relaxed floating point in generated code
+  bool sync = false;                     // make every device thunk synchronous (debugging)
+  std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
+
+  // Sets one key from text. Throws ConfigError naming the key (with the closest valid key
+  // for a typo) or the bad value (with the accepted values); `source` says where it came
+  // from, e.g. "TGC_FLAGS" or "/home/u/.tgcrc:3".
+  void set(std::string_view key, std::string_view value, std::string_view source = "");
+  std::string get(std::string_view key) const;  // the value as text; ConfigError if unknown
+  static const std::vector<std::string>& keys();
+};
+
+// Applies "key=value,key=value" (TGC_FLAGS syntax; blanks around items allowed).
+void apply_flags(Config& config, std::string_view flags, std::string_view source);
+// Applies an INI file: keys of the [global] section (or before any section) are plain
+// keys, keys of other sections are "section.key" (none are defined yet: an error). A
+// missing file is not an error; a malformed line is, with file:line.
+void apply_rc_file(Config& config, const std::string& path);
+
+// Defaults, then $HOME/.tgcrc (or $TGCRC when set), then $TGC_FLAGS; read once per process.
+Config& global_config();
+// The same sequence, from explicit sources (for tests and the CLI).
+Config load_config(const std::string& rc_path, std::string_view flags);
+
+}  // namespace tgc

@@ -1,0 +1,63 @@
+// Where tensor memory lives and how work on it is ordered. The host device is implemented
+// here; CUDA and OpenCL implement the same interface in backends/.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace tgc {
+
+enum class DeviceKind { Host, Cuda, OpenCL };
+std::string device_kind_name(DeviceKind k);  // "cpu", "cuda", "opencl"
+
+// An ordered queue of work on one device (a CUDA stream, an OpenCL in-order queue).
+// Work enqueued on one stream runs in order; synchronize() waits for all of it.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  virtual void synchronize() = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual DeviceKind kind() const = 0;
+  virtual std::string name() const = 0;  // "cpu", "cuda:0"
+
+  // Memory is allocated and released in the order of `stream`: a release enqueued after
+  // work that reads the memory does not free it before that work ran.
+  virtual void* allocate(size_t bytes, Stream& stream) = 0;
+  virtual void deallocate(void* ptr, size_t bytes, Stream& stream) = 0;
+
+  // Copies ordered on `stream`. Host pointers are plain host memory.
+  virtual void copy_to_host(void* host_dst, const void* src, size_t bytes, Stream& stream) = 0;
+  virtual void copy_from_host(void* dst, const void* host_src, size_t bytes, Stream& stream) = 0;
+  virtual void copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) = 0;
+
+  virtual Stream& default_stream() = 0;
+  void synchronize() { default_stream().synchronize(); }
+};
+
+// The process-wide host device: 64-byte aligned memory, synchronous stream.
+Device& host_device();
+
+// A block of device memory; freed through its device when the last Tensor using it dies.
+class Buffer {
+ public:
+  Buffer(Device& device, size_t bytes);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  Device& device() const { return *device_; }
+  void* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  Device* device_;
+  void* data_;
+  size_t bytes_;
+};
+
+}  // namespace tgc

@@ -1,0 +1,1 @@
+// runtime: executor (in progress).

@@ -1,0 +1,27 @@
+// The executor: runs a Program's thunks in order over a slot vector, frees intermediates
+// at their last use (allow_gc), times every thunk when profiling, and on failure names
+// the node that failed and leaves no half-computed intermediates behind.
+#pragma once
+
+#include <vector>
+
+#include "runtime/program.h"
+
+namespace tgc {
+
+class Profiler;
+
+struct ExecOptions {
+  bool allow_gc = true;
+  bool sync = false;  // wait for each thunk's device work before the next (debugging)
+};
+
+// `slots` has program.num_slots entries with bound slots and constants already filled.
+// On success the output slots hold results; intermediates are dropped when allow_gc is on
+// and kept (for buffer reuse on the next run) when it is off. On failure the Error thrown
+// by the thunk is rethrown with the thunk's label as its location, and every intermediate
+// and output slot is cleared.
+void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptions& options,
+             Profiler* profiler);
+
+}  // namespace tgc

@@ -1,0 +1,1 @@
+// runtime: npy (in progress).

@@ -1,0 +1,45 @@
+// Program: what a compiled function runs — storage slots and an ordered list of thunks over
+// them, with the points where each intermediate dies. Knows nothing of graphs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace tgc {
+
+// Where a thunk's time goes in the profile's cpu/gpu/transfer split. Set from the node's
+// placement by the compiler, never guessed from a name.
+enum class ThunkKind { Cpu, Gpu, Transfer };
+std::string thunk_kind_name(ThunkKind k);  // "cpu", "gpu", "transfer"
+
+// Runs one operation: reads input tensors, fills `outputs` (which may hold this thunk's
+// tensors from the previous call, for reuse when allow_gc is off).
+using ThunkFn = std::function<void(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)>;
+
+struct Thunk {
+  std::string op_name;   // "Elemwise{exp}": the per-op table groups by it
+  std::string op_class;  // "Elemwise": the per-op-class table groups by it
+  std::string label;     // "p_1 = dot(x, w)": the per-node table and error messages use it
+  ThunkKind kind = ThunkKind::Cpu;
+  std::vector<int> inputs;   // slot indices read
+  std::vector<int> outputs;  // slot indices written
+  std::vector<int> frees;    // intermediates whose last reader this is (dropped under allow_gc)
+  ThunkFn run;
+};
+
+struct Program {
+  int num_slots = 0;
+  std::vector<Thunk> thunks;
+  std::vector<int> bound_slots;   // filled by the caller before each run (arguments, shared values)
+  std::vector<std::pair<int, Tensor>> constants;  // filled once, never freed
+  std::vector<int> output_slots;  // read by the caller after a run (may repeat, may be bound)
+
+  // Slots that are neither bound, constant nor output: what allow_gc frees and memory
+  // profiling counts.
+  std::vector<bool> intermediate_mask() const;
+};
+
+}  // namespace tgc

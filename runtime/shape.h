@@ -1,0 +1,20 @@
+// Concrete shapes and strides (in elements, not bytes; negative and zero strides allowed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tgc {
+
+using Shape = std::vector<int64_t>;
+using Strides = std::vector<int64_t>;
+
+int64_t shape_numel(const Shape& shape);
+Strides contiguous_strides(const Shape& shape);          // C order
+Strides fortran_strides(const Shape& shape);             // Fortran order
+std::string shape_str(const Shape& shape);               // "(400, 784)", "(3,)", "()"
+// Normalizes a possibly negative axis against ndim; throws ShapeError naming `what`.
+int normalize_axis(int64_t axis, int ndim, const std::string& what);
+
+}  // namespace tgc

@@ -1,0 +1,247 @@
+// Tensor construction, element access, views and copies.
+#include "runtime/tensor.h"
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "runtime/convert.h"
+#include "runtime/strided_loop.h"
+
+namespace tgc {
+
+Tensor Tensor::empty(DType dtype, const Shape& shape, Device& device) {
+  for (int64_t d : shape)
+    if (d < 0)
+      throw ShapeError("negative dimension in shape " + shape_str(shape), "",
+                       "every dimension must be >= 0");
+  Tensor t;
+  t.buffer_ = std::make_shared<Buffer>(device, static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype));
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.strides_ = contiguous_strides(shape);
+  return t;
+}
+
+Tensor Tensor::zeros(DType dtype, const Shape& shape) {
+  Tensor t = empty(dtype, shape);
+  if (t.nbytes()) std::memset(t.raw_data(), 0, t.nbytes());
+  return t;
+}
+
+Tensor Tensor::full(DType dtype, const Shape& shape, double value) {
+  Tensor t = empty(dtype, shape);
+  dispatch_dtype(dtype, [&]<typename T>() {
+    T v = convert_value<T>(value);
+    T* p = t.data<T>();
+    for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = v;
+  });
+  return t;
+}
+
+Tensor Tensor::view_of(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape, Strides strides,
+                       int64_t offset) {
+  TGC_INTERNAL_CHECK(shape.size() == strides.size(), "view_of: shape and strides differ in rank");
+  Tensor t;
+  t.buffer_ = std::move(buffer);
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  t.offset_ = offset;
+  return t;
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] == 1) continue;  // a size-1 dim's stride never matters
+    if (strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+void Tensor::check_dtype(DType expected) const {
+  TGC_INTERNAL_CHECK(defined(), "access to an undefined tensor");
+  if (expected != dtype_)
+    throw TypeError("tensor holds " + std::string(dtype_name(dtype_)) + " but was read as " +
+                        std::string(dtype_name(expected)),
+                    "", "convert it first with astype(" + std::string(dtype_name(expected)) + ")");
+}
+
+void* Tensor::raw_data() const {
+  TGC_INTERNAL_CHECK(defined(), "access to an undefined tensor");
+  return static_cast<char*>(buffer_->data()) + offset_ * static_cast<int64_t>(dtype_size(dtype_));
+}
+
+template <typename T>
+T Tensor::item() const {
+  if (numel() != 1)
+    throw ValueError("item() needs a tensor with exactly one element, got shape " +
+                         shape_str(shape_), "", "index or reduce the tensor first");
+  Tensor host = on_host() ? *this : to(host_device());
+  return dispatch_dtype(dtype_, [&]<typename S>() { return convert_value<T>(*host.data<S>()); });
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor host = on_host() ? *this : to(host_device());
+  std::vector<T> out;
+  out.reserve(static_cast<size_t>(numel()));
+  dispatch_dtype(dtype_, [&]<typename S>() {
+    const S* p = host.data<S>();
+    strided_loop(host.shape_, {host.strides_},
+                 [&](const int64_t* off) { out.push_back(convert_value<T>(p[off[0]])); });
+  });
+  return out;
+}
+
+#define TGC_INSTANTIATE(T)                     \
+  template T Tensor::item<T>() const;          \
+  template std::vector<T> Tensor::to_vector<T>() const;
+TGC_INSTANTIATE(bool)
+TGC_INSTANTIATE(int8_t)
+TGC_INSTANTIATE(int16_t)
+TGC_INSTANTIATE(int32_t)
+TGC_INSTANTIATE(int64_t)
+TGC_INSTANTIATE(uint8_t)
+TGC_INSTANTIATE(float)
+TGC_INSTANTIATE(double)
+#undef TGC_INSTANTIATE
+
+double Tensor::at(const std::vector<int64_t>& index) const {
+  if (index.size() != shape_.size())
+    throw ShapeError("at(): " + std::to_string(index.size()) + " indices for a " +
+                         std::to_string(ndim()) + "-d tensor");
+  int64_t off = 0;
+  for (size_t d = 0; d < index.size(); ++d) {
+    if (index[d] < 0 || index[d] >= shape_[d])
+      throw ValueError("at(): index " + std::to_string(index[d]) + " out of bounds for axis " +
+                       std::to_string(d) + " with size " + std::to_string(shape_[d]));
+    off += index[d] * strides_[d];
+  }
+  Tensor host = on_host() ? *this : to(host_device());
+  return dispatch_dtype(dtype_, [&]<typename S>() { return convert_value<double>(host.data<S>()[off]); });
+}
+
+Tensor Tensor::view(Shape shape, Strides strides, int64_t offset) const {
+  return view_of(buffer_, dtype_, std::move(shape), std::move(strides), offset);
+}
+
+Tensor Tensor::transpose(const std::vector<int>& perm) const {
+  if (static_cast<int>(perm.size()) != ndim())
+    throw ShapeError("transpose: permutation of length " + std::to_string(perm.size()) +
+                     " for a " + std::to_string(ndim()) + "-d tensor");
+  std::vector<bool> seen(perm.size(), false);
+  Shape s(perm.size());
+  Strides st(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    int p = perm[i];
+    if (p < 0 || p >= ndim() || seen[p])
+      throw ShapeError("transpose: " + std::to_string(p) + " is not a valid, unused axis");
+    seen[p] = true;
+    s[i] = shape_[p];
+    st[i] = strides_[p];
+  }
+  return view(s, st, offset_);
+}
+
+Tensor Tensor::transpose() const {
+  std::vector<int> perm(ndim());
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  return transpose(perm);
+}
+
+Tensor Tensor::reshape(const Shape& shape) const {
+  if (shape_numel(shape) != numel())
+    throw ShapeError("cannot reshape a tensor of shape " + shape_str(shape_) + " (" +
+                     std::to_string(numel()) + " elements) into shape " + shape_str(shape));
+  if (is_contiguous()) return view(shape, contiguous_strides(shape), offset_);
+  return contiguous().reshape(shape);
+}
+
+Tensor Tensor::broadcast_to(const Shape& shape) const {
+  if (shape.size() < shape_.size())
+    throw ShapeError("cannot broadcast shape " + shape_str(shape_) + " to " + shape_str(shape));
+  size_t lead = shape.size() - shape_.size();
+  Strides st(shape.size(), 0);
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    if (shape_[i] == shape[lead + i]) st[lead + i] = strides_[i];
+    else if (shape_[i] == 1) st[lead + i] = 0;
+    else throw ShapeError("cannot broadcast shape " + shape_str(shape_) + " to " + shape_str(shape));
+  }
+  return view(shape, st, offset_);
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : copy(); }
+
+Tensor Tensor::copy() const {
+  if (!on_host()) {
+    Tensor host = to(host_device());
+    return host.to(device());
+  }
+  Tensor out = empty(dtype_, shape_, device());
+  size_t esize = dtype_size(dtype_);
+  if (is_contiguous()) {
+    if (nbytes()) std::memcpy(out.raw_data(), raw_data(), nbytes());
+    return out;
+  }
+  const char* src = static_cast<const char*>(raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  strided_loop(shape_, {strides_, out.strides_}, [&](const int64_t* off) {
+    std::memcpy(dst + off[1] * esize, src + off[0] * esize, esize);
+  });
+  return out;
+}
+
+Tensor Tensor::astype(DType dtype) const {
+  Tensor src = on_host() ? *this : to(host_device());
+  Tensor out = empty(dtype, shape_);
+  dispatch_dtype(dtype_, [&]<typename S>() {
+    dispatch_dtype(dtype, [&]<typename D>() {
+      const S* in = src.data<S>();
+      D* o = out.data<D>();
+      strided_loop(shape_, {src.strides_, out.strides_},
+                   [&](const int64_t* off) { o[off[1]] = convert_value<D>(in[off[0]]); });
+    });
+  });
+  return on_host() ? out : out.to(device());
+}
+
+Tensor Tensor::to(Device& device) const {
+  if (&device == &this->device()) return copy();
+  Tensor src = contiguous();
+  Tensor out = empty(dtype_, shape_, device);
+  if (device.kind() == DeviceKind::Host) {
+    src.device().copy_to_host(out.raw_data(), src.raw_data(), nbytes(), src.device().default_stream());
+    src.device().synchronize();
+  } else {
+    TGC_INTERNAL_CHECK(src.on_host(), "device-to-device copies across devices are not supported");
+    device.copy_from_host(out.raw_data(), src.raw_data(), nbytes(), device.default_stream());
+  }
+  return out;
+}
+
+bool tensors_equal(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  auto va = a.to_vector<double>(), vb = b.to_vector<double>();
+  for (size_t i = 0; i < va.size(); ++i)
+    if (!(va[i] == vb[i] || (std::isnan(va[i]) && std::isnan(vb[i])))) return false;
+  return true;
+}
+
+bool tensors_allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  if (a.shape() != b.shape()) return false;
+  auto va = a.to_vector<double>(), vb = b.to_vector<double>();
+  for (size_t i = 0; i < va.size(); ++i) {
+    if (std::isnan(va[i]) || std::isnan(vb[i])) {
+      if (std::isnan(va[i]) != std::isnan(vb[i])) return false;
+      continue;
+    }
+    if (va[i] == vb[i]) continue;  // equal infinities
+    if (!(std::fabs(va[i] - vb[i]) <= atol + rtol * std::fabs(vb[i]))) return false;
+  }
+  return true;
+}
+
+}  // namespace tgc

@@ -1,0 +1,1 @@
+// runtime: tensor_format (in progress).
