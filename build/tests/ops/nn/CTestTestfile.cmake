@@ -1,6 +1,0 @@
-# CMake generated Testfile for 
-# Source directory: /work/main/tests/ops/nn
-# Build directory: /work/main/build/tests/ops/nn
-# 
-# This file includes the relevant testing commands required for 
-# testing this directory and lists subdirectories to be tested as well.
