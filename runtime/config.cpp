@@ -1,1 +1,266 @@
-// runtime: config (in progress).
+// Config: the table of keys with their parsers, and the INI / TGC_FLAGS readers.
+#include "runtime/config.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/error.h"
+#include "runtime/suggest.h"
+
+namespace tgc {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string from_part(std::string_view source) {
+  return source.empty() ? std::string() : fmt::format(" (from {})", source);
+}
+
+bool parse_bool(std::string_view text, bool& out) {
+  std::string v = lower(text);
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return out = true, true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return out = false, true;
+  return false;
+}
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+// cpu | cuda | cuda:N | opencl | opencl:P:D. Whether the device exists is the backends'
+// question, asked when a function is compiled for it.
+bool valid_device(std::string_view d) {
+  if (d == "cpu" || d == "cuda" || d == "opencl") return true;
+  if (d.starts_with("cuda:")) return all_digits(d.substr(5));
+  if (d.starts_with("opencl:")) {
+    std::string_view rest = d.substr(7);
+    size_t colon = rest.find(':');
+    return colon != std::string_view::npos && all_digits(rest.substr(0, colon)) &&
+           all_digits(rest.substr(colon + 1));
+  }
+  return false;
+}
+
+// One configuration key: how to read it from text, how to print it, what it accepts.
+struct KeyInfo {
+  const char* name;
+  const char* accepts;               // for the error hint
+  std::vector<std::string> choices;  // enumerated values (for "did you mean"), else empty
+  bool (*set)(Config&, std::string_view);
+  std::string (*get)(const Config&);
+};
+
+bool set_choice(std::string& field, std::string_view text, const std::vector<std::string>& choices) {
+  std::string v = lower(text);
+  for (const std::string& c : choices)
+    if (v == c) return field = c, true;
+  return false;
+}
+
+const std::vector<KeyInfo>& key_table() {
+  static const std::vector<KeyInfo> table = {
+      {"device", "cpu, cuda, cuda:N, opencl or opencl:P:D (N, P, D non-negative integers)", {},
+       [](Config& c, std::string_view v) {
+         std::string d = lower(v);
+         if (!valid_device(d)) return false;
+         c.device = d;
+         return true;
+       },
+       [](const Config& c) { return c.device; }},
+      {"floatX", "float32 or float64", {"float32", "float64"},
+       [](Config& c, std::string_view v) {
+         std::string f = lower(v);
+         if (f == "float32") return c.floatX = DType::Float32, true;
+         if (f == "float64") return c.floatX = DType::Float64, true;
+         return false;
+       },
+       [](const Config& c) { return std::string(dtype_name(c.floatX)); }},
+      {"allow_gc", "true/false, 1/0, yes/no or on/off", {},
+       [](Config& c, std::string_view v) { return parse_bool(v, c.allow_gc); },
+       [](const Config& c) { return std::string(c.allow_gc ? "true" : "false"); }},
+      {"profile", "true/false, 1/0, yes/no or on/off", {},
+       [](Config& c, std::string_view v) { return parse_bool(v, c.profile); },
+       [](const Config& c) { return std::string(c.profile ? "true" : "false"); }},
+      {"profile_trace", "a file path for the Chrome-trace JSON, or empty for none", {},
+       [](Config& c, std::string_view v) { return c.profile_trace = std::string(v), true; },
+       [](const Config& c) { return c.profile_trace; }},
+      {"optimizer", "fast_run, fast_compile or none", {"fast_run", "fast_compile", "none"},
+       [](Config& c, std::string_view v) {
+         return set_choice(c.optimizer, v, {"fast_run", "fast_compile", "none"});
+       },
+       [](const Config& c) { return c.optimizer; }},
+      {"assert_no_cpu_op", "ignore, warn or raise", {"ignore", "warn", "raise"},
+       [](Config& c, std::string_view v) {
+         return set_choice(c.assert_no_cpu_op, v, {"ignore", "warn", "raise"});
+       },
+       [](const Config& c) { return c.assert_no_cpu_op; }},
+      {"warn_float64", "true/false, 1/0, yes/no or on/off", {},
+       [](Config& c, std::string_view v) { return parse_bool(v, c.warn_float64); },
+       [](const Config& c) { return std::string(c.warn_float64 ? "true" : "false"); }},
+      {"fast_math", "true/false, 1/0, yes/no or on/off", {},
+       [](Config& c, std::string_view v) { return parse_bool(v, c.fast_math); },
+       [](const Config& c) { return std::string(c.fast_math ? "true" : "false"); }},
+      {"sync", "true/false, 1/0, yes/no or on/off", {},
+       [](Config& c, std::string_view v) { return parse_bool(v, c.sync); },
+       [](const Config& c) { return std::string(c.sync ? "true" : "false"); }},
+      {"cache_dir", "a non-empty directory path", {},
+       [](Config& c, std::string_view v) {
+         if (v.empty()) return false;
+         c.cache_dir = std::string(v);
+         return true;
+       },
+       [](const Config& c) { return c.cache_dir; }},
+  };
+  return table;
+}
+
+std::string joined_keys() { return fmt::format("{}", fmt::join(Config::keys(), ", ")); }
+
+const KeyInfo& find_key(std::string_view key, std::string_view source) {
+  for (const KeyInfo& k : key_table())
+    if (key == k.name) return k;
+  std::string near = closest_match(key, Config::keys());
+  std::string hint = near.empty() ? fmt::format("valid keys: {}", joined_keys())
+                                  : fmt::format("did you mean '{}'? valid keys: {}", near, joined_keys());
+  throw ConfigError(fmt::format("unknown config key '{}'{}", key, from_part(source)), "", hint);
+}
+
+std::string bad_value_hint(const KeyInfo& k, std::string_view value) {
+  std::string hint = fmt::format("{} accepts {}", k.name, k.accepts);
+  std::string v = lower(value);
+  if (std::string_view(k.name) == "device" &&
+      (v.starts_with("gpu") || (v.starts_with("cuda") && all_digits(v.substr(4))))) {
+    // Theano spelled devices "gpu", "gpu0", "cuda0".
+    return hint + "; write cuda:0 for the first CUDA GPU";
+  }
+  std::string near = closest_match(value, k.choices);
+  if (!near.empty()) hint = fmt::format("did you mean '{}'? ", near) + hint;
+  return hint;
+}
+
+}  // namespace
+
+const std::vector<std::string>& Config::keys() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const KeyInfo& k : key_table()) out.emplace_back(k.name);
+    return out;
+  }();
+  return names;
+}
+
+void Config::set(std::string_view key, std::string_view value, std::string_view source) {
+  const KeyInfo& k = find_key(key, source);
+  if (!k.set(*this, value))
+    throw ConfigError(
+        fmt::format("bad value '{}' for config key '{}'{}", value, key, from_part(source)), "",
+        bad_value_hint(k, value));
+}
+
+std::string Config::get(std::string_view key) const { return find_key(key, "").get(*this); }
+
+void apply_flags(Config& config, std::string_view flags, std::string_view source) {
+  while (!flags.empty()) {
+    size_t comma = flags.find(',');
+    std::string_view item = trim(flags.substr(0, comma));
+    flags = comma == std::string_view::npos ? std::string_view() : flags.substr(comma + 1);
+    if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are harmless
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty())
+      throw ConfigError(fmt::format("malformed config item '{}'{}", item, from_part(source)), "",
+                        "write key=value items separated by commas, e.g. "
+                        "TGC_FLAGS=\"device=cpu,floatX=float32,profile=true\"");
+    config.set(trim(item.substr(0, eq)), trim(item.substr(eq + 1)), source);
+  }
+}
+
+void apply_rc_file(Config& config, const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;  // no rc file: defaults stand
+  std::ifstream in(path);
+  if (!in || std::filesystem::is_directory(path, ec))
+    throw IOError(fmt::format("cannot read config file '{}'", path), "",
+                  "check the file's permissions, or point $TGCRC elsewhere");
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string where = fmt::format("{}:{}", path, number);
+    std::string_view text = trim(line);
+    // Whole-line comments, and inline ones after a blank (so paths keep their '#').
+    if (text.empty() || text.front() == '#' || text.front() == ';') continue;
+    for (size_t i = 1; i < text.size(); ++i)
+      if ((text[i] == '#' || text[i] == ';') && std::isspace(static_cast<unsigned char>(text[i - 1]))) {
+        text = trim(text.substr(0, i));
+        break;
+      }
+    if (text.front() == '[') {
+      if (text.back() != ']')
+        throw IOError(fmt::format("malformed section header '{}' at {}", text, where), "",
+                      "write a section header as [global]");
+      std::string_view section = trim(text.substr(1, text.size() - 2));
+      if (section != "global")
+        throw ConfigError(fmt::format("unknown config section [{}] at {}", section, where), "",
+                          fmt::format("tgc reads only [global] (or keys before any section); "
+                                      "valid keys: {}",
+                                      joined_keys()));
+      continue;
+    }
+    size_t eq = text.find('=');
+    if (eq == std::string_view::npos || trim(text.substr(0, eq)).empty())
+      throw IOError(fmt::format("malformed line '{}' at {}", text, where), "",
+                    "write 'key = value' lines under [global], comments start with # or ;");
+    config.set(trim(text.substr(0, eq)), trim(text.substr(eq + 1)), where);
+  }
+  if (in.bad()) throw IOError(fmt::format("error reading config file '{}'", path), "", "");
+}
+
+Config load_config(const std::string& rc_path, std::string_view flags) {
+  Config config;
+  if (!rc_path.empty()) apply_rc_file(config, rc_path);
+  apply_flags(config, flags, "TGC_FLAGS");
+  return config;
+}
+
+Config& global_config() {
+  // A function-local static is initialised once, thread-safely; when the environment holds
+  // a bad setting the initialisation throws and the next call reports it again.
+  static Config config = [] {
+    std::string rc;
+    if (const char* env = std::getenv("TGCRC"); env && *env) {
+      rc = env;
+      // An rc file named on purpose that is not there is a mistake worth reporting;
+      // a missing ~/.tgcrc is the normal case.
+      std::error_code ec;
+      if (!std::filesystem::exists(rc, ec))
+        throw IOError(fmt::format("config file '{}' named by $TGCRC does not exist", rc), "",
+                      "create it, or unset TGCRC to read ~/.tgcrc");
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+      rc = (std::filesystem::path(home) / ".tgcrc").string();
+    }
+    const char* flags = std::getenv("TGC_FLAGS");
+    return load_config(rc, flags ? flags : "");
+  }();
+  return config;
+}
+
+}  // namespace tgc

@@ -25,20 +25,25 @@ struct Config {
 
   // Sets one key from text. Throws ConfigError naming the key (with the closest valid key
   // for a typo) or the bad value (with the accepted values); `source` says where it came
-  // from, e.g. "TGC_FLAGS" or "/home/u/.tgcrc:3".
+  // from, e.g. "TGC_FLAGS" or "/home/u/.tgcrc:3". Booleans accept true/false, 1/0, yes/no,
+  // on/off; enumerated values (floatX, optimizer, assert_no_cpu_op, device) ignore case and
+  // are stored in lower case; device is only checked for syntax here.
   void set(std::string_view key, std::string_view value, std::string_view source = "");
   std::string get(std::string_view key) const;  // the value as text; ConfigError if unknown
   static const std::vector<std::string>& keys();
 };
 
-// Applies "key=value,key=value" (TGC_FLAGS syntax; blanks around items allowed).
+// Applies "key=value,key=value" (TGC_FLAGS syntax; blanks around items and empty items are
+// allowed, an item without '=' is a ConfigError). `source` names it in errors.
 void apply_flags(Config& config, std::string_view flags, std::string_view source);
-// Applies an INI file: keys of the [global] section (or before any section) are plain
-// keys, keys of other sections are "section.key" (none are defined yet: an error). A
-// missing file is not an error; a malformed line is, with file:line.
+// Applies an INI file: "key = value" lines in the [global] section or before any section;
+// comments are lines starting with # or ;, or the rest of a line after " #" / " ;". A missing
+// file is not an error. Errors name file:line: a malformed line or section header (IOError),
+// another section, an unknown key or a bad value (ConfigError).
 void apply_rc_file(Config& config, const std::string& path);
 
-// Defaults, then $HOME/.tgcrc (or $TGCRC when set), then $TGC_FLAGS; read once per process.
+// Defaults, then $HOME/.tgcrc (or $TGCRC when set; it must exist then), then $TGC_FLAGS;
+// read once per process (thread-safe). Throws the ConfigError/IOError of a bad setting.
 Config& global_config();
 // The same sequence, from explicit sources (for tests and the CLI).
 Config load_config(const std::string& rc_path, std::string_view flags);

@@ -1,1 +1,172 @@
-// runtime: executor (in progress).
+// The executor: the loop over thunks, garbage collection of dead intermediates, failure
+// cleanup, and (when profiling) thunk timing and the peak-memory bookkeeping.
+#include "runtime/executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <new>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "runtime/error.h"
+#include "runtime/profiler.h"
+
+namespace tgc {
+
+namespace {
+
+// Follows the bytes of intermediates and outputs alive during one call, twice: as they are
+// with gc (a slot dies at its last reader) and as they would be without (nothing dies).
+// Buffers are counted once however many slots (views) share them; buffers of bound slots
+// and constants are the caller's memory, not the function's, and are not counted.
+class MemoryTracker {
+ public:
+  MemoryTracker(const Program& program, const std::vector<Tensor>& slots) {
+    for (int s : program.bound_slots)
+      if (slots[s].defined()) external_.insert(slots[s].buffer().get());
+    for (const auto& [s, t] : program.constants)
+      if (t.defined()) external_.insert(t.buffer().get());
+  }
+
+  // A thunk stored `t` in a slot.
+  void produced(const Tensor& t) {
+    const Buffer* b = counted(t);
+    if (!b) return;
+    // A buffer that becomes alive is new memory for both accounts. (Keyed by address: a
+    // buffer freed by gc may be followed by a new one at the same address.)
+    if (live_[b]++ == 0) {
+      live_bytes_ += static_cast<int64_t>(b->bytes());
+      all_bytes_ += static_cast<int64_t>(b->bytes());
+    }
+    peak_ = std::max(peak_, live_bytes_);
+  }
+  // A slot holding `t` died (with gc; the simulation applies it under either setting).
+  void freed(const Tensor& t) {
+    const Buffer* b = counted(t);
+    if (!b) return;
+    auto it = live_.find(b);
+    if (it == live_.end()) return;
+    if (--it->second == 0) {
+      live_bytes_ -= static_cast<int64_t>(b->bytes());
+      live_.erase(it);
+    }
+  }
+
+  int64_t peak_with_gc() const { return peak_; }
+  int64_t peak_without_gc() const { return all_bytes_; }
+
+ private:
+  const Buffer* counted(const Tensor& t) const {
+    if (!t.defined() || external_.count(t.buffer().get())) return nullptr;
+    return t.buffer().get();
+  }
+  std::unordered_set<const Buffer*> external_;
+  std::unordered_map<const Buffer*, int> live_;
+  int64_t live_bytes_ = 0, peak_ = 0, all_bytes_ = 0;
+};
+
+// Drops every slot that is not bound or constant: a failed call leaves nothing
+// half-computed behind.
+void clear_results(const Program& program, std::vector<Tensor>& slots) {
+  std::vector<char> keep(slots.size(), 0);
+  for (int s : program.bound_slots) keep[s] = 1;
+  for (const auto& [s, t] : program.constants) keep[s] = 1;
+  for (size_t s = 0; s < slots.size(); ++s)
+    if (!keep[s]) slots[s] = Tensor();
+}
+
+[[noreturn]] void missing_value(const Thunk& thunk, bool output, size_t index, int slot) {
+  throw InternalError(
+      fmt::format("internal error: {} {} of '{}' (slot {}) is undefined {} the thunk ran",
+                  output ? "output" : "input", index, thunk.op_name, slot,
+                  output ? "after" : "before"),
+      thunk.label, "this is a bug in tgc; please report it");
+}
+
+}  // namespace
+
+void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptions& options,
+             Profiler* profiler) {
+  TGC_INTERNAL_CHECK(static_cast<int>(slots.size()) == program.num_slots,
+                     fmt::format("execute: {} slots given for a program of {}", slots.size(),
+                                 program.num_slots));
+  const auto call_start = Profiler::Clock::now();
+  std::optional<MemoryTracker> memory;
+  if (profiler) memory.emplace(program, slots);
+
+  // Scratch vectors reused by every thunk: clear() keeps their capacity.
+  std::vector<Tensor> inputs, outputs;
+  size_t i = 0;
+  try {
+    for (; i < program.thunks.size(); ++i) {
+      const Thunk& thunk = program.thunks[i];
+      for (size_t k = 0; k < thunk.inputs.size(); ++k) {
+        const Tensor& t = slots[thunk.inputs[k]];
+        if (!t.defined()) missing_value(thunk, false, k, thunk.inputs[k]);
+        inputs.push_back(t);
+      }
+      // With gc off the slots still hold last call's tensors: hand them over for reuse.
+      for (int s : thunk.outputs) outputs.push_back(options.allow_gc ? Tensor() : slots[s]);
+
+      if (profiler) {
+        auto start = Profiler::Clock::now();
+        thunk.run(inputs, outputs);
+        profiler->record_thunk(static_cast<int>(i), start, Profiler::Clock::now());
+      } else {
+        thunk.run(inputs, outputs);
+      }
+      // Release the inputs now, not at the next thunk, so that gc frees memory on time.
+      inputs.clear();
+
+      if (outputs.size() != thunk.outputs.size())
+        throw InternalError(fmt::format("internal error: '{}' returned {} outputs, expected {}",
+                                        thunk.op_name, outputs.size(), thunk.outputs.size()),
+                            thunk.label, "this is a bug in tgc; please report it");
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        if (!outputs[k].defined()) missing_value(thunk, true, k, thunk.outputs[k]);
+        Tensor& slot = slots[thunk.outputs[k]];
+        slot = std::move(outputs[k]);
+        if (memory) memory->produced(slot);
+        if (options.sync && thunk.kind != ThunkKind::Cpu) slot.device().synchronize();
+      }
+      outputs.clear();
+
+      for (int s : thunk.frees) {
+        if (memory) memory->freed(slots[s]);
+        if (options.allow_gc) slots[s] = Tensor();
+      }
+    }
+  } catch (Error& e) {
+    clear_results(program, slots);
+    if (i < program.thunks.size()) e.set_where_if_empty(program.thunks[i].label);
+    throw;
+  } catch (const std::bad_alloc&) {
+    clear_results(program, slots);
+    const Thunk& thunk = program.thunks[i];
+    throw ValueError(fmt::format("out of memory running '{}'", thunk.op_name), thunk.label,
+                     "reduce the sizes involved, or keep allow_gc=true so that intermediates "
+                     "are freed");
+  } catch (const std::exception& e) {
+    clear_results(program, slots);
+    const Thunk& thunk = program.thunks[i];
+    throw InternalError(
+        fmt::format("internal error: '{}' failed with an unexpected exception: {}",
+                    thunk.op_name, e.what()),
+        thunk.label, "this is a bug in tgc; please report it");
+  } catch (...) {
+    clear_results(program, slots);
+    const Thunk& thunk = program.thunks[i];
+    throw InternalError(
+        fmt::format("internal error: '{}' failed with an exception of unknown type", thunk.op_name),
+        thunk.label, "this is a bug in tgc; please report it");
+  }
+
+  if (profiler) {
+    profiler->record_memory(memory->peak_with_gc(), memory->peak_without_gc(), options.allow_gc);
+    profiler->record_execute(call_start, Profiler::Clock::now());
+  }
+}
+
+}  // namespace tgc

@@ -1,1 +1,280 @@
-// runtime: profiler (in progress).
+// Profiler: timing bookkeeping, the Theano-shaped text report and the Chrome trace.
+#include "runtime/profiler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "runtime/error.h"
+
+namespace tgc {
+
+namespace {
+
+double seconds_between(Profiler::Clock::time_point a, Profiler::Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+// One row of the Class / Ops tables: thunks grouped by a name and their kind.
+struct Row {
+  std::string name;
+  ThunkKind kind = ThunkKind::Cpu;
+  double seconds = 0;
+  int64_t calls = 0;
+  int applies = 0;
+  int first = 0;  // earliest thunk, for a stable order among equal times
+};
+
+char kind_letter(ThunkKind k) {
+  switch (k) {
+    case ThunkKind::Cpu: return 'C';
+    case ThunkKind::Gpu: return 'G';
+    case ThunkKind::Transfer: return 'T';
+  }
+  return '?';
+}
+
+void sort_by_time(std::vector<Row>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.seconds != b.seconds ? a.seconds > b.seconds : a.first < b.first;
+  });
+}
+
+std::string human_bytes(int64_t bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  if (u == 0) return fmt::format("{}B", bytes);
+  return fmt::format("{:.1f}{} ({}B)", v, units[u], bytes);
+}
+
+// Chrome-trace lane of a thunk kind; lanes are threads of one process in Perfetto.
+int lane(ThunkKind k) { return 1 + static_cast<int>(k); }
+
+constexpr ThunkKind kKinds[] = {ThunkKind::Cpu, ThunkKind::Gpu, ThunkKind::Transfer};
+
+}  // namespace
+
+Profiler::Profiler(std::string function_name, const Program& program)
+    : name_(std::move(function_name)), program_(&program), origin_(Clock::now()),
+      stats_(program.thunks.size()) {}
+
+void Profiler::set_compile_times(double optimizer_s, double codegen_s, double link_s) {
+  optimizer_s_ = optimizer_s;
+  codegen_s_ = codegen_s;
+  link_s_ = link_s;
+}
+
+void Profiler::begin_call() {
+  ++calls_;
+  call_start_ = Clock::now();
+}
+
+void Profiler::end_call() { call_seconds_ += seconds_between(call_start_, Clock::now()); }
+
+void Profiler::record_execute(Clock::time_point start, Clock::time_point end) {
+  execute_seconds_ += seconds_between(start, end);
+}
+
+void Profiler::record_thunk(int thunk_index, Clock::time_point start, Clock::time_point end) {
+  TGC_INTERNAL_CHECK(thunk_index >= 0 && static_cast<size_t>(thunk_index) < stats_.size(),
+                     "profiler: thunk index out of range");
+  double dur = seconds_between(start, end);
+  ThunkStats& s = stats_[thunk_index];
+  ++s.calls;
+  s.seconds += dur;
+  if (events_.size() < trace_event_cap_)
+    events_.push_back({thunk_index, seconds_between(origin_, start) * 1e6, dur * 1e6, calls_});
+  else
+    ++dropped_events_;
+}
+
+void Profiler::record_memory(int64_t peak_bytes_with_gc, int64_t peak_bytes_without_gc,
+                             bool allow_gc) {
+  peak_with_gc_ = std::max(peak_with_gc_, peak_bytes_with_gc);
+  peak_without_gc_ = std::max(peak_without_gc_, peak_bytes_without_gc);
+  allow_gc_ = allow_gc;
+  memory_recorded_ = true;
+}
+
+double Profiler::thunk_seconds(int thunk_index) const { return stats_.at(thunk_index).seconds; }
+int64_t Profiler::thunk_calls(int thunk_index) const { return stats_.at(thunk_index).calls; }
+
+double Profiler::total_thunk_seconds() const {
+  double total = 0;
+  for (const ThunkStats& s : stats_) total += s.seconds;
+  return total;
+}
+
+double Profiler::kind_seconds(ThunkKind kind) const {
+  double total = 0;
+  for (size_t i = 0; i < stats_.size(); ++i)
+    if (program_->thunks[i].kind == kind) total += stats_[i].seconds;
+  return total;
+}
+
+std::string Profiler::report(int max_rows) const {
+  const double thunk_total = total_thunk_seconds();
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+
+  line("Function profiling");
+  line("==================");
+  line(fmt::format("  Message: {}", name_));
+  line(fmt::format("  Time in {} calls to Function.__call__: {:e}s", calls_, call_seconds_));
+  line(fmt::format("  Time in Function.fn.__call__: {:e}s ({:.3f}%)", execute_seconds_,
+                   percent(execute_seconds_, call_seconds_)));
+  line(fmt::format("  Time in thunks: {:e}s ({:.3f}%)", thunk_total,
+                   percent(thunk_total, call_seconds_)));
+  line(fmt::format("  Total compile time: {:e}s", optimizer_s_ + codegen_s_ + link_s_));
+  line(fmt::format("    Optimizer time: {:e}s", optimizer_s_));
+  line(fmt::format("    Codegen time: {:e}s", codegen_s_));
+  line(fmt::format("    Link time: {:e}s", link_s_));
+  line("");
+
+  // Class and Ops tables: thunks grouped by (name, kind), so every row has one type.
+  auto grouped = [&](auto name_of) {
+    std::vector<Row> rows;
+    std::map<std::pair<std::string, ThunkKind>, size_t> index;
+    for (size_t i = 0; i < stats_.size(); ++i) {
+      const Thunk& t = program_->thunks[i];
+      auto [it, fresh] = index.try_emplace({name_of(t), t.kind}, rows.size());
+      if (fresh) rows.push_back({name_of(t), t.kind, 0, 0, 0, static_cast<int>(i)});
+      Row& r = rows[it->second];
+      r.seconds += stats_[i].seconds;
+      r.calls += stats_[i].calls;
+      ++r.applies;
+    }
+    sort_by_time(rows);
+    return rows;
+  };
+  auto remaining = [&](size_t shown, size_t total, const char* what, double shown_seconds) {
+    if (shown >= total) return;
+    double rest = thunk_total - shown_seconds;
+    line(fmt::format("   ... (remaining {} {} account for {:.2f}%({:.2f}s) of the runtime)",
+                     total - shown, what, percent(rest, thunk_total), rest));
+  };
+  auto table = [&](const char* title, const char* column, const char* plural,
+                   const std::vector<Row>& rows) {
+    line(title);
+    line("---");
+    line(fmt::format("<% time> <sum %> <apply time> <time per call> <type> <#call> <#apply> <{}>",
+                     column));
+    double cumulative = 0;
+    size_t shown = std::min(rows.size(), static_cast<size_t>(std::max(max_rows, 0)));
+    for (size_t i = 0; i < shown; ++i) {
+      const Row& r = rows[i];
+      cumulative += r.seconds;
+      line(fmt::format("  {:5.1f}%   {:5.1f}%   {:9.3f}s   {:10.2e}s   {:>4}   {:>6}   {:>5}   {}",
+                       percent(r.seconds, thunk_total), percent(cumulative, thunk_total),
+                       r.seconds, r.calls ? r.seconds / r.calls : 0.0, kind_letter(r.kind),
+                       r.calls, r.applies, r.name));
+    }
+    remaining(shown, rows.size(), plural, cumulative);
+    line("");
+  };
+  table("Class", "Class name", "Classes", grouped([](const Thunk& t) { return t.op_class; }));
+  table("Ops", "Op name", "Ops", grouped([](const Thunk& t) { return t.op_name; }));
+
+  // Apply table: one row per thunk (a node of the scheduled graph).
+  {
+    std::vector<Row> rows;
+    for (size_t i = 0; i < stats_.size(); ++i) {
+      const Thunk& t = program_->thunks[i];
+      rows.push_back({t.label.empty() ? t.op_name : t.label, t.kind, stats_[i].seconds,
+                      stats_[i].calls, 1, static_cast<int>(i)});
+    }
+    sort_by_time(rows);
+    line("Apply");
+    line("------");
+    line("<% time> <sum %> <apply time> <time per call> <type> <#call> <id> <Apply name>");
+    double cumulative = 0;
+    size_t shown = std::min(rows.size(), static_cast<size_t>(std::max(max_rows, 0)));
+    for (size_t i = 0; i < shown; ++i) {
+      const Row& r = rows[i];
+      cumulative += r.seconds;
+      line(fmt::format("  {:5.1f}%   {:5.1f}%   {:9.3f}s   {:10.2e}s   {:>4}   {:>6}   {:>4}   {}",
+                       percent(r.seconds, thunk_total), percent(cumulative, thunk_total),
+                       r.seconds, r.calls ? r.seconds / r.calls : 0.0, kind_letter(r.kind),
+                       r.calls, r.first, r.name));
+    }
+    remaining(shown, rows.size(), "Apply instances", cumulative);
+    line("  <type>: C = cpu, G = gpu, T = transfer");
+    line("");
+  }
+
+  line("Memory Profile");
+  line("---");
+  if (!memory_recorded_) {
+    line("    (no memory recorded: the function was not called)");
+  } else {
+    int64_t current = allow_gc_ ? peak_with_gc_ : peak_without_gc_;
+    int64_t other = allow_gc_ ? peak_without_gc_ : peak_with_gc_;
+    line(fmt::format("    Max peak memory with current setting (allow_gc={}): {}",
+                     allow_gc_ ? "true" : "false", human_bytes(current)));
+    line(fmt::format("    Max peak memory if allow_gc={}: {}", allow_gc_ ? "false" : "true",
+                     human_bytes(other)));
+    line("    (intermediates and outputs; a buffer shared by views counts once; inputs, "
+         "shared values and constants are not counted)");
+  }
+  line("");
+
+  double cpu = kind_seconds(ThunkKind::Cpu), gpu = kind_seconds(ThunkKind::Gpu),
+         transfer = kind_seconds(ThunkKind::Transfer);
+  line(fmt::format("Spent {:.3f}s ({:.1f}%) in cpu ops, {:.3f}s ({:.1f}%) in gpu ops and "
+                   "{:.3f}s ({:.1f}%) in transfer ops",
+                   cpu, percent(cpu, thunk_total), gpu, percent(gpu, thunk_total), transfer,
+                   percent(transfer, thunk_total)));
+  return out;
+}
+
+void Profiler::write_chrome_trace(const std::string& path) const {
+  using nlohmann::json;
+  json events = json::array();
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0},
+                    {"args", {{"name", "tgc function " + name_}}}});
+  for (ThunkKind k : kKinds) {
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", lane(k)},
+                      {"args", {{"name", thunk_kind_name(k) + " ops"}}}});
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", lane(k)},
+                      {"args", {{"sort_index", lane(k)}}}});
+  }
+  for (const Event& e : events_) {
+    const Thunk& t = program_->thunks[e.thunk];
+    events.push_back({{"name", t.op_name},
+                      {"cat", thunk_kind_name(t.kind)},
+                      {"ph", "X"},
+                      {"ts", e.start_us},
+                      {"dur", e.dur_us},
+                      {"pid", 1},
+                      {"tid", lane(t.kind)},
+                      {"args", {{"node", t.label}, {"call", e.call}}}});
+  }
+  json trace = {{"traceEvents", std::move(events)},
+                {"displayTimeUnit", "ms"},
+                {"otherData",
+                 {{"function", name_},
+                  {"events", events_.size()},
+                  {"dropped_events", dropped_events_},
+                  {"event_cap", trace_event_cap_}}}};
+
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw IOError(fmt::format("cannot write the Chrome trace to '{}'", path), "",
+                  "check that the directory exists and is writable");
+  // Labels carry user names; replace invalid UTF-8 rather than fail the whole trace.
+  out << trace.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+  out.close();
+  if (!out)
+    throw IOError(fmt::format("error writing the Chrome trace to '{}'", path), "",
+                  "check the free space on the disk");
+}
+
+}  // namespace tgc

@@ -15,28 +15,49 @@ namespace tgc {
 class Profiler {
  public:
   using Clock = std::chrono::steady_clock;
+  // Thunk runs kept for the Chrome trace by default; later runs are counted, not stored,
+  // so a long loop cannot exhaust memory.
+  static constexpr size_t kDefaultTraceEventCap = 200000;
 
   // `program` must outlive the profiler (the function owns both).
   Profiler(std::string function_name, const Program& program);
 
+  // How many thunk runs the Chrome trace keeps (kDefaultTraceEventCap unless changed).
+  void set_trace_event_cap(size_t cap) { trace_event_cap_ = cap; }
+  size_t trace_event_cap() const { return trace_event_cap_; }
+
   // Compile time, split as the report prints it (seconds).
   void set_compile_times(double optimizer_s, double codegen_s, double link_s);
 
-  // Called by the function around each call, and by the executor around each thunk.
+  // Called by the function around each call (Theano's Function.__call__)...
   void begin_call();
   void end_call();
+  // ...by the executor around one run of the program (Theano's Function.fn.__call__)...
+  void record_execute(Clock::time_point start, Clock::time_point end);
+  // ...and by the executor around each thunk.
   void record_thunk(int thunk_index, Clock::time_point start, Clock::time_point end);
-  // Bytes of intermediates and outputs alive at the worst point of one call, with the
-  // function's allow_gc setting and as it would be with gc off (everything kept).
+  // Bytes of intermediates and outputs alive at the worst point of one call, with gc (each
+  // intermediate dropped after its last use) and without (everything kept), whatever the
+  // function's setting; `allow_gc` is that setting. The report shows the worst call.
   void record_memory(int64_t peak_bytes_with_gc, int64_t peak_bytes_without_gc, bool allow_gc);
 
   int64_t calls() const { return calls_; }
   double total_call_seconds() const { return call_seconds_; }
+  double execute_seconds() const { return execute_seconds_; }
   double thunk_seconds(int thunk_index) const;
+  int64_t thunk_calls(int thunk_index) const;
+  double total_thunk_seconds() const;
+  double kind_seconds(ThunkKind kind) const;  // summed over the thunks of that kind
+  int64_t peak_bytes_with_gc() const { return peak_with_gc_; }
+  int64_t peak_bytes_without_gc() const { return peak_without_gc_; }
+  size_t trace_events() const { return events_.size(); }
+  int64_t dropped_trace_events() const { return dropped_events_; }
 
-  // The text report (Theano's layout).
-  std::string report() const;
-  // Writes the Chrome trace (one event per thunk run, up to a cap) to `path`; IOError on failure.
+  // The text report (Theano's layout); each table lists at most `max_rows` rows and sums up
+  // the rest in one line.
+  std::string report(int max_rows = 20) const;
+  // Writes the Chrome trace (one event per thunk run, up to the cap, one lane per thunk
+  // kind) to `path`; IOError when the file cannot be written.
   void write_chrome_trace(const std::string& path) const;
 
  private:
@@ -47,11 +68,15 @@ class Profiler {
   double optimizer_s_ = 0, codegen_s_ = 0, link_s_ = 0;
   int64_t calls_ = 0;
   double call_seconds_ = 0;
+  double execute_seconds_ = 0;
   Clock::time_point call_start_{};
   Clock::time_point origin_;
   std::vector<ThunkStats> stats_;
   std::vector<Event> events_;
+  size_t trace_event_cap_ = kDefaultTraceEventCap;
+  int64_t dropped_events_ = 0;
   int64_t peak_with_gc_ = 0, peak_without_gc_ = 0;
+  bool memory_recorded_ = false;
   bool allow_gc_ = true;
 };
 

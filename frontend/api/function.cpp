@@ -1,0 +1,220 @@
+// function() and Function: compile a graph once, then run it with argument checks,
+// output ownership and all-or-nothing shared-variable updates.
+#include <tgc/function.h>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <unordered_set>
+
+#include "backends/reference/reference_backend.h"
+#include "compiler/linker.h"
+#include "ops/core/graph.h"
+#include "runtime/executor.h"
+#include "runtime/profiler.h"
+
+namespace tgc {
+
+namespace {
+
+std::atomic<int> function_counter{0};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The device config key picks the backend. Only the host path exists so far.
+std::unique_ptr<Backend> make_backend(const Config& config) {
+  if (config.device == "cpu") return std::make_unique<ReferenceBackend>();
+  throw ConfigError("device '" + config.device + "' is not available in this build",
+                    "function()", "this build of tgc runs on the CPU only; use device=cpu");
+}
+
+std::string input_label(const Var& v, size_t i) {
+  return v.name().empty() ? "input " + std::to_string(i + 1) : "input '" + v.name() + "'";
+}
+
+}  // namespace
+
+struct Function::Impl {
+  std::string name;
+  Config config;
+  bool borrow_outputs = false;
+  std::vector<Var> user_inputs;  // for error messages
+  Graph graph;
+  std::unique_ptr<Backend> backend;
+  LinkedProgram linked;
+  size_t num_outputs = 0;  // graph outputs past this index are update values
+  std::vector<std::shared_ptr<SharedValue>> update_targets;
+  std::vector<Tensor> slots;
+  std::unique_ptr<Profiler> profiler;
+
+  void check_args(const std::vector<Tensor>& args) const;
+};
+
+void Function::Impl::check_args(const std::vector<Tensor>& args) const {
+  if (args.size() != user_inputs.size()) {
+    std::string names;
+    for (size_t i = 0; i < user_inputs.size(); ++i)
+      names += (i ? ", " : "") + (user_inputs[i].name().empty() ? "?" : user_inputs[i].name());
+    throw InputError(name + " takes " + std::to_string(user_inputs.size()) + " argument" +
+                         (user_inputs.size() == 1 ? "" : "s") + " (" + names + "), got " +
+                         std::to_string(args.size()),
+                     "call of " + name, "pass one Tensor per input, in the order given to function()");
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Type& want = user_inputs[i].type();
+    const Tensor& a = args[i];
+    if (!a.defined())
+      throw InputError(input_label(user_inputs[i], i) + " was given an undefined Tensor",
+                       "call of " + name, "pass a Tensor holding a " + want.str());
+    if (a.dtype() != want.dtype || a.ndim() != want.ndim())
+      throw InputError(input_label(user_inputs[i], i) + " expects a " + want.str() + ", got " +
+                           std::string(dtype_name(a.dtype())) + " " + rank_name(a.ndim()) +
+                           " of shape " + shape_str(a.shape()),
+                       "call of " + name,
+                       a.dtype() != want.dtype
+                           ? "convert the argument with .astype(DType::...) to " + std::string(dtype_name(want.dtype))
+                           : "reshape the argument to " + std::to_string(want.ndim()) + " dimensions");
+    if (!want.accepts(a.dtype(), a.shape()))
+      throw InputError(input_label(user_inputs[i], i) + " has static shape " + want.str() +
+                           " but was given shape " + shape_str(a.shape()),
+                       "call of " + name, "pass a value whose known dimensions match");
+  }
+}
+
+Function::Function(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Function::Function(Function&&) noexcept = default;
+Function& Function::operator=(Function&&) noexcept = default;
+
+Function::~Function() {
+  if (!impl_ || !impl_->profiler) return;
+  // Theano prints profiles when the program ends; a Function's end is the C++ equivalent.
+  std::cerr << impl_->profiler->report() << std::flush;
+  if (!impl_->config.profile_trace.empty()) {
+    try {
+      impl_->profiler->write_chrome_trace(impl_->config.profile_trace);
+    } catch (const Error& e) {
+      std::cerr << "tgc: " << e.what() << "\n";
+    }
+  }
+}
+
+std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
+  Impl& f = *impl_;
+  f.check_args(args);
+  if (f.profiler) f.profiler->begin_call();
+
+  const Program& prog = f.linked.program;
+  for (size_t i = 0; i < args.size(); ++i)
+    f.slots[f.linked.input_slots[i]] = args[i].on_host() ? args[i] : args[i].to(host_device());
+  for (auto& [slot, storage] : f.linked.shared_slots) f.slots[slot] = storage->current();
+
+  auto clear_bound = [&] {
+    for (int s : prog.bound_slots) f.slots[s] = Tensor();
+  };
+  try {
+    execute(prog, f.slots, ExecOptions{f.config.allow_gc, f.config.sync}, f.profiler.get());
+  } catch (...) {
+    clear_bound();
+    if (f.profiler) f.profiler->end_call();
+    throw;  // no update was applied: shared variables are as before the call
+  }
+
+  // Results belong to the caller. Without borrow, a result that shares memory with an
+  // argument, a shared value, a constant or an earlier result is copied.
+  std::vector<Tensor> results;
+  results.reserve(prog.output_slots.size());
+  std::unordered_set<const Buffer*> foreign;
+  if (!f.borrow_outputs) {
+    for (int s : prog.bound_slots) foreign.insert(f.slots[s].buffer().get());
+    for (auto& [s, t] : prog.constants) foreign.insert(t.buffer().get());
+  }
+  for (size_t i = 0; i < prog.output_slots.size(); ++i) {
+    Tensor t = f.slots[prog.output_slots[i]];
+    if (!f.borrow_outputs && !foreign.insert(t.buffer().get()).second) t = t.copy();
+    results.push_back(std::move(t));
+  }
+  clear_bound();
+  for (int s : prog.output_slots) f.slots[s] = Tensor();
+
+  for (size_t u = 0; u < f.update_targets.size(); ++u)
+    f.update_targets[u]->set_value(results[f.num_outputs + u], /*borrow=*/true);
+  results.resize(f.num_outputs);
+  if (f.profiler) f.profiler->end_call();
+  return results;
+}
+
+const std::string& Function::name() const { return impl_->name; }
+const Config& Function::config() const { return impl_->config; }
+const Graph& Function::graph() const { return impl_->graph; }
+const Profiler* Function::profiler() const { return impl_->profiler.get(); }
+std::string Function::profile_report() const {
+  return impl_->profiler ? impl_->profiler->report() : std::string();
+}
+
+std::vector<std::string> Function::toposort() const {
+  std::vector<std::string> out;
+  for (Node* n : impl_->graph.toposort()) {
+    std::string s = n->op().name() + "(";
+    for (size_t i = 0; i < n->inputs().size(); ++i) s += (i ? ", " : "") + n->inputs()[i]->label();
+    out.push_back(s + ")");
+  }
+  return out;
+}
+
+Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                  const Updates& updates, const FunctionOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto impl = std::make_unique<Function::Impl>();
+  impl->name = options.name.empty() ? "function " + std::to_string(++function_counter) : options.name;
+  impl->config = global_config();
+  for (auto& [key, value] : options.config) impl->config.set(key, value, "options of " + impl->name);
+  impl->borrow_outputs = options.borrow_outputs;
+  impl->user_inputs = inputs;
+  impl->num_outputs = outputs.size();
+
+  std::vector<VarPtr> outs = to_ptrs(outputs);
+  std::unordered_set<const SharedValue*> updated;
+  for (auto& [target, value] : updates) {
+    if (!target.defined() || target.ptr()->kind() != Variable::Kind::Shared)
+      throw InputError("an update target is not a shared variable", impl->name,
+                       "updates are pairs (shared variable, new value expression)");
+    const std::string target_name = target.name().empty() ? "<unnamed>" : target.name();
+    if (!value.defined())
+      throw InputError("the update of shared variable '" + target_name + "' is an undefined Var",
+                       impl->name, "give an expression for its new value");
+    if (!updated.insert(target.ptr()->storage().get()).second)
+      throw InputError("shared variable '" + target_name + "' is updated twice", impl->name,
+                       "give each shared variable at most one update");
+    const Type& want = target.type();
+    const Type& got = value.type();
+    if (got.dtype != want.dtype || got.ndim() != want.ndim())
+      throw TypeError("the update of shared variable '" + target_name + "' is a " + got.str() +
+                          ", but the variable is a " + want.str(),
+                      impl->name, got.dtype != want.dtype
+                                      ? "cast the update with .astype(DType::...) to " +
+                                            std::string(dtype_name(want.dtype))
+                                      : "reshape the update to the variable's rank");
+    outs.push_back(value.ptr());
+    impl->update_targets.push_back(target.ptr()->storage());
+  }
+
+  impl->graph = Graph::clone_of(to_ptrs(inputs), outs);
+  double optimizer_s = seconds_since(t0);
+
+  auto t1 = std::chrono::steady_clock::now();
+  impl->backend = make_backend(impl->config);
+  impl->linked = link(impl->graph, *impl->backend);
+  impl->slots.assign(impl->linked.program.num_slots, Tensor());
+  for (auto& [slot, value] : impl->linked.program.constants) impl->slots[slot] = value;
+  double link_s = seconds_since(t1);
+
+  if (impl->config.profile) {
+    impl->profiler = std::make_unique<Profiler>(impl->name, impl->linked.program);
+    impl->profiler->set_compile_times(optimizer_s, /*codegen_s=*/0.0, link_s);
+  }
+  return Function(std::move(impl));
+}
+
+}  // namespace tgc

@@ -36,6 +36,9 @@ class Op {
   // it through ensure_output() or replace it. Inputs are never written.
   virtual void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
 
+  // Transfer ops (host<->device copies) are timed as transfers in profiles.
+  virtual bool is_transfer() const { return false; }
+
   // For output i, the input it may be a view of (Theano's view_map), or -1.
   virtual int view_of_input(int /*output*/) const { return -1; }
 

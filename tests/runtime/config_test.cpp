@@ -1,1 +1,428 @@
-// (in progress)
+// Tests of Config (every key, bad values, typo suggestions), TGC_FLAGS and rc-file parsing,
+// the precedence defaults < rc file < flags, global_config(), and closest_match.
+#include "runtime/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "runtime/error.h"
+#include "runtime/suggest.h"
+
+namespace tgc {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+// Runs `fn`, expects an exception of type E, returns it for inspection.
+template <typename E, typename Fn>
+E catch_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an exception";
+  return E("none");
+}
+
+TEST(Config, Defaults) {
+  Config c;
+  EXPECT_EQ(c.get("device"), "cpu");
+  EXPECT_EQ(c.get("floatX"), "float32");
+  EXPECT_EQ(c.get("allow_gc"), "true");
+  EXPECT_EQ(c.get("profile"), "false");
+  EXPECT_EQ(c.get("profile_trace"), "");
+  EXPECT_EQ(c.get("optimizer"), "fast_run");
+  EXPECT_EQ(c.get("assert_no_cpu_op"), "ignore");
+  EXPECT_EQ(c.get("warn_float64"), "false");
+  EXPECT_EQ(c.get("fast_math"), "false");
+  EXPECT_EQ(c.get("sync"), "false");
+  EXPECT_EQ(c.get("cache_dir"), "~/.cache/tgc");
+}
+
+TEST(Config, KeysAreTheDesignedOnes) {
+  EXPECT_EQ(Config::keys(),
+            (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
+                                      "optimizer", "assert_no_cpu_op", "warn_float64", "fast_math",
+                                      "sync", "cache_dir"}));
+  Config c;
+  for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
+}
+
+TEST(Config, BooleanSpellings) {
+  for (const char* key : {"allow_gc", "profile", "warn_float64", "fast_math", "sync"}) {
+    for (const char* yes : {"true", "1", "yes", "on", "TRUE", "Yes", "On"}) {
+      Config c;
+      c.set(key, "false");
+      c.set(key, yes);
+      EXPECT_EQ(c.get(key), "true") << key << "=" << yes;
+    }
+    for (const char* no : {"false", "0", "no", "off", "False", "NO", "oFF"}) {
+      Config c;
+      c.set(key, "true");
+      c.set(key, no);
+      EXPECT_EQ(c.get(key), "false") << key << "=" << no;
+    }
+  }
+  Config c;
+  c.set("allow_gc", "off");
+  EXPECT_FALSE(c.allow_gc);
+  c.set("sync", "1");
+  EXPECT_TRUE(c.sync);
+}
+
+TEST(Config, BadBoolean) {
+  Config c;
+  auto e = catch_error<ConfigError>([&] { c.set("allow_gc", "maybe", "TGC_FLAGS"); });
+  EXPECT_THAT(e.what(), HasSubstr("bad value 'maybe' for config key 'allow_gc' (from TGC_FLAGS)"));
+  EXPECT_THAT(e.hint(), HasSubstr("true/false, 1/0, yes/no or on/off"));
+  EXPECT_TRUE(c.allow_gc);  // unchanged
+  EXPECT_THROW(c.set("profile", "2"), ConfigError);
+  EXPECT_THROW(c.set("sync", ""), ConfigError);
+}
+
+TEST(Config, FloatX) {
+  Config c;
+  c.set("floatX", "float64");
+  EXPECT_EQ(c.floatX, DType::Float64);
+  EXPECT_EQ(c.get("floatX"), "float64");
+  c.set("floatX", "Float32");
+  EXPECT_EQ(c.floatX, DType::Float32);
+  auto e = catch_error<ConfigError>([&] { c.set("floatX", "float16", "x.rc:2"); });
+  EXPECT_THAT(e.what(), HasSubstr("bad value 'float16' for config key 'floatX' (from x.rc:2)"));
+  EXPECT_THAT(e.hint(), HasSubstr("float32 or float64"));
+  EXPECT_THROW(c.set("floatX", "int32"), ConfigError);
+  EXPECT_EQ(c.floatX, DType::Float32);
+}
+
+TEST(Config, DeviceSyntax) {
+  Config c;
+  for (auto [in, out] : std::vector<std::pair<const char*, const char*>>{
+           {"cpu", "cpu"}, {"cuda", "cuda"}, {"cuda:0", "cuda:0"}, {"cuda:12", "cuda:12"},
+           {"opencl", "opencl"}, {"opencl:0:1", "opencl:0:1"}, {"CUDA:1", "cuda:1"}}) {
+    c.set("device", in);
+    EXPECT_EQ(c.device, out) << in;
+  }
+  for (const char* bad : {"gpu", "cuda:", "cuda:x", "cuda:-1", "cuda:0:1", "opencl:0", "opencl:a:1",
+                          "opencl:0:", "opencl::1", "tpu", ""}) {
+    Config d;
+    auto e = catch_error<ConfigError>([&] { d.set("device", bad, "TGC_FLAGS"); });
+    EXPECT_THAT(e.what(), HasSubstr("bad value '" + std::string(bad) + "' for config key 'device'"));
+    EXPECT_THAT(e.hint(), HasSubstr("cpu, cuda, cuda:N, opencl or opencl:P:D")) << bad;
+    EXPECT_EQ(d.device, "cpu");
+  }
+}
+
+TEST(Config, TheanoDeviceSpellingsGetAHint) {
+  Config c;
+  for (const char* theano : {"gpu", "gpu0", "cuda0"}) {
+    auto e = catch_error<ConfigError>([&] { c.set("device", theano); });
+    EXPECT_THAT(e.hint(), HasSubstr("write cuda:0")) << theano;
+  }
+}
+
+TEST(Config, Optimizer) {
+  Config c;
+  for (const char* v : {"fast_compile", "none", "fast_run"}) {
+    c.set("optimizer", v);
+    EXPECT_EQ(c.optimizer, v);
+  }
+  c.set("optimizer", "None");  // Theano's spelling
+  EXPECT_EQ(c.optimizer, "none");
+  auto e = catch_error<ConfigError>([&] { c.set("optimizer", "fastrun", "TGC_FLAGS"); });
+  EXPECT_THAT(e.what(), HasSubstr("bad value 'fastrun' for config key 'optimizer'"));
+  EXPECT_THAT(e.hint(), HasSubstr("did you mean 'fast_run'?"));
+  EXPECT_THAT(e.hint(), HasSubstr("fast_run, fast_compile or none"));
+  EXPECT_THROW(c.set("optimizer", "o2"), ConfigError);
+  EXPECT_EQ(c.optimizer, "none");
+}
+
+TEST(Config, AssertNoCpuOp) {
+  Config c;
+  for (const char* v : {"warn", "raise", "ignore"}) {
+    c.set("assert_no_cpu_op", v);
+    EXPECT_EQ(c.get("assert_no_cpu_op"), v);
+  }
+  auto e = catch_error<ConfigError>([&] { c.set("assert_no_cpu_op", "rais"); });
+  EXPECT_THAT(e.hint(), HasSubstr("did you mean 'raise'?"));
+  EXPECT_THAT(e.hint(), HasSubstr("ignore, warn or raise"));
+  EXPECT_THROW(c.set("assert_no_cpu_op", "true"), ConfigError);
+}
+
+TEST(Config, Paths) {
+  Config c;
+  c.set("cache_dir", "/tmp/some dir/tgc cache");
+  EXPECT_EQ(c.get("cache_dir"), "/tmp/some dir/tgc cache");
+  c.set("profile_trace", "out/trace.json");
+  EXPECT_EQ(c.profile_trace, "out/trace.json");
+  c.set("profile_trace", "");  // back to "no trace"
+  EXPECT_EQ(c.profile_trace, "");
+  auto e = catch_error<ConfigError>([&] { c.set("cache_dir", ""); });
+  EXPECT_THAT(e.what(), HasSubstr("bad value '' for config key 'cache_dir'"));
+  EXPECT_EQ(c.cache_dir, "/tmp/some dir/tgc cache");
+}
+
+TEST(Config, UnknownKeySuggestsTheClosest) {
+  Config c;
+  auto e = catch_error<ConfigError>([&] { c.set("alow_gc", "true", "TGC_FLAGS"); });
+  EXPECT_EQ(e.what_part(), "unknown config key 'alow_gc' (from TGC_FLAGS)");
+  EXPECT_THAT(e.hint(), HasSubstr("did you mean 'allow_gc'? valid keys: device, floatX, allow_gc,"));
+  EXPECT_THAT(e.hint(), HasSubstr("cache_dir"));
+
+  auto lower = catch_error<ConfigError>([&] { c.set("floatx", "float64"); });
+  EXPECT_EQ(lower.what_part(), "unknown config key 'floatx'");  // no source: no "(from ...)"
+  EXPECT_THAT(lower.hint(), HasSubstr("did you mean 'floatX'?"));
+
+  auto far = catch_error<ConfigError>([&] { c.set("mode", "FAST_RUN"); });
+  EXPECT_THAT(far.hint(), ::testing::Not(HasSubstr("did you mean")));
+  EXPECT_THAT(far.hint(), HasSubstr("valid keys: device"));
+
+  EXPECT_THROW(c.get("alow_gc"), ConfigError);
+}
+
+TEST(ApplyFlags, ItemsBlanksAndEmptyItems) {
+  Config c;
+  apply_flags(c, " device = cuda:1 ,, floatX=float64,profile=true,", "TGC_FLAGS");
+  EXPECT_EQ(c.device, "cuda:1");
+  EXPECT_EQ(c.floatX, DType::Float64);
+  EXPECT_TRUE(c.profile);
+  apply_flags(c, "", "TGC_FLAGS");
+  apply_flags(c, " , ,", "TGC_FLAGS");
+  EXPECT_EQ(c.device, "cuda:1");
+  apply_flags(c, "profile_trace=", "TGC_FLAGS");  // an empty value is a value
+  EXPECT_EQ(c.profile_trace, "");
+}
+
+TEST(ApplyFlags, ItemWithoutEqualsIsAnError) {
+  Config c;
+  auto e = catch_error<ConfigError>([&] { apply_flags(c, "device=cpu,profile", "TGC_FLAGS"); });
+  EXPECT_THAT(e.what(), HasSubstr("malformed config item 'profile' (from TGC_FLAGS)"));
+  EXPECT_THAT(e.hint(), HasSubstr("key=value"));
+  EXPECT_THROW(apply_flags(c, "=cpu", "TGC_FLAGS"), ConfigError);
+}
+
+TEST(ApplyFlags, ErrorsNameTheSource) {
+  Config c;
+  auto e = catch_error<ConfigError>([&] { apply_flags(c, "alow_gc=false", "--flags"); });
+  EXPECT_EQ(e.what_part(), "unknown config key 'alow_gc' (from --flags)");
+  auto v = catch_error<ConfigError>([&] { apply_flags(c, "allow_gc=nope", "TGC_FLAGS"); });
+  EXPECT_THAT(v.what(), HasSubstr("bad value 'nope' for config key 'allow_gc' (from TGC_FLAGS)"));
+}
+
+// A fresh directory per test for rc files, removed afterwards.
+class RcFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("tgc_config_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  fs::path dir_;
+};
+
+TEST_F(RcFile, GlobalSectionCommentsAndKeysBeforeAnySection) {
+  std::string path = write("tgcrc",
+                           "# a comment\n"
+                           "; another comment\n"
+                           "device = opencl:0:1\n"
+                           "\n"
+                           "[global]\n"
+                           "floatX = float64   # inline comment\n"
+                           "  allow_gc=off ; inline too\n"
+                           "cache_dir = /data/tgc#cache\n"
+                           "[ global ]\n"
+                           "optimizer = fast_compile\n");
+  Config c;
+  apply_rc_file(c, path);
+  EXPECT_EQ(c.device, "opencl:0:1");
+  EXPECT_EQ(c.floatX, DType::Float64);
+  EXPECT_FALSE(c.allow_gc);
+  EXPECT_EQ(c.cache_dir, "/data/tgc#cache");  // '#' without a blank before it is no comment
+  EXPECT_EQ(c.optimizer, "fast_compile");
+}
+
+TEST_F(RcFile, MissingFileIsFine) {
+  Config c;
+  apply_rc_file(c, (dir_ / "does_not_exist").string());
+  EXPECT_EQ(c.device, "cpu");
+}
+
+TEST_F(RcFile, OtherSectionIsAnErrorWithFileAndLine) {
+  std::string path = write("tgcrc", "[global]\nprofile=true\n\n[cuda]\nroot=/usr/local/cuda\n");
+  Config c;
+  auto e = catch_error<ConfigError>([&] { apply_rc_file(c, path); });
+  EXPECT_THAT(e.what(), HasSubstr("unknown config section [cuda] at " + path + ":4"));
+  EXPECT_THAT(e.hint(), HasSubstr("[global]"));
+}
+
+TEST_F(RcFile, MalformedLineIsAnErrorWithFileAndLine) {
+  std::string path = write("tgcrc", "[global]\n# ok\nprofile\n");
+  Config c;
+  auto e = catch_error<IOError>([&] { apply_rc_file(c, path); });
+  EXPECT_THAT(e.what(), HasSubstr("malformed line 'profile' at " + path + ":3"));
+  EXPECT_THAT(e.hint(), HasSubstr("key = value"));
+
+  std::string header = write("tgcrc2", "device=cpu\n[global\n");
+  auto h = catch_error<IOError>([&] { apply_rc_file(c, header); });
+  EXPECT_THAT(h.what(), HasSubstr("malformed section header '[global' at " + header + ":2"));
+}
+
+TEST_F(RcFile, UnknownKeyAndBadValueNameFileAndLine) {
+  std::string path = write("tgcrc", "[global]\nalow_gc = false\n");
+  Config c;
+  auto e = catch_error<ConfigError>([&] { apply_rc_file(c, path); });
+  EXPECT_EQ(e.what_part(), "unknown config key 'alow_gc' (from " + path + ":2)");
+  EXPECT_THAT(e.hint(), HasSubstr("did you mean 'allow_gc'?"));
+
+  std::string bad = write("tgcrc2", "\n\nfloatX = float16\n");
+  auto v = catch_error<ConfigError>([&] { apply_rc_file(c, bad); });
+  EXPECT_THAT(v.what(), HasSubstr("bad value 'float16' for config key 'floatX' (from " + bad + ":3)"));
+}
+
+TEST_F(RcFile, DirectoryIsAnIOError) {
+  Config c;
+  EXPECT_THROW(apply_rc_file(c, dir_.string()), IOError);
+}
+
+TEST_F(RcFile, PrecedenceDefaultsThenRcThenFlags) {
+  std::string path = write("tgcrc", "[global]\ndevice = cuda:0\nfloatX = float64\nprofile = true\n");
+  Config c = load_config(path, "floatX=float32,sync=yes");
+  EXPECT_EQ(c.device, "cuda:0");         // from the rc file
+  EXPECT_EQ(c.floatX, DType::Float32);   // the flags win over the rc file
+  EXPECT_TRUE(c.profile);                // from the rc file
+  EXPECT_TRUE(c.sync);                   // from the flags
+  EXPECT_TRUE(c.allow_gc);               // default
+  EXPECT_EQ(c.optimizer, "fast_run");    // default
+
+  Config no_rc = load_config("", "profile=on");
+  EXPECT_EQ(no_rc.device, "cpu");
+  EXPECT_TRUE(no_rc.profile);
+
+  auto e = catch_error<ConfigError>([&] { load_config(path, "sync=maybe"); });
+  EXPECT_THAT(e.what(), HasSubstr("(from TGC_FLAGS)"));
+}
+
+// global_config() reads the environment once per process, so each case runs in a child
+// process of its own ("threadsafe" death tests re-run only this test there).
+class GlobalConfig : public RcFile {
+ protected:
+  void SetUp() override {
+    RcFile::SetUp();
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+  }
+  // Ends the child process; its TearDown never runs, so it removes its directory here.
+  [[noreturn]] void finish(int code) {
+    fs::remove_all(dir_);
+    std::exit(code);
+  }
+};
+
+TEST_F(GlobalConfig, ReadsTgcrcThenTgcFlags) {
+  std::string path = write("tgcrc", "[global]\ndevice = cuda:1\nfloatX = float64\n");
+  EXPECT_EXIT(
+      {
+        ::setenv("TGCRC", path.c_str(), 1);
+        ::setenv("TGC_FLAGS", "floatX=float32,profile=true", 1);
+        Config& c = global_config();
+        bool ok = c.device == "cuda:1" && c.floatX == DType::Float32 && c.profile;
+        // Read once: a later change of the environment is not seen, and every caller (on
+        // any thread) gets the same object.
+        ::setenv("TGC_FLAGS", "profile=false", 1);
+        Config* other = nullptr;
+        std::thread([&] { other = &global_config(); }).join();
+        ok = ok && other == &c && global_config().profile;
+        finish(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(GlobalConfig, ReadsHomeTgcrc) {
+  write(".tgcrc", "optimizer = none\n");
+  std::string home = dir_.string();
+  EXPECT_EXIT(
+      {
+        ::unsetenv("TGCRC");
+        ::unsetenv("TGC_FLAGS");
+        ::setenv("HOME", home.c_str(), 1);
+        finish(global_config().optimizer == "none" ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(GlobalConfig, BadFlagsAreReported) {
+  EXPECT_EXIT(
+      {
+        ::unsetenv("TGCRC");
+        ::setenv("HOME", "/nonexistent-home-for-tgc-tests", 1);
+        ::setenv("TGC_FLAGS", "alow_gc=false", 1);
+        try {
+          global_config();
+        } catch (const ConfigError& e) {
+          std::fputs(e.what(), stderr);
+          finish(3);
+        }
+        finish(0);
+      },
+      ::testing::ExitedWithCode(3), "unknown config key 'alow_gc' \\(from TGC_FLAGS\\)");
+}
+
+TEST_F(GlobalConfig, TgcrcNamingAMissingFileIsAnError) {
+  std::string missing = (dir_ / "nope").string();
+  EXPECT_EXIT(
+      {
+        ::setenv("TGCRC", missing.c_str(), 1);
+        ::unsetenv("TGC_FLAGS");
+        try {
+          global_config();
+        } catch (const IOError& e) {
+          std::fputs(e.what(), stderr);
+          finish(3);
+        }
+        finish(0);
+      },
+      ::testing::ExitedWithCode(3), "named by \\$TGCRC does not exist");
+}
+
+TEST(EditDistance, CountsEditsAndSwaps) {
+  EXPECT_EQ(edit_distance("", ""), 0);
+  EXPECT_EQ(edit_distance("abc", ""), 3);
+  EXPECT_EQ(edit_distance("", "ab"), 2);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3);
+  EXPECT_EQ(edit_distance("exq", "exp"), 1);        // substitution
+  EXPECT_EQ(edit_distance("alow_gc", "allow_gc"), 1);  // insertion
+  EXPECT_EQ(edit_distance("flaotX", "floatX"), 1);  // adjacent swap
+  EXPECT_EQ(edit_distance("ca", "abc"), 3);         // optimal string alignment, not full Damerau
+}
+
+TEST(ClosestMatch, FindsTyposOnly) {
+  std::vector<std::string> fns = {"exp", "exp2", "expm1", "log", "sum", "mean", "max"};
+  EXPECT_EQ(closest_match("exq", fns), "exp");
+  EXPECT_EQ(closest_match("eXp", fns), "exp");
+  EXPECT_EQ(closest_match("mena", fns), "mean");
+  EXPECT_EQ(closest_match("epxm1", fns), "expm1");
+  EXPECT_EQ(closest_match("logsumexp", fns), "");
+  EXPECT_EQ(closest_match("x", {"y", "z"}), "");  // one-letter names never "match"
+  EXPECT_EQ(closest_match("anything", {}), "");
+  EXPECT_EQ(closest_match("floatx", {"floatx2", "floatX"}), "floatX");
+  // Ties go to the candidate that also matches the case, then to the earlier one.
+  EXPECT_EQ(closest_match("Mix", {"max", "Mux"}), "Mux");
+  EXPECT_EQ(closest_match("mux", {"max", "min", "mix"}), "max");
+}
+
+}  // namespace
+}  // namespace tgc

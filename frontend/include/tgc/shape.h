@@ -1,2 +1,27 @@
-// Public API: shape (in progress).
+// Public API: shape manipulation — reshape, flatten, dimshuffle, transpose, squeeze and
+// expand_dims (all views of their input where the layout allows).
 #pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tgc/var.h>
+
+namespace tgc {
+
+// NumPy's reshape; one entry may be -1 (inferred from the size).
+Var reshape(const Var& x, const std::vector<int64_t>& shape);
+// Theano's flatten: keeps the first ndim-1 axes and merges the rest (ndim=1: a vector).
+Var flatten(const Var& x, int ndim = 1);
+// Theano's dimshuffle: pattern entries are input axes, or -1 for a new broadcastable axis
+// ('x'); input axes left out are dropped and must have size 1.
+Var dimshuffle(const Var& x, const std::vector<int>& pattern);
+// Permutes the axes (negative axes count from the end); no permutation reverses them.
+Var transpose(const Var& x, const std::vector<int>& perm = {});
+// Removes the given axes, which must have size 1; with none given, every axis whose size
+// is statically known to be 1 (the broadcastable axes, as in Theano).
+Var squeeze(const Var& x, Axes axes = {});
+// Inserts a size-1 axis at `axis` (in -(ndim+1) .. ndim, like NumPy).
+Var expand_dims(const Var& x, int axis);
+
+}  // namespace tgc

@@ -57,7 +57,7 @@ class Var {
   Var min(Axes axes = {}, bool keepdims = false) const;
   Var argmax(std::optional<int> axis = std::nullopt, bool keepdims = false) const;
   Var argmin(std::optional<int> axis = std::nullopt, bool keepdims = false) const;
-  // NumPy indexing: x[{1, slice(2, {}), newaxis}], x[{idx}] with an integer Var.
+  // NumPy indexing: x[{1, slice(2, {}), newaxis}], x[{colon, 0}], x[idx] with an integer Var.
   Var operator[](const std::vector<Index>& index) const;
   Var operator[](int64_t i) const;
   Var operator[](const Var& indices) const;
@@ -86,7 +86,7 @@ inline Slice slice(std::optional<int64_t> start = std::nullopt,
                    std::optional<int64_t> step = std::nullopt) {
   return Slice{start, stop, step};
 }
-inline const Slice all{};  // x[{all, 0}] is x[:, 0]
+inline const Slice colon{};  // x[{colon, 0}] is x[:, 0]
 
 struct Index {
   std::variant<int64_t, Slice, NewAxis, Var> entry;
@@ -108,7 +108,6 @@ Var tensor3(const std::string& name = "", std::optional<DType> dtype = std::null
 Var tensor4(const std::string& name = "", std::optional<DType> dtype = std::nullopt);
 // Any rank; `shape` gives static dims, kUnknownDim (-1) where unknown.
 Var tensor(const std::string& name, DType dtype, std::vector<int64_t> shape);
-Var tensor(const std::string& name, DType dtype, int ndim);
 
 Var constant(const Tensor& value, const std::string& name = "");
 Var constant(double value, DType dtype);

@@ -1,0 +1,69 @@
+// function(): compiles a graph from inputs to outputs (plus shared-variable updates) into a
+// callable Function. All compilation happens here, never on the first call.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tgc/var.h>
+
+namespace tgc {
+
+class Graph;
+class Profiler;
+struct LinkedProgram;
+
+// (shared variable, its new value): applied together after a call succeeded.
+using Updates = std::vector<std::pair<Shared, Var>>;
+
+struct FunctionOptions {
+  std::string name;  // shown in profiles and errors; default "function N"
+  // Theano's borrow for outputs: results may alias inputs, shared values or each other
+  // without the defensive copy. Results are never overwritten by a later call either way.
+  bool borrow_outputs = false;
+  // Config keys for this function only, on top of the global config (see Config).
+  std::map<std::string, std::string> config;
+};
+
+class Function {
+ public:
+  ~Function();
+  Function(Function&&) noexcept;
+  Function& operator=(Function&&) noexcept;
+
+  // Runs the function. Arguments must match the inputs' dtype and rank exactly and any
+  // static dims; errors name the input. Shared-variable updates are applied only when the
+  // whole call succeeded.
+  std::vector<Tensor> operator()(const std::vector<Tensor>& args);
+  std::vector<Tensor> operator()() { return (*this)(std::vector<Tensor>{}); }
+  template <typename... Ts>
+  std::vector<Tensor> operator()(const Tensor& first, const Ts&... rest) {
+    return (*this)(std::vector<Tensor>{first, rest...});
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& args) { return (*this)(args); }
+
+  const std::string& name() const;
+  const Config& config() const;
+  // The nodes in execution order, Theano-style: "Elemwise{exp}(x)".
+  std::vector<std::string> toposort() const;
+  // The compiled graph (after rewrites), for inspection.
+  const Graph& graph() const;
+  // The profile report so far; empty when profiling is off.
+  std::string profile_report() const;
+  const Profiler* profiler() const;
+
+ private:
+  friend Function function(const std::vector<Var>&, const std::vector<Var>&, const Updates&,
+                           const FunctionOptions&);
+  struct Impl;
+  explicit Function(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                  const Updates& updates = {}, const FunctionOptions& options = {});
+
+}  // namespace tgc

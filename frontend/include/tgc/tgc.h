@@ -1,0 +1,25 @@
+// The tgc C++ API: Theano's vocabulary in C++. Build a graph from symbolic variables,
+// compile it with function(), call the result many times.
+#pragma once
+
+#include <tgc/creation.h>
+#include <tgc/function.h>
+#include <tgc/indexing.h>
+#include <tgc/join.h>
+#include <tgc/linalg.h>
+#include <tgc/math.h>
+#include <tgc/nn.h>
+#include <tgc/reductions.h>
+#include <tgc/shape.h>
+#include <tgc/var.h>
+
+#include "runtime/config.h"
+#include "runtime/error.h"
+#include "runtime/npy.h"
+#include "runtime/random.h"
+#include "runtime/tensor.h"
+
+namespace tgc {
+// The library's version, e.g. "0.1.0".
+const char* version();
+}  // namespace tgc

@@ -1,0 +1,39 @@
+// NumPy broadcasting: of static shapes (dims known or unknown) at graph-build time, of
+// concrete shapes at run time, and the strides that read an input as if broadcast.
+// Shared by every op that broadcasts (elemwise, inc_subtensor, ...).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/shape.h"
+#include "runtime/type.h"
+
+namespace tgc {
+
+// "(?, 784)": a static shape with '?' for unknown dims.
+std::string static_shape_str(const std::vector<int64_t>& shape);
+
+// The broadcast of static shapes (kUnknownDim where unknown). Shapes are aligned on the
+// right and missing leading dims count as 1. Per dim: a known size other than 1 wins (an
+// unknown dim must equal it or be 1 at run time); all known 1 gives 1; otherwise unknown.
+// Two different known sizes other than 1 are a ShapeError:
+//   "<what>: operands could not be broadcast together with shapes (3, 4) (5,)".
+std::vector<int64_t> broadcast_static_shapes(const std::vector<std::vector<int64_t>>& shapes,
+                                             const std::string& what);
+
+// The broadcast of concrete shapes; ShapeError as above (with `what` as prefix when given).
+Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& what);
+
+// The strides that read a tensor of `shape`/`strides` as if broadcast to `out_shape`: 0 for
+// leading dims it lacks and for its size-1 dims that `out_shape` stretches. ShapeError when
+// `shape` does not broadcast to `out_shape`.
+Strides broadcast_strides(const Shape& shape, const Strides& strides, const Shape& out_shape);
+
+// Simplifies a loop over `shape` with one stride list per operand, without changing which
+// elements meet: drops size-1 dims and merges neighbouring dims that every operand walks as
+// one (stride[d] == stride[d+1] * shape[d+1]). An empty shape stays empty-sized (a 0 dim is
+// kept); a scalar loop stays rank 0.
+void collapse_dims(Shape& shape, std::vector<Strides>& strides);
+
+}  // namespace tgc

@@ -1,0 +1,47 @@
+// Elemwise: an n-ary elementwise op over broadcast operands, one row of the scalar-op table
+// applied to every element ("Elemwise{exp}", "Elemwise{add}", "Elemwise{Cast{float32}}").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ops/core/op.h"
+#include "ops/elemwise/scalar_op.h"
+
+namespace tgc {
+
+class Elemwise : public Op {
+ public:
+  // `cast_to` is the target of ScalarOpKind::Cast (and only of it). `floatx` is the float
+  // type integer operands compute in for FloatResult ops (exp(int32) -> floatx); it is
+  // part of the op's identity, and defaults to the global config's floatX.
+  explicit Elemwise(ScalarOpKind kind, std::optional<DType> cast_to = std::nullopt,
+                    std::optional<DType> floatx = std::nullopt);
+
+  ScalarOpKind kind() const { return kind_; }
+  const ScalarOpInfo& scalar_op() const { return scalar_op_info(kind_); }
+  std::optional<DType> cast_to() const { return cast_to_; }
+  DType floatx() const { return floatx_; }
+  // The operand/compute/output dtypes for input dtypes (TypeError when not accepted).
+  ScalarSignature signature(std::span<const DType> inputs) const;
+
+  // "Elemwise{exp}"; "Elemwise{Cast{float32}}"; a FloatResult op whose floatx is not
+  // float32 says so: "Elemwise{exp,floatX=float64}".
+  std::string name() const override;
+  std::string op_class() const override { return "Elemwise"; }
+  std::string user_name() const override;
+
+  std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
+  std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
+  // Converts each element to the operand dtype, evaluates the row's reference function
+  // (double or int64 domain) and stores into a contiguous output from ensure_output().
+  void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+
+ private:
+  ScalarOpKind kind_;
+  std::optional<DType> cast_to_;
+  DType floatx_;
+};
+
+}  // namespace tgc

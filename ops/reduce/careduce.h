@@ -1,0 +1,46 @@
+// CAReduce: the commutative-associative reductions sum, prod, max, min, all and any over
+// any set of axes, with keepdims (Theano's CAReduce family: "Sum{axis=[0]}", "Max").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ops/core/op.h"
+#include "ops/reduce/reduce_axes.h"
+
+namespace tgc {
+
+enum class ReduceKind { Sum, Prod, Max, Min, All, Any };
+
+std::string reduce_kind_name(ReduceKind kind);  // "Sum", "Max", ...
+
+// The result dtype (NumPy's, adapted to tgc's dtypes): sum/prod of bool and of every
+// integer type give int64 (NumPy gives uint64 for uint8, which tgc does not have), floats
+// keep their type; max/min keep the input dtype; all/any give bool.
+DType careduce_output_dtype(ReduceKind kind, DType in);
+
+class CAReduce : public Op {
+ public:
+  // `axes` must be canonical (see normalize_reduce_axes); nullopt reduces every axis.
+  CAReduce(ReduceKind kind, ReduceAxes axes, bool keepdims);
+
+  ReduceKind kind() const { return kind_; }
+  const ReduceAxes& axes() const { return axes_; }
+  bool keepdims() const { return keepdims_; }
+
+  std::string name() const override;
+  std::string op_class() const override { return "CAReduce"; }
+  // The frontend function: sum, prod, max, min, all, any.
+  std::string user_name() const override;
+  std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
+  std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
+  void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+
+ private:
+  void check_not_empty(int64_t reduced_count) const;
+  ReduceKind kind_;
+  ReduceAxes axes_;
+  bool keepdims_;
+};
+
+}  // namespace tgc

@@ -1,0 +1,59 @@
+// Typo suggestions by edit distance.
+#include "runtime/suggest.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace tgc {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+int edit_distance(std::string_view a, std::string_view b) {
+  // Three rows of the dynamic-programming table suffice: a swap looks two rows back.
+  const size_t n = b.size();
+  std::vector<int> before(n + 1), prev(n + 1), cur(n + 1);
+  for (size_t j = 0; j <= n; ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= n; ++j) {
+      int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        cur[j] = std::min(cur[j], before[j - 2] + 1);
+    }
+    std::swap(before, prev);
+    std::swap(prev, cur);
+  }
+  return prev[n];
+}
+
+std::string closest_match(std::string_view name, const std::vector<std::string>& candidates) {
+  const std::string key = lower(name);
+  // A typo changes a few characters: allow about one edit per three characters, and never
+  // as many edits as the name is long (else "x" would "match" "y").
+  const int limit = std::max<int>(1, static_cast<int>(key.size()) / 3);
+  const std::string* best = nullptr;
+  int best_distance = 0, best_exact = 0;
+  for (const std::string& c : candidates) {
+    int d = edit_distance(key, lower(c));
+    if (d > limit || d >= static_cast<int>(std::max(key.size(), c.size()))) continue;
+    // Among equally close candidates, prefer the one that also matches the case.
+    int exact = edit_distance(name, c);
+    if (!best || d < best_distance || (d == best_distance && exact < best_exact)) {
+      best = &c;
+      best_distance = d;
+      best_exact = exact;
+    }
+  }
+  return best ? *best : std::string();
+}
+
+}  // namespace tgc
