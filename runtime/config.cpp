@@ -8,19 +8,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "runtime/error.h"
 #include "runtime/suggest.h"
+#include "runtime/text.h"
 
 namespace tgc {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -33,7 +29,7 @@ std::string from_part(std::string_view source) {
 }
 
 bool parse_bool(std::string_view text, bool& out) {
-  std::string v = lower(text);
+  std::string v = ascii_lower(text);
   if (v == "true" || v == "1" || v == "yes" || v == "on") return out = true, true;
   if (v == "false" || v == "0" || v == "no" || v == "off") return out = false, true;
   return false;
@@ -65,22 +61,34 @@ struct KeyInfo {
   const char* name;
   const char* accepts;               // for the error hint
   std::vector<std::string> choices;  // enumerated values (for "did you mean"), else empty
-  bool (*set)(Config&, std::string_view);
-  std::string (*get)(const Config&);
+  std::function<bool(Config&, std::string_view)> set;
+  std::function<std::string(const Config&)> get;
 };
 
-bool set_choice(std::string& field, std::string_view text, const std::vector<std::string>& choices) {
-  std::string v = lower(text);
-  for (const std::string& c : choices)
-    if (v == c) return field = c, true;
-  return false;
+// A true/false key stored in `field`.
+KeyInfo bool_key(const char* name, bool Config::*field) {
+  return {name, "true/false, 1/0, yes/no or on/off", {},
+          [field](Config& c, std::string_view v) { return parse_bool(v, c.*field); },
+          [field](const Config& c) { return std::string(c.*field ? "true" : "false"); }};
+}
+
+// A key taking one of `choices` (case-insensitively), stored in `field` as spelt there.
+KeyInfo choice_key(const char* name, const char* accepts, std::string Config::*field,
+                   std::vector<std::string> choices) {
+  auto set = [field, choices](Config& c, std::string_view text) {
+    std::string v = ascii_lower(text);
+    for (const std::string& choice : choices)
+      if (v == choice) return c.*field = choice, true;
+    return false;
+  };
+  return {name, accepts, std::move(choices), std::move(set), [field](const Config& c) { return c.*field; }};
 }
 
 const std::vector<KeyInfo>& key_table() {
   static const std::vector<KeyInfo> table = {
       {"device", "cpu, cuda, cuda:N, opencl or opencl:P:D (N, P, D non-negative integers)", {},
        [](Config& c, std::string_view v) {
-         std::string d = lower(v);
+         std::string d = ascii_lower(v);
          if (!valid_device(d)) return false;
          c.device = d;
          return true;
@@ -88,40 +96,24 @@ const std::vector<KeyInfo>& key_table() {
        [](const Config& c) { return c.device; }},
       {"floatX", "float32 or float64", {"float32", "float64"},
        [](Config& c, std::string_view v) {
-         std::string f = lower(v);
+         std::string f = ascii_lower(v);
          if (f == "float32") return c.floatX = DType::Float32, true;
          if (f == "float64") return c.floatX = DType::Float64, true;
          return false;
        },
        [](const Config& c) { return std::string(dtype_name(c.floatX)); }},
-      {"allow_gc", "true/false, 1/0, yes/no or on/off", {},
-       [](Config& c, std::string_view v) { return parse_bool(v, c.allow_gc); },
-       [](const Config& c) { return std::string(c.allow_gc ? "true" : "false"); }},
-      {"profile", "true/false, 1/0, yes/no or on/off", {},
-       [](Config& c, std::string_view v) { return parse_bool(v, c.profile); },
-       [](const Config& c) { return std::string(c.profile ? "true" : "false"); }},
+      bool_key("allow_gc", &Config::allow_gc),
+      bool_key("profile", &Config::profile),
       {"profile_trace", "a file path for the Chrome-trace JSON, or empty for none", {},
        [](Config& c, std::string_view v) { return c.profile_trace = std::string(v), true; },
        [](const Config& c) { return c.profile_trace; }},
-      {"optimizer", "fast_run, fast_compile or none", {"fast_run", "fast_compile", "none"},
-       [](Config& c, std::string_view v) {
-         return set_choice(c.optimizer, v, {"fast_run", "fast_compile", "none"});
-       },
-       [](const Config& c) { return c.optimizer; }},
-      {"assert_no_cpu_op", "ignore, warn or raise", {"ignore", "warn", "raise"},
-       [](Config& c, std::string_view v) {
-         return set_choice(c.assert_no_cpu_op, v, {"ignore", "warn", "raise"});
-       },
-       [](const Config& c) { return c.assert_no_cpu_op; }},
-      {"warn_float64", "true/false, 1/0, yes/no or on/off", {},
-       [](Config& c, std::string_view v) { return parse_bool(v, c.warn_float64); },
-       [](const Config& c) { return std::string(c.warn_float64 ? "true" : "false"); }},
-      {"fast_math", "true/false, 1/0, yes/no or on/off", {},
-       [](Config& c, std::string_view v) { return parse_bool(v, c.fast_math); },
-       [](const Config& c) { return std::string(c.fast_math ? "true" : "false"); }},
-      {"sync", "true/false, 1/0, yes/no or on/off", {},
-       [](Config& c, std::string_view v) { return parse_bool(v, c.sync); },
-       [](const Config& c) { return std::string(c.sync ? "true" : "false"); }},
+      choice_key("optimizer", "fast_run, fast_compile or none", &Config::optimizer,
+                 {"fast_run", "fast_compile", "none"}),
+      choice_key("assert_no_cpu_op", "ignore, warn or raise", &Config::assert_no_cpu_op,
+                 {"ignore", "warn", "raise"}),
+      bool_key("warn_float64", &Config::warn_float64),
+      bool_key("fast_math", &Config::fast_math),
+      bool_key("sync", &Config::sync),
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {
          if (v.empty()) return false;
@@ -146,7 +138,7 @@ const KeyInfo& find_key(std::string_view key, std::string_view source) {
 
 std::string bad_value_hint(const KeyInfo& k, std::string_view value) {
   std::string hint = fmt::format("{} accepts {}", k.name, k.accepts);
-  std::string v = lower(value);
+  std::string v = ascii_lower(value);
   if (std::string_view(k.name) == "device" &&
       (v.starts_with("gpu") || (v.starts_with("cuda") && all_digits(v.substr(4))))) {
     // Theano spelled devices "gpu", "gpu0", "cuda0".

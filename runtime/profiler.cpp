@@ -155,60 +155,50 @@ std::string Profiler::report(int max_rows) const {
     sort_by_time(rows);
     return rows;
   };
-  auto remaining = [&](size_t shown, size_t total, const char* what, double shown_seconds) {
-    if (shown >= total) return;
-    double rest = thunk_total - shown_seconds;
-    line(fmt::format("   ... (remaining {} {} account for {:.2f}%({:.2f}s) of the runtime)",
-                     total - shown, what, percent(rest, thunk_total), rest));
-  };
-  auto table = [&](const char* title, const char* column, const char* plural,
-                   const std::vector<Row>& rows) {
+  // One time-sorted table in Theano's layout. The next-to-last column is `count_header`:
+  // "<#apply>" (how many applies a Class/Ops row groups) or "<id>" (an Apply row's thunk).
+  auto table = [&](const char* title, const char* underline, const std::string& count_header,
+                   const std::string& name_header, const char* plural, const std::vector<Row>& rows,
+                   auto count_cell) {
     line(title);
-    line("---");
-    line(fmt::format("<% time> <sum %> <apply time> <time per call> <type> <#call> <#apply> <{}>",
-                     column));
+    line(underline);
+    line(fmt::format("<% time> <sum %> <apply time> <time per call> <type> <#call> {} <{}>", count_header,
+                     name_header));
     double cumulative = 0;
     size_t shown = std::min(rows.size(), static_cast<size_t>(std::max(max_rows, 0)));
     for (size_t i = 0; i < shown; ++i) {
       const Row& r = rows[i];
       cumulative += r.seconds;
-      line(fmt::format("  {:5.1f}%   {:5.1f}%   {:9.3f}s   {:10.2e}s   {:>4}   {:>6}   {:>5}   {}",
+      line(fmt::format("  {:5.1f}%   {:5.1f}%   {:9.3f}s   {:10.2e}s   {:>4}   {:>6}   {}   {}",
                        percent(r.seconds, thunk_total), percent(cumulative, thunk_total),
                        r.seconds, r.calls ? r.seconds / r.calls : 0.0, kind_letter(r.kind),
-                       r.calls, r.applies, r.name));
+                       r.calls, count_cell(r), r.name));
     }
-    remaining(shown, rows.size(), plural, cumulative);
-    line("");
+    if (shown < rows.size()) {
+      double rest = thunk_total - cumulative;
+      line(fmt::format("   ... (remaining {} {} account for {:.2f}%({:.2f}s) of the runtime)",
+                       rows.size() - shown, plural, percent(rest, thunk_total), rest));
+    }
   };
-  table("Class", "Class name", "Classes", grouped([](const Thunk& t) { return t.op_class; }));
-  table("Ops", "Op name", "Ops", grouped([](const Thunk& t) { return t.op_name; }));
+  auto applies = [](const Row& r) { return fmt::format("{:>5}", r.applies); };
+  table("Class", "---", "<#apply>", "Class name", "Classes",
+        grouped([](const Thunk& t) { return t.op_class; }), applies);
+  line("");
+  table("Ops", "---", "<#apply>", "Op name", "Ops", grouped([](const Thunk& t) { return t.op_name; }), applies);
+  line("");
 
   // Apply table: one row per thunk (a node of the scheduled graph).
-  {
-    std::vector<Row> rows;
-    for (size_t i = 0; i < stats_.size(); ++i) {
-      const Thunk& t = program_->thunks[i];
-      rows.push_back({t.label.empty() ? t.op_name : t.label, t.kind, stats_[i].seconds,
-                      stats_[i].calls, 1, static_cast<int>(i)});
-    }
-    sort_by_time(rows);
-    line("Apply");
-    line("------");
-    line("<% time> <sum %> <apply time> <time per call> <type> <#call> <id> <Apply name>");
-    double cumulative = 0;
-    size_t shown = std::min(rows.size(), static_cast<size_t>(std::max(max_rows, 0)));
-    for (size_t i = 0; i < shown; ++i) {
-      const Row& r = rows[i];
-      cumulative += r.seconds;
-      line(fmt::format("  {:5.1f}%   {:5.1f}%   {:9.3f}s   {:10.2e}s   {:>4}   {:>6}   {:>4}   {}",
-                       percent(r.seconds, thunk_total), percent(cumulative, thunk_total),
-                       r.seconds, r.calls ? r.seconds / r.calls : 0.0, kind_letter(r.kind),
-                       r.calls, r.first, r.name));
-    }
-    remaining(shown, rows.size(), "Apply instances", cumulative);
-    line("  <type>: C = cpu, G = gpu, T = transfer");
-    line("");
+  std::vector<Row> apply_rows;
+  for (size_t i = 0; i < stats_.size(); ++i) {
+    const Thunk& t = program_->thunks[i];
+    apply_rows.push_back({t.label.empty() ? t.op_name : t.label, t.kind, stats_[i].seconds, stats_[i].calls, 1,
+                          static_cast<int>(i)});
   }
+  sort_by_time(apply_rows);
+  table("Apply", "------", "<id>", "Apply name", "Apply instances", apply_rows,
+        [](const Row& r) { return fmt::format("{:>4}", r.first); });
+  line("  <type>: C = cpu, G = gpu, T = transfer");
+  line("");
 
   line("Memory Profile");
   line("---");

@@ -42,11 +42,12 @@ std::string shape_str(const Shape& shape) {
 }
 
 int normalize_axis(int64_t axis, int ndim, const std::string& what) {
-  if (axis < -ndim || axis >= ndim || (ndim == 0 && axis != 0 && axis != -1))
+  if (axis < -ndim || axis >= ndim)
     throw ShapeError(what + ": axis " + std::to_string(axis) + " is out of bounds for a " +
                          std::to_string(ndim) + "-d tensor",
-                     "", "valid axes are " + std::to_string(-ndim) + " .. " +
-                             std::to_string(ndim - 1));
+                     "", ndim == 0 ? std::string("a 0-d tensor has no axes")
+                                   : "valid axes are " + std::to_string(-ndim) + " .. " +
+                                         std::to_string(ndim - 1));
   return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 

@@ -2,19 +2,10 @@
 #include "runtime/suggest.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "runtime/text.h"
 
 namespace tgc {
-
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
 
 int edit_distance(std::string_view a, std::string_view b) {
   // Three rows of the dynamic-programming table suffice: a swap looks two rows back.
@@ -36,14 +27,14 @@ int edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string closest_match(std::string_view name, const std::vector<std::string>& candidates) {
-  const std::string key = lower(name);
+  const std::string key = ascii_lower(name);
   // A typo changes a few characters: allow about one edit per three characters, and never
   // as many edits as the name is long (else "x" would "match" "y").
   const int limit = std::max<int>(1, static_cast<int>(key.size()) / 3);
   const std::string* best = nullptr;
   int best_distance = 0, best_exact = 0;
   for (const std::string& c : candidates) {
-    int d = edit_distance(key, lower(c));
+    int d = edit_distance(key, ascii_lower(c));
     if (d > limit || d >= static_cast<int>(std::max(key.size(), c.size()))) continue;
     // Among equally close candidates, prefer the one that also matches the case.
     int exact = edit_distance(name, c);

@@ -181,30 +181,14 @@ Tensor Tensor::copy() const {
     return host.to(device());
   }
   Tensor out = empty(dtype_, shape_, device());
-  size_t esize = dtype_size(dtype_);
-  if (is_contiguous()) {
-    if (nbytes()) std::memcpy(out.raw_data(), raw_data(), nbytes());
-    return out;
-  }
-  const char* src = static_cast<const char*>(raw_data());
-  char* dst = static_cast<char*>(out.raw_data());
-  strided_loop(shape_, {strides_, out.strides_}, [&](const int64_t* off) {
-    std::memcpy(dst + off[1] * esize, src + off[0] * esize, esize);
-  });
+  copy_elements(*this, out);
   return out;
 }
 
 Tensor Tensor::astype(DType dtype) const {
   Tensor src = on_host() ? *this : to(host_device());
   Tensor out = empty(dtype, shape_);
-  dispatch_dtype(dtype_, [&]<typename S>() {
-    dispatch_dtype(dtype, [&]<typename D>() {
-      const S* in = src.data<S>();
-      D* o = out.data<D>();
-      strided_loop(shape_, {src.strides_, out.strides_},
-                   [&](const int64_t* off) { o[off[1]] = convert_value<D>(in[off[0]]); });
-    });
-  });
+  copy_elements(src, out);
   return on_host() ? out : out.to(device());
 }
 
@@ -220,6 +204,34 @@ Tensor Tensor::to(Device& device) const {
     device.copy_from_host(out.raw_data(), src.raw_data(), nbytes(), device.default_stream());
   }
   return out;
+}
+
+void copy_elements(const Tensor& src, const Tensor& dst) {
+  TGC_INTERNAL_CHECK(src.on_host() && dst.on_host(), "copy_elements: tensors must be on the host");
+  TGC_INTERNAL_CHECK(src.shape() == dst.shape(), "copy_elements: shapes " + shape_str(src.shape()) + " and " +
+                                                     shape_str(dst.shape()) + " differ");
+  if (src.dtype() != dst.dtype()) {
+    dispatch_dtype(src.dtype(), [&]<typename S>() {
+      dispatch_dtype(dst.dtype(), [&]<typename D>() {
+        const S* in = src.data<S>();
+        D* out = dst.data<D>();
+        strided_loop(src.shape(), {src.strides(), dst.strides()},
+                     [&](const int64_t* off) { out[off[1]] = convert_value<D>(in[off[0]]); });
+      });
+    });
+    return;
+  }
+  if (src.is_contiguous() && dst.is_contiguous()) {
+    if (src.nbytes()) std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
+    return;
+  }
+  // Same dtype: move bytes, whatever the type.
+  const size_t esize = dtype_size(src.dtype());
+  const auto e = static_cast<int64_t>(esize);
+  const char* in = static_cast<const char*>(src.raw_data());
+  char* out = static_cast<char*>(dst.raw_data());
+  strided_loop(src.shape(), {src.strides(), dst.strides()},
+               [&](const int64_t* off) { std::memcpy(out + off[1] * e, in + off[0] * e, esize); });
 }
 
 bool tensors_equal(const Tensor& a, const Tensor& b) {

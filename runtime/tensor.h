@@ -88,6 +88,11 @@ class Tensor {
   int64_t offset_ = 0;
 };
 
+// Copies the elements of `src` into `dst`: host tensors of the same shape with any strides
+// (a stride-0 broadcast view as `src` included), converting the dtype as astype does when
+// the dtypes differ. `dst` must not overlap `src`.
+void copy_elements(const Tensor& src, const Tensor& dst);
+
 // Elementwise equality of dtype, shape and values (NaN equals NaN): for tests.
 bool tensors_equal(const Tensor& a, const Tensor& b);
 // Same shape and |a-b| <= atol + rtol*|b| everywhere (NaNs must match).

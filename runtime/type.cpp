@@ -33,16 +33,20 @@ std::string rank_name(int ndim) {
   }
 }
 
-std::string Type::str() const {
-  std::string out = std::string(dtype_name(dtype)) + " " + rank_name(ndim());
-  if (ndim() == 0) return out;
-  out += " (";
+std::string static_shape_str(const std::vector<int64_t>& shape) {
+  std::string out = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) out += ", ";
     out += shape[i] == kUnknownDim ? "?" : std::to_string(shape[i]);
   }
   if (shape.size() == 1) out += ",";
   return out + ")";
+}
+
+std::string Type::str() const {
+  std::string out = std::string(dtype_name(dtype)) + " " + rank_name(ndim());
+  if (ndim() == 0) return out;  // a scalar has no shape worth printing
+  return out + " " + static_shape_str(shape);
 }
 
 }  // namespace tgc

@@ -35,6 +35,9 @@ struct Type {
   bool operator==(const Type&) const = default;
 };
 
+// "(?, 784)", "(3,)", "()": a static shape as shape_str prints it, with '?' for unknown dims.
+std::string static_shape_str(const std::vector<int64_t>& shape);
+
 // "scalar", "vector", "matrix", "tensor3", or "4-d tensor".
 std::string rank_name(int ndim);
 

@@ -26,8 +26,8 @@ Var fill(const Var& like, const Var& value) {
   return Var(apply1(std::make_shared<Fill>(), to_ptrs({like, value})));
 }
 
-Var zeros_like(const Var& x) { return fill(x, constant(0.0, to_ptrs({x})[0]->type().dtype)); }
-Var ones_like(const Var& x) { return fill(x, constant(1.0, to_ptrs({x})[0]->type().dtype)); }
+Var zeros_like(const Var& x) { return fill(x, constant(0.0, checked_ptr(x)->type().dtype)); }
+Var ones_like(const Var& x) { return fill(x, constant(1.0, checked_ptr(x)->type().dtype)); }
 
 Var arange(double start, double stop, double step, std::optional<DType> dtype) {
   auto whole = [](double v) { return std::isfinite(v) && v == std::trunc(v); };

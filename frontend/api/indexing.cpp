@@ -5,6 +5,7 @@
 
 #include <tgc/shape.h>
 
+#include "frontend/api/call_site.h"
 #include "ops/core/apply.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/subtensor/subtensor.h"
@@ -13,15 +14,9 @@ namespace tgc {
 
 namespace {
 
-const VarPtr& checked(const Var& x) {
-  if (!x.defined())
-    throw TypeError("an undefined Var was used", "", "a default-constructed Var holds no expression; assign one first");
-  return x.ptr();
-}
-
 Var index_var(const Var& x, const std::vector<Index>& index) {
   IndexSpec spec;
-  std::vector<VarPtr> inputs{checked(x)};
+  std::vector<VarPtr> inputs{checked_ptr(x)};
   for (const Index& i : index) {
     if (const auto* n = std::get_if<int64_t>(&i.entry)) {
       spec.entries.push_back(IndexEntry::integer(*n));
@@ -31,7 +26,7 @@ Var index_var(const Var& x, const std::vector<Index>& index) {
       spec.entries.push_back(IndexEntry::new_axis());
     } else {
       spec.entries.push_back(IndexEntry::array());
-      inputs.push_back(checked(std::get<Var>(i.entry)));
+      inputs.push_back(checked_ptr(std::get<Var>(i.entry)));
     }
   }
   if (spec.has_arrays()) return Var(apply1(std::make_shared<AdvancedSubtensor>(std::move(spec)), std::move(inputs)));
@@ -40,8 +35,8 @@ Var index_var(const Var& x, const std::vector<Index>& index) {
 
 Var inc_or_set(IncSubtensor::Mode mode, const Var& indexed, const Var& value) {
   const char* fn = mode == IncSubtensor::Mode::Set ? "set_subtensor" : "inc_subtensor";
-  const Variable& v = *checked(indexed);
-  checked(value);
+  const Variable& v = *checked_ptr(indexed);
+  checked_ptr(value);
   const Node* owner = v.kind() == Variable::Kind::Result ? v.owner() : nullptr;
   const IndexSpec* spec = nullptr;
   if (owner) {
@@ -68,25 +63,20 @@ Var set_subtensor(const Var& indexed, const Var& value) {
   return inc_or_set(IncSubtensor::Mode::Set, indexed, value);
 }
 Var set_subtensor(const Var& indexed, double value) {
-  return inc_or_set(IncSubtensor::Mode::Set, indexed, constant(value, checked(indexed)->type().dtype));
+  return inc_or_set(IncSubtensor::Mode::Set, indexed, constant(value, checked_ptr(indexed)->type().dtype));
 }
 Var inc_subtensor(const Var& indexed, const Var& value) {
   return inc_or_set(IncSubtensor::Mode::Inc, indexed, value);
 }
 Var inc_subtensor(const Var& indexed, double value) {
-  return inc_or_set(IncSubtensor::Mode::Inc, indexed, constant(value, checked(indexed)->type().dtype));
+  return inc_or_set(IncSubtensor::Mode::Inc, indexed, constant(value, checked_ptr(indexed)->type().dtype));
 }
 
 Var take(const Var& x, const Var& indices, std::optional<int> axis) {
   if (!axis) return take(flatten(x, 1), indices, 0);
-  const int nd = checked(x)->type().ndim();
-  int a;
-  try {
-    a = normalize_axis(*axis, nd, "take");
-  } catch (Error& e) {
-    e.set_where_if_empty(fmt::format("take({}, {})", x.ptr()->label(), checked(indices)->label()));
-    throw;
-  }
+  const int nd = checked_ptr(x)->type().ndim();
+  const int a = at_call(fmt::format("take({}, {})", x.ptr()->label(), checked_ptr(indices)->label()),
+                        [&] { return normalize_axis(*axis, nd, "take"); });
   std::vector<Index> index(a, Index(colon));
   index.emplace_back(indices);
   return index_var(x, index);

@@ -30,7 +30,7 @@ Var stack(const std::vector<Var>& xs, int axis) {
 }
 
 std::vector<Var> split(const Var& x, const std::vector<int64_t>& sizes, int axis) {
-  std::vector<VarPtr> in = to_ptrs({x});
+  std::vector<VarPtr> in{checked_ptr(x)};
   axis = canonical_axis(axis, in[0]->type().ndim());
   std::vector<Var> out;
   for (VarPtr& v : tgc::apply(std::make_shared<Split>(axis, sizes), std::move(in))) out.emplace_back(std::move(v));

@@ -177,7 +177,7 @@ Var switch_(const Operand& cond, const Operand& a, const Operand& b) { return wh
 
 Var cast(const Var& x, DType dtype) {
   if (x.defined() && x.dtype() == dtype) return x;
-  return Var(apply1(std::make_shared<Elemwise>(K::Cast, dtype, floatX()), to_ptrs({x})));
+  return Var(apply1(std::make_shared<Elemwise>(K::Cast, dtype, floatX()), {checked_ptr(x)}));
 }
 
 Var Var::astype(DType dtype) const { return cast(*this, dtype); }

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "frontend/api/call_site.h"
 #include "ops/core/apply.h"
 #include "ops/nn/softmax.h"
 #include "ops/reduce/reduce_axes.h"
@@ -11,15 +12,10 @@ namespace tgc {
 namespace {
 
 Var make_softmax(const Var& x, int axis, bool log) {
-  VarPtr p = to_ptrs({x})[0];
+  const VarPtr& p = checked_ptr(x);
   const std::string what = log ? "log_softmax" : "softmax";
-  int canon;
-  try {
-    canon = normalize_reduce_axis(axis, p->type().ndim(), what);
-  } catch (Error& e) {
-    e.set_where_if_empty(what + "(" + p->label() + ")");
-    throw;
-  }
+  const int canon =
+      at_call(what + "(" + p->label() + ")", [&] { return normalize_reduce_axis(axis, p->type().ndim(), what); });
   return Var(apply1(std::make_shared<Softmax>(canon, log, floatX()), {p}));
 }
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "frontend/api/call_site.h"
 #include "ops/core/apply.h"
 #include "ops/nn/logsumexp.h"
 #include "ops/reduce/arg_reduce.h"
@@ -14,31 +15,22 @@ namespace {
 
 // Canonical axes for x, with a bad axis reported as the user's call ("sum(x)").
 ReduceAxes canonical_axes(const Var& x, const Axes& axes, const std::string& what) {
-  VarPtr p = to_ptrs({x})[0];
-  try {
-    return normalize_reduce_axes(axes.axes, p->type().ndim(), what);
-  } catch (Error& e) {
-    e.set_where_if_empty(what + "(" + p->label() + ")");
-    throw;
-  }
+  const VarPtr& p = checked_ptr(x);
+  return at_call(what + "(" + p->label() + ")",
+                 [&] { return normalize_reduce_axes(axes.axes, p->type().ndim(), what); });
 }
 
 Var careduce(ReduceKind kind, const std::string& what, const Var& x, const Axes& axes, bool keepdims) {
   ReduceAxes canon = canonical_axes(x, axes, what);
-  return Var(apply1(std::make_shared<CAReduce>(kind, std::move(canon), keepdims), to_ptrs({x})));
+  return Var(apply1(std::make_shared<CAReduce>(kind, std::move(canon), keepdims), {checked_ptr(x)}));
 }
 
 Var arg_reduce(ArgKind kind, const std::string& what, const Var& x, std::optional<int> axis, bool keepdims) {
-  VarPtr p = to_ptrs({x})[0];
+  const VarPtr& p = checked_ptr(x);
   std::optional<int> canon;
-  if (axis) {
-    try {
-      canon = normalize_reduce_axis(*axis, p->type().ndim(), what);
-    } catch (Error& e) {
-      e.set_where_if_empty(what + "(" + p->label() + ")");
-      throw;
-    }
-  }
+  if (axis)
+    canon = at_call(what + "(" + p->label() + ")",
+                    [&] { return normalize_reduce_axis(*axis, p->type().ndim(), what); });
   return Var(apply1(std::make_shared<ArgReduce>(kind, canon, keepdims), {p}));
 }
 
@@ -53,7 +45,7 @@ Var any(const Var& x, Axes axes, bool keepdims) { return careduce(ReduceKind::An
 
 Var mean(const Var& x, Axes axes, bool keepdims) {
   ReduceAxes canon = canonical_axes(x, axes, "mean");
-  return Var(apply1(std::make_shared<Mean>(std::move(canon), keepdims, floatX()), to_ptrs({x})));
+  return Var(apply1(std::make_shared<Mean>(std::move(canon), keepdims, floatX()), {checked_ptr(x)}));
 }
 
 Var argmax(const Var& x, std::optional<int> axis, bool keepdims) {
@@ -65,7 +57,7 @@ Var argmin(const Var& x, std::optional<int> axis, bool keepdims) {
 
 Var logsumexp(const Var& x, Axes axes, bool keepdims) {
   ReduceAxes canon = canonical_axes(x, axes, "logsumexp");
-  return Var(apply1(std::make_shared<LogSumExp>(std::move(canon), keepdims, floatX()), to_ptrs({x})));
+  return Var(apply1(std::make_shared<LogSumExp>(std::move(canon), keepdims, floatX()), {checked_ptr(x)}));
 }
 
 Var Var::sum(Axes axes, bool keepdims) const { return tgc::sum(*this, std::move(axes), keepdims); }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "frontend/api/call_site.h"
 #include "ops/core/apply.h"
 #include "ops/shape/dimshuffle.h"
 #include "ops/shape/flatten.h"
@@ -16,28 +17,22 @@ namespace tgc {
 
 namespace {
 
-const VarPtr& checked(const Var& x) {
-  if (!x.defined())
-    throw TypeError("an undefined Var was used", "", "a default-constructed Var holds no expression; assign one first");
-  return x.ptr();
-}
-
 std::string call(const char* fn, const Var& x) { return fmt::format("{}({})", fn, x.ptr()->label()); }
 
 }  // namespace
 
 Var reshape(const Var& x, const std::vector<int64_t>& shape) {
-  return Var(apply1(std::make_shared<Reshape>(shape), {checked(x)}));
+  return Var(apply1(std::make_shared<Reshape>(shape), {checked_ptr(x)}));
 }
 
-Var flatten(const Var& x, int ndim) { return Var(apply1(std::make_shared<Flatten>(ndim), {checked(x)})); }
+Var flatten(const Var& x, int ndim) { return Var(apply1(std::make_shared<Flatten>(ndim), {checked_ptr(x)})); }
 
 Var dimshuffle(const Var& x, const std::vector<int>& pattern) {
-  return Var(apply1(std::make_shared<DimShuffle>(pattern), {checked(x)}));
+  return Var(apply1(std::make_shared<DimShuffle>(pattern), {checked_ptr(x)}));
 }
 
 Var transpose(const Var& x, const std::vector<int>& perm) {
-  const int nd = checked(x)->type().ndim();
+  const int nd = checked_ptr(x)->type().ndim();
   std::vector<int> pattern(nd);
   if (perm.empty()) {
     std::iota(pattern.rbegin(), pattern.rend(), 0);
@@ -47,7 +42,7 @@ Var transpose(const Var& x, const std::vector<int>& perm) {
                        call("transpose", x), fmt::format("give a permutation of all {} axes", nd));
     std::vector<bool> seen(nd, false);
     for (int i = 0; i < nd; ++i) {
-      int a = normalize_axis(perm[i], nd, "transpose");
+      const int a = at_call(call("transpose", x), [&] { return normalize_axis(perm[i], nd, "transpose"); });
       if (seen[a])
         throw ShapeError(fmt::format("transpose: axis {} repeated in [{}]", perm[i], fmt::join(perm, ", ")),
                          call("transpose", x), "give each axis exactly once");
@@ -59,19 +54,13 @@ Var transpose(const Var& x, const std::vector<int>& perm) {
 }
 
 Var squeeze(const Var& x, Axes axes) {
-  const Type& t = checked(x)->type();
+  const Type& t = checked_ptr(x)->type();
   std::vector<bool> drop(t.ndim(), false);
   if (!axes.axes) {
     for (int a = 0; a < t.ndim(); ++a) drop[a] = t.shape[a] == 1;
   } else {
     for (int a : *axes.axes) {
-      int n;
-      try {
-        n = normalize_axis(a, t.ndim(), "squeeze");
-      } catch (Error& e) {
-        e.set_where_if_empty(call("squeeze", x));
-        throw;
-      }
+      const int n = at_call(call("squeeze", x), [&] { return normalize_axis(a, t.ndim(), "squeeze"); });
       if (t.shape[n] != kUnknownDim && t.shape[n] != 1)
         throw ShapeError(fmt::format("squeeze: cannot select an axis to squeeze out which has size not equal to "
                                      "one: axis {} of {}",
@@ -87,14 +76,8 @@ Var squeeze(const Var& x, Axes axes) {
 }
 
 Var expand_dims(const Var& x, int axis) {
-  const int nd = checked(x)->type().ndim();
-  int a;
-  try {
-    a = normalize_axis(axis, nd + 1, "expand_dims");
-  } catch (Error& e) {
-    e.set_where_if_empty(call("expand_dims", x));
-    throw;
-  }
+  const int nd = checked_ptr(x)->type().ndim();
+  const int a = at_call(call("expand_dims", x), [&] { return normalize_axis(axis, nd + 1, "expand_dims"); });
   std::vector<int> pattern;
   for (int i = 0; i < nd; ++i) pattern.push_back(i);
   pattern.insert(pattern.begin() + a, -1);

@@ -43,14 +43,16 @@ Shared shared(const Tensor& value, const std::string& name, bool borrow) {
 Tensor Shared::get_value(bool borrow) const { return ptr()->storage()->get_value(borrow); }
 void Shared::set_value(const Tensor& value, bool borrow) const { ptr()->storage()->set_value(value, borrow); }
 
+const VarPtr& checked_ptr(const Var& x) {
+  if (!x.defined())
+    throw TypeError("an undefined Var was used", "", "a default-constructed Var holds no expression; assign one first");
+  return x.ptr();
+}
+
 std::vector<VarPtr> to_ptrs(const std::vector<Var>& vars) {
   std::vector<VarPtr> out;
   out.reserve(vars.size());
-  for (const Var& v : vars) {
-    if (!v.defined())
-      throw TypeError("an undefined Var was used", "", "a default-constructed Var holds no expression; assign one first");
-    out.push_back(v.ptr());
-  }
+  for (const Var& v : vars) out.push_back(checked_ptr(v));
   return out;
 }
 

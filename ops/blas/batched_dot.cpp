@@ -5,7 +5,7 @@
 
 #include "ops/blas/blas_layout.h"
 #include "ops/blas/matmul_kernel.h"
-#include "ops/elemwise/broadcast.h"  // static_shape_str
+#include "runtime/type.h"  // static_shape_str
 
 namespace tgc {
 namespace {

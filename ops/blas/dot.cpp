@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "ops/blas/matmul_kernel.h"
-#include "ops/elemwise/broadcast.h"  // static_shape_str
+#include "runtime/type.h"  // static_shape_str
 
 namespace tgc {
 namespace {

@@ -15,11 +15,10 @@ constexpr const char* kBroadcastHint =
     "shapes are compared from the last dimension backwards; each pair of dimensions must be "
     "equal or one of them 1 (add a broadcastable axis with dimshuffle or reshape)";
 
-template <typename Fmt>
 [[noreturn]] void throw_not_broadcastable(const std::vector<std::vector<int64_t>>& shapes,
-                                          const std::string& what, Fmt&& format_shape) {
+                                          const std::string& what) {
   std::string list;
-  for (size_t i = 0; i < shapes.size(); ++i) list += (i ? " " : "") + format_shape(shapes[i]);
+  for (size_t i = 0; i < shapes.size(); ++i) list += (i ? " " : "") + static_shape_str(shapes[i]);
   throw ShapeError(fmt::format("{}operands could not be broadcast together with shapes {}",
                                what.empty() ? "" : what + ": ", list),
                    "", kBroadcastHint);
@@ -33,18 +32,7 @@ size_t max_rank(const std::vector<std::vector<int64_t>>& shapes) {
 
 }  // namespace
 
-std::string static_shape_str(const std::vector<int64_t>& shape) {
-  std::string out = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) out += ", ";
-    out += shape[i] == kUnknownDim ? "?" : std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) out += ",";
-  return out + ")";
-}
-
-std::vector<int64_t> broadcast_static_shapes(const std::vector<std::vector<int64_t>>& shapes,
-                                             const std::string& what) {
+std::optional<std::vector<int64_t>> try_broadcast_static_shapes(const std::vector<std::vector<int64_t>>& shapes) {
   const size_t rank = max_rank(shapes);
   std::vector<int64_t> out(rank, 1);
   for (size_t d = 0; d < rank; ++d) {  // d counts from the left of the result
@@ -56,7 +44,7 @@ std::vector<int64_t> broadcast_static_shapes(const std::vector<std::vector<int64
       if (dim == kUnknownDim) {
         unknown = true;
       } else if (dim != 1) {
-        if (known != 1 && known != dim) throw_not_broadcastable(shapes, what, static_shape_str);
+        if (known != 1 && known != dim) return std::nullopt;
         known = dim;
       }
     }
@@ -65,21 +53,28 @@ std::vector<int64_t> broadcast_static_shapes(const std::vector<std::vector<int64
   return out;
 }
 
-Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& what) {
-  const size_t rank = max_rank(shapes);
-  Shape out(rank, 1);
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t size = 1;
-    for (const Shape& s : shapes) {
-      if (d + s.size() < rank) continue;
-      int64_t dim = s[d + s.size() - rank];
-      if (dim == 1) continue;
-      if (size != 1 && size != dim) throw_not_broadcastable(shapes, what, shape_str);
-      size = dim;
-    }
-    out[d] = size;
+std::vector<int64_t> broadcast_static_shapes(const std::vector<std::vector<int64_t>>& shapes,
+                                             const std::string& what) {
+  std::optional<std::vector<int64_t>> out = try_broadcast_static_shapes(shapes);
+  if (!out) throw_not_broadcastable(shapes, what);
+  return *std::move(out);
+}
+
+bool may_broadcast_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    const int64_t a = from[i], b = to[lead + i];
+    if (a != kUnknownDim && b != kUnknownDim && a != 1 && a != b) return false;
   }
-  return out;
+  return true;
+}
+
+Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& what) {
+  // Concrete shapes are static shapes with every dim known.
+  std::optional<Shape> out = try_broadcast_static_shapes(shapes);
+  if (!out) throw_not_broadcastable(shapes, what);
+  return *std::move(out);
 }
 
 Strides broadcast_strides(const Shape& shape, const Strides& strides, const Shape& out_shape) {

@@ -3,6 +3,7 @@
 // Shared by every op that broadcasts (elemwise, inc_subtensor, ...).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,6 @@
 
 namespace tgc {
 
-// "(?, 784)": a static shape with '?' for unknown dims.
-std::string static_shape_str(const std::vector<int64_t>& shape);
-
 // The broadcast of static shapes (kUnknownDim where unknown). Shapes are aligned on the
 // right and missing leading dims count as 1. Per dim: a known size other than 1 wins (an
 // unknown dim must equal it or be 1 at run time); all known 1 gives 1; otherwise unknown.
@@ -21,6 +19,14 @@ std::string static_shape_str(const std::vector<int64_t>& shape);
 //   "<what>: operands could not be broadcast together with shapes (3, 4) (5,)".
 std::vector<int64_t> broadcast_static_shapes(const std::vector<std::vector<int64_t>>& shapes,
                                              const std::string& what);
+// The same rule without the error, for ops that word their own: nullopt where
+// broadcast_static_shapes throws. Concrete shapes (no unknown dims) work too.
+std::optional<std::vector<int64_t>> try_broadcast_static_shapes(const std::vector<std::vector<int64_t>>& shapes);
+
+// Whether a value of static shape `from` may broadcast to the static shape `to` without
+// changing it: `from` has at most to's rank and each of its dims (aligned on the right) is
+// 1, equal, or unknown on either side (to be checked at run time).
+bool may_broadcast_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to);
 
 // The broadcast of concrete shapes; ShapeError as above (with `what` as prefix when given).
 Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& what);

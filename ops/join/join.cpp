@@ -3,42 +3,32 @@
 
 #include <fmt/format.h>
 
-#include "runtime/convert.h"
-#include "runtime/strided_loop.h"
 
 namespace tgc {
 
 namespace {
 
-std::string dim_str(int64_t d) { return d == kUnknownDim ? "?" : std::to_string(d); }
-
-// Dims as a shape string with '?' for unknown ones: "(?, 3)".
-std::string dims_str(const std::vector<int64_t>& dims) {
-  std::string out = "(";
-  for (size_t i = 0; i < dims.size(); ++i) out += (i ? ", " : "") + dim_str(dims[i]);
-  return out + (dims.size() == 1 ? ",)" : ")");
-}
-
 void check_count(const std::string& op, size_t n) {
   if (n == 0) throw TypeError(op + ": need at least one tensor to join", "", "pass a non-empty list of tensors");
+}
+
+// The join rules are written once, on static types: concrete shapes and tensors go through
+// them as fully known types (a shape's dtype plays no part in its shape rule).
+std::vector<Type> types_of(const std::vector<Shape>& shapes) {
+  std::vector<Type> types;
+  for (const Shape& s : shapes) types.emplace_back(DType::Float32, s);
+  return types;
+}
+std::vector<Type> types_of(const std::vector<Tensor>& tensors) {
+  std::vector<Type> types;
+  for (const Tensor& t : tensors) types.emplace_back(t.dtype(), t.shape());
+  return types;
 }
 
 DType common_dtype(const std::vector<Type>& inputs) {
   DType t = inputs[0].dtype;
   for (const Type& in : inputs) t = promote(t, in.dtype);
   return t;
-}
-
-// Copies src into dst (same shape), converting the element type.
-void convert_into(const Tensor& src, const Tensor& dst) {
-  dispatch_dtype(src.dtype(), [&]<typename S>() {
-    dispatch_dtype(dst.dtype(), [&]<typename D>() {
-      const S* s = src.data<S>();
-      D* d = dst.data<D>();
-      strided_loop(src.shape(), {src.strides(), dst.strides()},
-                   [&](const int64_t* off) { d[off[1]] = convert_value<D>(s[off[0]]); });
-    });
-  });
 }
 
 }  // namespace
@@ -67,7 +57,7 @@ std::vector<Type> Concatenate::infer_types(const std::vector<Type>& inputs) cons
         throw ShapeError(fmt::format("concatenate: all the input tensor dimensions except for the concatenation "
                                      "axis must match exactly, but along dimension {}, the tensor at index 0 has "
                                      "shape {} and the tensor at index {} has shape {}",
-                                     d, dims_str(inputs[0].shape), i, dims_str(s)),
+                                     d, static_shape_str(inputs[0].shape), i, static_shape_str(s)),
                          "", fmt::format("only dimension {} (the axis) may differ", axis));
       if (out[d] == kUnknownDim) out[d] = s[d];
     }
@@ -78,20 +68,16 @@ std::vector<Type> Concatenate::infer_types(const std::vector<Type>& inputs) cons
 }
 
 std::vector<Shape> Concatenate::infer_shapes(const std::vector<Shape>& inputs) const {
-  std::vector<Type> types;
-  for (const Shape& s : inputs) types.emplace_back(DType::Float32, s);
-  return {infer_types(types)[0].shape};
+  return {infer_types(types_of(inputs))[0].shape};
 }
 
 void Concatenate::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  std::vector<Type> types;
-  for (const Tensor& t : inputs) types.emplace_back(t.dtype(), t.shape());
-  Type out_type = infer_types(types)[0];
+  Type out_type = infer_types(types_of(inputs))[0];
   const int axis = normalize_axis(axis_, out_type.ndim(), "concatenate");
   Tensor& out = ensure_output(outputs[0], out_type.dtype, out_type.shape);
   int64_t start = 0;
   for (const Tensor& in : inputs) {
-    convert_into(in, out.view(in.shape(), out.strides(), out.offset() + start * out.strides()[axis]));
+    copy_elements(in, out.view(in.shape(), out.strides(), out.offset() + start * out.strides()[axis]));
     start += in.shape()[axis];
   }
 }
@@ -107,7 +93,7 @@ std::vector<Type> Stack::infer_types(const std::vector<Type>& inputs) const {
     if (!same)
       throw ShapeError(fmt::format("stack: all input tensors must have the same shape, but the tensor at index 0 "
                                    "has shape {} and the tensor at index {} has shape {}",
-                                   dims_str(inputs[0].shape), i, dims_str(s)),
+                                   static_shape_str(inputs[0].shape), i, static_shape_str(s)),
                        "", "use concatenate() to join tensors along an axis where their sizes differ");
     for (size_t d = 0; d < s.size(); ++d)
       if (common[d] == kUnknownDim) common[d] = s[d];
@@ -118,21 +104,17 @@ std::vector<Type> Stack::infer_types(const std::vector<Type>& inputs) const {
 }
 
 std::vector<Shape> Stack::infer_shapes(const std::vector<Shape>& inputs) const {
-  std::vector<Type> types;
-  for (const Shape& s : inputs) types.emplace_back(DType::Float32, s);
-  return {infer_types(types)[0].shape};
+  return {infer_types(types_of(inputs))[0].shape};
 }
 
 void Stack::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  std::vector<Type> types;
-  for (const Tensor& t : inputs) types.emplace_back(t.dtype(), t.shape());
-  Type out_type = infer_types(types)[0];
+  Type out_type = infer_types(types_of(inputs))[0];
   const int axis = normalize_axis(axis_, out_type.ndim(), "stack");
   Tensor& out = ensure_output(outputs[0], out_type.dtype, out_type.shape);
   Strides slab = out.strides();
   slab.erase(slab.begin() + axis);
   for (size_t i = 0; i < inputs.size(); ++i)
-    convert_into(inputs[i], out.view(inputs[i].shape(), slab,
+    copy_elements(inputs[i], out.view(inputs[i].shape(), slab,
                                      out.offset() + static_cast<int64_t>(i) * out.strides()[axis]));
 }
 

@@ -9,31 +9,21 @@
 #include <string>
 #include <vector>
 
-#include "ops/core/op.h"
-#include "ops/reduce/reduce_axes.h"
+#include "ops/reduce/float_reduce.h"
 
 namespace tgc {
 
-class LogSumExp : public Op {
+class LogSumExp : public FloatReduce {
  public:
   // `axes` canonical (see normalize_reduce_axes); nullopt reduces every axis.
-  LogSumExp(ReduceAxes axes, bool keepdims, DType floatx);
+  LogSumExp(ReduceAxes axes, bool keepdims, DType floatx)
+      : FloatReduce("LogSumExp", std::move(axes), keepdims, floatx) {}
 
-  const ReduceAxes& axes() const { return axes_; }
-  bool keepdims() const { return keepdims_; }
-
-  // "LogSumExp{axis=[1]}", "LogSumExp" for all axes; floatX shown when not float32.
-  std::string name() const override;
   std::string op_class() const override { return "LogSumExp"; }
   std::string user_name() const override { return "logsumexp"; }
-  std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
-  std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
-  void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 
  private:
-  ReduceAxes axes_;
-  bool keepdims_;
-  DType floatx_;
+  std::vector<double> reduce(const Tensor& x, const ReducePlan& plan) const override;
 };
 
 }  // namespace tgc

@@ -2,16 +2,14 @@
 #include "ops/nn/softmax.h"
 
 #include <cmath>
-#include <limits>
 
-#include <fmt/format.h>
-
+#include "ops/nn/exp_sums.h"
 #include "ops/reduce/reduce_axes.h"
 
 namespace tgc {
 
 Softmax::Softmax(int axis, bool log, DType floatx) : axis_(axis), log_(log), floatx_(floatx) {
-  TGC_INTERNAL_CHECK(axis_ >= 0, "Softmax built with a negative axis; normalize_axis first");
+  TGC_INTERNAL_CHECK(axis_ >= 0, "Softmax built with a negative axis; normalize_reduce_axis first");
   TGC_INTERNAL_CHECK(is_float(floatx_), "Softmax built with a non-float floatX");
 }
 
@@ -26,10 +24,9 @@ namespace {
 // The axis as a reduction; a 0-d input (a single element) is its own row.
 ReduceAxes row_axes(int axis, int ndim, const std::string& what) {
   if (ndim == 0) return std::nullopt;
-  if (axis >= ndim)
-    throw ShapeError(fmt::format("{}: axis {} is out of bounds for a {}-d tensor", what, axis, ndim), "",
-                     fmt::format("valid axes are {} .. {}", -ndim, ndim - 1));
-  return std::vector<int>{axis};
+  ReduceAxes axes = std::vector<int>{axis};
+  check_axes_fit(axes, ndim, what);
+  return axes;
 }
 
 }  // namespace
@@ -51,25 +48,16 @@ void Softmax::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   ReducePlan plan = make_reduce_plan(x.shape(), row_axes(axis_, x.ndim(), user_name()), false);
   Tensor& out = ensure_output(outputs.at(0), float_of(x.dtype(), floatx_), x.shape());
   const Strides out_strides = contiguous_strides(x.shape());
-  std::vector<double> shift(plan.out_numel, -std::numeric_limits<double>::infinity());
-  std::vector<double> sum(plan.out_numel, 0.0);
+  // Only log_softmax moves a non-finite row max to 0 (see softmax.h).
+  const ExpSums s = shifted_exp_sums(x, plan, /*finite_shift=*/log_);
   dispatch_dtype(x.dtype(), [&]<typename T>() {
-    // Row max; a NaN wins and stays (np.amax).
-    fold_elements<T>(x, plan, [&](int64_t k, T v) {
-      double d = static_cast<double>(v);
-      if (d > shift[k] || std::isnan(d)) shift[k] = d;
-    });
-    if (log_)
-      for (double& m : shift)
-        if (!std::isfinite(m)) m = 0.0;
-    fold_elements<T>(x, plan, [&](int64_t k, T v) { sum[k] += std::exp(static_cast<double>(v) - shift[k]); });
     dispatch_dtype(out.dtype(), [&]<typename O>() {
       if constexpr (std::is_floating_point_v<O>) {
         const T* px = x.data<T>();
         O* po = out.data<O>();
         strided_loop(x.shape(), {x.strides(), plan.acc_strides, out_strides}, [&](const int64_t* off) {
-          double t = static_cast<double>(px[off[0]]) - shift[off[1]];
-          po[off[2]] = static_cast<O>(log_ ? t - std::log(sum[off[1]]) : std::exp(t) / sum[off[1]]);
+          double t = static_cast<double>(px[off[0]]) - s.shift[off[1]];
+          po[off[2]] = static_cast<O>(log_ ? t - std::log(s.sum[off[1]]) : std::exp(t) / s.sum[off[1]]);
         });
       } else {
         TGC_INTERNAL_CHECK(false, "Softmax produced a non-float dtype");

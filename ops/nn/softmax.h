@@ -19,7 +19,7 @@ namespace tgc {
 
 class Softmax : public Op {
  public:
-  // `axis` non-negative (normalize_axis first); `log` selects LogSoftmax.
+  // `axis` non-negative (normalize_reduce_axis first); `log` selects LogSoftmax.
   Softmax(int axis, bool log, DType floatx);
 
   int axis() const { return axis_; }

@@ -7,35 +7,23 @@
 #include <string>
 #include <vector>
 
-#include "ops/core/op.h"
-#include "ops/reduce/reduce_axes.h"
+#include "ops/reduce/float_reduce.h"
 
 namespace tgc {
 
-class Mean : public Op {
+class Mean : public FloatReduce {
  public:
   // `axes` canonical (see normalize_reduce_axes); `floatx` is the config's floatX at the
   // time the graph was built, the result dtype for integer and bool inputs.
-  Mean(ReduceAxes axes, bool keepdims, DType floatx);
+  Mean(ReduceAxes axes, bool keepdims, DType floatx) : FloatReduce("Mean", std::move(axes), keepdims, floatx) {}
 
-  const ReduceAxes& axes() const { return axes_; }
-  bool keepdims() const { return keepdims_; }
-  DType floatx() const { return floatx_; }
-
-  // "Mean{axis=[0]}"; floatX is shown only when it is not the default float32.
-  std::string name() const override;
   std::string op_class() const override { return "CAReduce"; }
   std::string user_name() const override { return "mean"; }
-  std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
-  std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
-  // Sums in double and divides by the reduced count (more accurate than NumPy's float32
-  // pairwise sum); the mean of an empty reduction is NaN, like NumPy's (without its warning).
-  void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
 
  private:
-  ReduceAxes axes_;
-  bool keepdims_;
-  DType floatx_;
+  // Sums in double and divides by the reduced count (more accurate than NumPy's float32
+  // pairwise sum); the mean of an empty reduction is NaN, like NumPy's (without its warning).
+  std::vector<double> reduce(const Tensor& x, const ReducePlan& plan) const override;
 };
 
 }  // namespace tgc

@@ -1,44 +1,12 @@
 // IncSubtensor: type rules (value dtype and broadcast) and reference evaluation.
 #include "ops/subtensor/inc_subtensor.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
 
+#include "ops/elemwise/broadcast.h"
 #include "ops/subtensor/index_loop.h"
-#include "runtime/strided_loop.h"
 
 namespace tgc {
-
-namespace {
-
-// Whether a value of shape `v` broadcasts to `target` (unknown dims always may).
-bool broadcasts_to(const std::vector<int64_t>& v, const std::vector<int64_t>& target) {
-  if (v.size() > target.size()) return false;
-  const size_t lead = target.size() - v.size();
-  for (size_t i = 0; i < v.size(); ++i) {
-    int64_t a = v[i], b = target[lead + i];
-    if (a == kUnknownDim || b == kUnknownDim || a == 1 || a == b) continue;
-    return false;
-  }
-  return true;
-}
-
-// Copies src into dst (same shape and dtype; dst may be laid out differently).
-void copy_into(const Tensor& src, Tensor& dst) {
-  const size_t esize = dtype_size(src.dtype());
-  if (src.is_contiguous() && dst.is_contiguous()) {
-    if (src.nbytes()) std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
-    return;
-  }
-  const char* s = static_cast<const char*>(src.raw_data());
-  char* d = static_cast<char*>(dst.raw_data());
-  const auto e = static_cast<int64_t>(esize);
-  strided_loop(src.shape(), {src.strides(), dst.strides()},
-               [&](const int64_t* off) { std::memcpy(d + off[1] * e, s + off[0] * e, esize); });
-}
-
-}  // namespace
 
 std::string IncSubtensor::name() const {
   return std::string("IncSubtensor{") + (mode_ == Mode::Set ? "Set;" : "Inc;") + spec_.str() + "}";
@@ -56,7 +24,7 @@ std::vector<Type> IncSubtensor::infer_types(const std::vector<Type>& inputs) con
     throw TypeError(fmt::format("{}: cannot store {} values into a {} tensor without losing precision",
                                 user_name(), dtype_name(v.dtype), dtype_name(x.dtype)),
                     "", fmt::format("cast the value to {} first: value.astype(x.dtype())", dtype_name(x.dtype)));
-  if (!broadcasts_to(v.shape, indexed.shape))
+  if (!may_broadcast_to(v.shape, indexed.shape))
     throw ShapeError(fmt::format("{}: a value of type {} cannot be broadcast to the indexed {}", user_name(),
                                  v.str(), indexed.str()),
                      "", "the value must broadcast to the shape that the index selects");
@@ -66,7 +34,7 @@ std::vector<Type> IncSubtensor::infer_types(const std::vector<Type>& inputs) con
 std::vector<Shape> IncSubtensor::infer_shapes(const std::vector<Shape>& inputs) const {
   std::vector<Shape> arrays(inputs.begin() + 2, inputs.end());
   Shape indexed = resolve_index(name(), spec_, inputs[0], contiguous_strides(inputs[0]), arrays).result_shape;
-  if (!broadcasts_to(inputs[1], indexed))
+  if (!may_broadcast_to(inputs[1], indexed))
     throw ShapeError(fmt::format("{}: a value of shape {} cannot be broadcast to the indexed shape {}", user_name(),
                                  shape_str(inputs[1]), shape_str(indexed)),
                      "", "the value must broadcast to the shape that the index selects");
@@ -81,7 +49,7 @@ void IncSubtensor::perform(const std::vector<Tensor>& inputs, std::vector<Tensor
   infer_shapes(shapes);  // checks the value's broadcast with a clear message
 
   Tensor& out = ensure_output(outputs[0], x.dtype(), x.shape());
-  copy_into(x, out);
+  copy_elements(x, out);
   std::vector<Shape> array_shapes(shapes.begin() + 2, shapes.end());
   IndexLayout l = resolve_index(name(), spec_, out.shape(), out.strides(), array_shapes);
   std::vector<Tensor> idx = prepare_index_tensors(name(), l, arrays);

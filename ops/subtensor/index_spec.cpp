@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/elemwise/broadcast.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -97,32 +98,15 @@ int64_t check_index(const std::string& op, int64_t i, int axis, int64_t n) {
 // NumPy broadcasting of the index arrays' shapes; unknown dims stay unknown unless another
 // array fixes them.
 Shape broadcast_index_shapes(const std::string& op, const std::vector<Shape>& shapes) {
-  size_t nd = 0;
-  for (const Shape& s : shapes) nd = std::max(nd, s.size());
-  Shape out(nd, 1);
-  for (size_t k = 0; k < nd; ++k) {
-    bool unknown = false;
-    int64_t fixed = 1;
-    for (const Shape& s : shapes) {
-      if (k >= s.size()) continue;
-      int64_t d = s[s.size() - 1 - k];
-      if (d == kUnknownDim) {
-        unknown = true;
-      } else if (d != 1) {
-        if (fixed != 1 && fixed != d) {
-          std::string all;
-          for (const Shape& t : shapes) all += (all.empty() ? "" : " ") + shape_str(t);
-          throw ShapeError(
-              fmt::format("{}: shape mismatch: indexing arrays could not be broadcast together with shapes {}", op,
-                          all),
-              "", "index arrays must broadcast against each other, as in NumPy");
-        }
-        fixed = d;
-      }
-    }
-    out[nd - 1 - k] = fixed != 1 ? fixed : unknown ? kUnknownDim : 1;
+  std::optional<Shape> out = try_broadcast_static_shapes(shapes);
+  if (!out) {
+    std::string all;
+    for (const Shape& t : shapes) all += (all.empty() ? "" : " ") + static_shape_str(t);
+    throw ShapeError(
+        fmt::format("{}: shape mismatch: indexing arrays could not be broadcast together with shapes {}", op, all),
+        "", "index arrays must broadcast against each other, as in NumPy");
   }
-  return out;
+  return *std::move(out);
 }
 
 }  // namespace

@@ -42,6 +42,40 @@ TEST(Var, UndefinedVarIsAClearError) {
   }
 }
 
+TEST(Var, CheckedPtrReturnsTheExpressionOrThrows) {
+  Var x = vector("x");
+  EXPECT_EQ(checked_ptr(x), x.ptr());
+  try {
+    checked_ptr(Var());
+    FAIL() << "expected TypeError";
+  } catch (const TypeError& e) {
+    EXPECT_EQ(e.what_part(), "an undefined Var was used");
+    EXPECT_THAT(e.hint(), HasSubstr("default-constructed Var"));
+  }
+}
+
+// Every family checks its operands through checked_ptr before reading their types.
+TEST(Var, EveryFamilyRejectsAnUndefinedVar) {
+  Var u;
+  Var m = matrix("m");
+  Var i = vector("i", DType::Int64);
+  EXPECT_THROW(reshape(u, {2, 3}), TypeError);
+  EXPECT_THROW(transpose(u), TypeError);
+  EXPECT_THROW(squeeze(u), TypeError);
+  EXPECT_THROW(expand_dims(u, 0), TypeError);
+  EXPECT_THROW(take(u, i), TypeError);
+  EXPECT_THROW(take(m, u), TypeError);
+  EXPECT_THROW(set_subtensor(u, 1.0), TypeError);
+  EXPECT_THROW(inc_subtensor(m, u), TypeError);
+  EXPECT_THROW(sum(u), TypeError);
+  EXPECT_THROW(argmax(u), TypeError);
+  EXPECT_THROW(softmax(u), TypeError);
+  EXPECT_THROW(zeros_like(u), TypeError);
+  EXPECT_THROW(split(u, {1, 1}), TypeError);
+  EXPECT_THROW(cast(u, DType::Int32), TypeError);
+  EXPECT_THROW(dot(m, u), TypeError);
+}
+
 TEST(Var, ConstantKeepsDtype) {
   Var c = constant(2.0, DType::Int32);
   EXPECT_EQ(c.dtype(), DType::Int32);

@@ -20,12 +20,14 @@ struct LinkedProgram;
 using Updates = std::vector<std::pair<Shared, Var>>;
 
 struct FunctionOptions {
-  std::string name;  // shown in profiles and errors; default "function N"
+  // Every member has an explicit initializer so designated initializers that name only
+  // some of them ({.name = "train"}) compile without -Wmissing-field-initializers noise.
+  std::string name{};  // shown in profiles and errors; default "function N"
   // Theano's borrow for outputs: results may alias inputs, shared values or each other
   // without the defensive copy. Results are never overwritten by a later call either way.
   bool borrow_outputs = false;
   // Config keys for this function only, on top of the global config (see Config).
-  std::map<std::string, std::string> config;
+  std::map<std::string, std::string> config{};
 };
 
 class Function {

@@ -115,6 +115,9 @@ Var constant(double value, DType dtype);
 // A shared variable holding `value` (copied unless borrow).
 Shared shared(const Tensor& value, const std::string& name = "", bool borrow = false);
 
+// The expression `x` holds; TypeError when `x` is undefined (a default-constructed Var).
+const VarPtr& checked_ptr(const Var& x);
+// checked_ptr of each Var.
 std::vector<VarPtr> to_ptrs(const std::vector<Var>& vars);
 
 }  // namespace tgc

@@ -7,27 +7,20 @@
 
 #include "ops/alloc/alloc.h"
 #include "ops/core/node.h"
-#include "ops/shape/graph_eval.h"
+#include "support/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::eval;
-using testing::iota;
-using testing::reversed_axis0_view;
-
-Tensor run(const Op& op, const std::vector<Tensor>& in) {
-  std::vector<Tensor> out(1);
-  op.perform(in, out);
-  return out[0];
-}
+using namespace test;
 
 TEST(Alloc, FillsEveryDType) {
   Alloc op({2, 3});
   EXPECT_EQ(op.name(), "Alloc{(2, 3)}");
   for (DType t : kAllDTypes) {
-    Tensor y = run(op, {Tensor::scalar<double>(3.0).astype(t)});
+    Tensor y = run_op(op, {Tensor::scalar<double>(3.0).astype(t)});
     EXPECT_EQ(y.dtype(), t);
     EXPECT_TRUE(tensors_equal(y, Tensor::full(t, {2, 3}, 3.0))) << dtype_name(t);
     EXPECT_EQ(op.infer_types({Type(t, {})})[0], Type(t, {2, 3}));
@@ -35,11 +28,11 @@ TEST(Alloc, FillsEveryDType) {
 }
 
 TEST(Alloc, BroadcastsANonScalarValue) {
-  Tensor row = reversed_axis0_view(iota({3}));  // [0, 1, 2] with a negative stride
-  Tensor y = run(Alloc({2, 3}), {row});
+  Tensor row = reversed_layout(iota({3}), 0);  // [0, 1, 2] with a negative stride
+  Tensor y = run_op(Alloc({2, 3}), {row});
   EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{0, 1, 2, 0, 1, 2}));
-  EXPECT_EQ(run(Alloc({0, 3}), {row}).shape(), (Shape{0, 3}));
-  EXPECT_EQ(run(Alloc({}), {Tensor::scalar<int8_t>(-4)}).item<int>(), -4);
+  EXPECT_EQ(run_op(Alloc({0, 3}), {row}).shape(), (Shape{0, 3}));
+  EXPECT_EQ(run_op(Alloc({}), {Tensor::scalar<int8_t>(-4)}).item<int>(), -4);
 }
 
 TEST(Alloc, Errors) {
@@ -58,17 +51,17 @@ TEST(Alloc, Errors) {
 
 TEST(Fill, ShapeOfTheFirstValueOfTheSecond) {
   Tensor like = iota({2, 3}, DType::Int32);
-  Tensor y = run(Fill(), {like, Tensor::scalar<float>(1.5f)});
+  Tensor y = run_op(Fill(), {like, Tensor::scalar<float>(1.5f)});
   EXPECT_EQ(y.dtype(), DType::Float32);
   EXPECT_TRUE(tensors_equal(y, Tensor::full(DType::Float32, {2, 3}, 1.5)));
   // Broadcast both ways, like Theano's second().
-  Tensor z = run(Fill(), {iota({2, 1}), Tensor::from_vector<double>({7, 8, 9})});
+  Tensor z = run_op(Fill(), {iota({2, 1}), Tensor::from_vector<double>({7, 8, 9})});
   EXPECT_EQ(z.to_vector<double>(), (std::vector<double>{7, 8, 9, 7, 8, 9}));
   EXPECT_EQ(Fill().infer_types({Type(DType::Int8, {kUnknownDim, 1}), Type(DType::Bool, {4})})[0],
             Type(DType::Bool, {kUnknownDim, 4}));
   EXPECT_THAT([] { Fill().infer_types({Type(DType::Int8, {2, 3}), Type(DType::Bool, {4})}); },
               ::testing::ThrowsMessage<ShapeError>(HasSubstr("fill: shapes (2, 3) and (4,) cannot be broadcast")));
-  EXPECT_EQ(run(Fill(), {iota({0, 2}), Tensor::scalar<double>(1)}).shape(), (Shape{0, 2}));
+  EXPECT_EQ(run_op(Fill(), {iota({0, 2}), Tensor::scalar<double>(1)}).shape(), (Shape{0, 2}));
 }
 
 TEST(CreationApi, ZerosOnesAlloc) {

@@ -7,19 +7,20 @@
 #include "ops/alloc/arange.h"
 #include "ops/alloc/eye.h"
 #include "ops/core/node.h"
-#include "ops/shape/graph_eval.h"
+#include "support/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::eval;
+using namespace test;
 
+// The op's value, checked against its static type.
 Tensor run(const Op& op) {
-  std::vector<Tensor> out(1);
-  op.perform({}, out);
-  EXPECT_TRUE(op.infer_types({})[0].accepts(out[0].dtype(), out[0].shape()));
-  return out[0];
+  Tensor y = run_op(op, {});
+  EXPECT_TRUE(op.infer_types({})[0].accepts(y.dtype(), y.shape()));
+  return y;
 }
 
 TEST(Arange, NumPyLengthsAndValues) {

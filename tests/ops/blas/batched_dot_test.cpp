@@ -6,70 +6,74 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "blas_test_util.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using blas_test::expect_close;
-using blas_test::npy;
-using blas_test::run;
-using blas_test::slice;
+using namespace test;
 
 TEST(BatchedDot, MatchesNumPyMatmul) {
   for (DType t : {DType::Float64, DType::Float32}) {
     SCOPED_TRACE(std::string(dtype_name(t)));
     const double tol = t == DType::Float64 ? 1e-12 : 1e-5;
-    Tensor Ab = npy("Ab").astype(t), Bb = npy("Bb").astype(t), Bt = npy("Bt").astype(t), Q = npy("Q").astype(t);
+    auto operand = [&](const char* name) { return load_npy("blas", name).astype(t); };
+    Tensor Ab = operand("Ab"), Bb = operand("Bb"), Bt = operand("Bt"), Q = operand("Q");
     BatchedDot op;
-    expect_close(run(op, {Ab, Bb}), npy("exp_bmm"), tol, tol);
-    expect_close(run(op, {Ab, slice(Bb, 0, 0, 1)}), npy("exp_bmm_b1"), tol, tol);
-    expect_close(run(op, {Ab, slice(slice(Q, 0, 0, 3), 1, 0, 5)}), npy("exp_bmm_2d"), tol, tol);
-    expect_close(run(op, {slice(slice(Q, 0, 0, 2), 1, 0, 3), Bb}), npy("exp_bmm_2d_left"), tol, tol);
+    expect_close(run_op(op, {Ab, Bb}), load_npy("blas", "exp_bmm"), tol, tol);
+    expect_close(run_op(op, {Ab, slice_view(Bb, 0, 0, 1)}), load_npy("blas", "exp_bmm_b1"), tol, tol);
+    expect_close(run_op(op, {Ab, slice_view(slice_view(Q, 0, 0, 3), 1, 0, 5)}), load_npy("blas", "exp_bmm_2d"),
+                 tol, tol);
+    expect_close(run_op(op, {slice_view(slice_view(Q, 0, 0, 2), 1, 0, 3), Bb}), load_npy("blas", "exp_bmm_2d_left"),
+                 tol, tol);
     Tensor bt = Bt.transpose({0, 2, 1});  // entries with strides (1, 3): BLAS Trans
     EXPECT_FALSE(bt.is_contiguous());
-    expect_close(run(op, {Ab, bt}), npy("exp_bmm_t"), tol, tol);
-    EXPECT_EQ(run(op, {Ab, Bb}).dtype(), t);
+    expect_close(run_op(op, {Ab, bt}), load_npy("blas", "exp_bmm_t"), tol, tol);
+    EXPECT_EQ(run_op(op, {Ab, Bb}).dtype(), t);
     // 1-d operands are vectors whose dim is dropped, as in NumPy's matmul.
-    Tensor v = npy("v").astype(t), w = npy("w").astype(t);
-    expect_close(run(op, {Ab, slice(v, 0, 0, 3)}), npy("exp_bmv"), tol, tol);
-    expect_close(run(op, {slice(w, 0, 7, 1, -2), slice(Bb, 2, 1, 5)}), npy("exp_vbm"), tol, tol);
+    Tensor v = operand("v"), w = operand("w");
+    expect_close(run_op(op, {Ab, slice_view(v, 0, 0, 3)}), load_npy("blas", "exp_bmv"), tol, tol);
+    expect_close(run_op(op, {slice_view(w, 0, 7, 1, -2), slice_view(Bb, 2, 1, 5)}), load_npy("blas", "exp_vbm"),
+                 tol, tol);
   }
 }
 
 // Entries BLAS cannot read in place (a stepped slice, a reversed batch) are copied once and
 // must give the same values as the contiguous operands.
 TEST(BatchedDot, LayoutsThatNeedACopyGiveTheSameValues) {
-  Tensor Ab = npy("Ab"), Bb = npy("Bb");                       // (4, 2, 3), (4, 3, 5)
-  Tensor stepped = slice(Bb, 2, 0, 5, 2);                      // (4, 3, 3), column stride 2
-  expect_close(run(BatchedDot(), {Ab, stepped}), run(BatchedDot(), {Ab, stepped.copy()}));
-  Tensor reversed = slice(Ab, 0, 3, -1, -1);                   // batch order reversed
-  Tensor want = run(BatchedDot(), {reversed.copy(), Bb});
-  expect_close(run(BatchedDot(), {reversed, Bb}), want);
-  Tensor bcast = slice(Ab, 0, 0, 1).broadcast_to({4, 2, 3});   // batch stride 0
-  expect_close(run(BatchedDot(), {bcast, Bb}), run(BatchedDot(), {slice(Ab, 0, 0, 1), Bb}));
+  Tensor Ab = load_npy("blas", "Ab"), Bb = load_npy("blas", "Bb");   // (4, 2, 3), (4, 3, 5)
+  Tensor stepped = slice_view(Bb, 2, 0, 5, 2);                        // (4, 3, 3), column stride 2
+  expect_close(run_op(BatchedDot(), {Ab, stepped}), run_op(BatchedDot(), {Ab, stepped.copy()}));
+  Tensor reversed = slice_view(Ab, 0, 3, -1, -1);                     // batch order reversed
+  Tensor want = run_op(BatchedDot(), {reversed.copy(), Bb});
+  expect_close(run_op(BatchedDot(), {reversed, Bb}), want);
+  Tensor bcast = slice_view(Ab, 0, 0, 1).broadcast_to({4, 2, 3});     // batch stride 0
+  expect_close(run_op(BatchedDot(), {bcast, Bb}), run_op(BatchedDot(), {slice_view(Ab, 0, 0, 1), Bb}));
 }
 
 TEST(BatchedDot, IntegerBatchesAndPromotion) {
   Tensor a = Tensor::from_vector(std::vector<int32_t>{1, 2, 3, 4, -1, 0, 0, 1}, {2, 2, 2});
   Tensor b = Tensor::from_vector(std::vector<int32_t>{5, 6, 7, 8}, {1, 2, 2});
-  Tensor r = run(BatchedDot(), {a, b});
+  Tensor r = run_op(BatchedDot(), {a, b});
   EXPECT_EQ(r.dtype(), DType::Int32);
   EXPECT_EQ(r.shape(), (Shape{2, 2, 2}));
   EXPECT_THAT(r.to_vector<int32_t>(), ElementsAre(19, 22, 43, 50, -5, -6, 7, 8));
-  Tensor f = run(BatchedDot(), {a, b.astype(DType::Float32)});
+  Tensor f = run_op(BatchedDot(), {a, b.astype(DType::Float32)});
   EXPECT_EQ(f.dtype(), DType::Float32);
   EXPECT_THAT(f.to_vector<float>(), ElementsAre(19, 22, 43, 50, -5, -6, 7, 8));
 }
 
 TEST(BatchedDot, EmptyBatchesAndDims) {
-  EXPECT_EQ(run(BatchedDot(), {Tensor::zeros(DType::Float32, {0, 2, 3}), Tensor::zeros(DType::Float32, {0, 3, 4})}).shape(),
-            (Shape{0, 2, 4}));
-  EXPECT_EQ(run(BatchedDot(), {Tensor::zeros(DType::Float32, {1, 2, 3}), Tensor::zeros(DType::Float32, {0, 3, 4})}).shape(),
-            (Shape{0, 2, 4}));
-  Tensor k0 = run(BatchedDot(), {Tensor::zeros(DType::Float64, {2, 2, 0}), Tensor::zeros(DType::Float64, {2, 0, 3})});
+  EXPECT_EQ(
+      run_op(BatchedDot(), {Tensor::zeros(DType::Float32, {0, 2, 3}), Tensor::zeros(DType::Float32, {0, 3, 4})}).shape(),
+      (Shape{0, 2, 4}));
+  EXPECT_EQ(
+      run_op(BatchedDot(), {Tensor::zeros(DType::Float32, {1, 2, 3}), Tensor::zeros(DType::Float32, {0, 3, 4})}).shape(),
+      (Shape{0, 2, 4}));
+  Tensor k0 =
+      run_op(BatchedDot(), {Tensor::zeros(DType::Float64, {2, 2, 0}), Tensor::zeros(DType::Float64, {2, 0, 3})});
   EXPECT_TRUE(tensors_equal(k0, Tensor::zeros(DType::Float64, {2, 2, 3})));
 }
 

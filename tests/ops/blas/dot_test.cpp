@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "blas_test_util.h"
+#include "support/op_test_util.h"
 #include "ops/blas/blas_layout.h"
 
 namespace tgc {
@@ -16,10 +16,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using blas_test::expect_close;
-using blas_test::npy;
-using blas_test::run;
-using blas_test::slice;
+using namespace test;
 
 struct Bases {
   Tensor P, Q, v, w;
@@ -30,8 +27,8 @@ struct Case {
   bool a_blas_in_place;  // whether the first operand is read by BLAS without a copy
 };
 
-Tensor rows(const Tensor& t, int64_t a, int64_t b) { return slice(t, 0, a, b); }
-Tensor cols(const Tensor& t, int64_t a, int64_t b) { return slice(t, 1, a, b); }
+Tensor rows(const Tensor& t, int64_t a, int64_t b) { return slice_view(t, 0, a, b); }
+Tensor cols(const Tensor& t, int64_t a, int64_t b) { return slice_view(t, 1, a, b); }
 
 // The same views the generator script multiplies (see scripts/test_data/reduce_blas_nn.py).
 const std::vector<Case>& cases() {
@@ -43,14 +40,20 @@ const std::vector<Case>& cases() {
          return std::pair{cols(s, 2, 9).transpose(), cols(s, 2, 6)};
        }, true},
       {"mm_tt", [](const Bases& b) { return std::pair{b.Q.transpose(), rows(b.P.transpose(), 0, 9)}; }, true},
-      {"mm_step", [](const Bases& b) { return std::pair{slice(slice(b.P, 0, 0, 8, 2), 1, 0, 10, 3), rows(b.Q, 0, 4)}; }, false},
-      {"mv", [](const Bases& b) { return std::pair{cols(rows(b.P, 1, 6), 2, 9), slice(b.v, 0, 1, 8)}; }, true},
+      {"mm_step", [](const Bases& b) {
+         return std::pair{slice_view(slice_view(b.P, 0, 0, 8, 2), 1, 0, 10, 3), rows(b.Q, 0, 4)};
+       }, false},
+      {"mv", [](const Bases& b) { return std::pair{cols(rows(b.P, 1, 6), 2, 9), slice_view(b.v, 0, 1, 8)}; }, true},
       {"mv_t", [](const Bases& b) { return std::pair{b.P.transpose(), b.w}; }, true},
-      {"mv_rev", [](const Bases& b) { return std::pair{cols(rows(b.P, 1, 6), 2, 9), slice(b.v, 0, 8, 1, -1)}; }, true},
+      {"mv_rev", [](const Bases& b) {
+         return std::pair{cols(rows(b.P, 1, 6), 2, 9), slice_view(b.v, 0, 8, 1, -1)};
+       }, true},
       {"vm", [](const Bases& b) { return std::pair{b.w, b.P}; }, true},
-      {"vm_strided", [](const Bases& b) { return std::pair{slice(b.v, 0, 0, 10, 2), rows(b.Q, 0, 5)}; }, true},
+      {"vm_strided", [](const Bases& b) { return std::pair{slice_view(b.v, 0, 0, 10, 2), rows(b.Q, 0, 5)}; }, true},
       {"vv", [](const Bases& b) { return std::pair{b.v, b.v}; }, true},
-      {"vv_strided", [](const Bases& b) { return std::pair{slice(b.v, 0, 0, 10, 2), slice(b.v, 0, 1, 10, 2)}; }, true},
+      {"vv_strided", [](const Bases& b) {
+         return std::pair{slice_view(b.v, 0, 0, 10, 2), slice_view(b.v, 0, 1, 10, 2)};
+       }, true},
   };
   return all;
 }
@@ -61,32 +64,32 @@ bool blas_reads_in_place(const Tensor& t) {
 }
 
 TEST(Dot, Float64MatchesNumPyForEveryLayout) {
-  Bases b{npy("P"), npy("Q"), npy("v"), npy("w")};
+  Bases b{load_npy("blas", "P"), load_npy("blas", "Q"), load_npy("blas", "v"), load_npy("blas", "w")};
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.expected);
     auto [x, y] = c.operands(b);
     EXPECT_EQ(blas_reads_in_place(x), c.a_blas_in_place);
-    Tensor got = run(Dot(), {x, y});
+    Tensor got = run_op(Dot(), {x, y});
     EXPECT_EQ(got.dtype(), DType::Float64);
-    expect_close(got, npy(std::string("exp_") + c.expected));
+    expect_close(got, load_npy("blas", std::string("exp_") + c.expected));
   }
 }
 
 TEST(Dot, Float32MatchesNumPyForEveryLayout) {
-  Bases b{npy("P").astype(DType::Float32), npy("Q").astype(DType::Float32), npy("v").astype(DType::Float32),
-          npy("w").astype(DType::Float32)};
+  auto f32 = [](const char* name) { return load_npy("blas", name).astype(DType::Float32); };
+  Bases b{f32("P"), f32("Q"), f32("v"), f32("w")};
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.expected);
     auto [x, y] = c.operands(b);
-    Tensor got = run(Dot(), {x, y});
+    Tensor got = run_op(Dot(), {x, y});
     EXPECT_EQ(got.dtype(), DType::Float32);
-    expect_close(got, npy(std::string("exp_") + c.expected), 1e-5, 1e-5);
+    expect_close(got, load_npy("blas", std::string("exp_") + c.expected), 1e-5, 1e-5);
   }
 }
 
 // The transposed and sliced views are handed to BLAS as flags and leading dimensions.
 TEST(Dot, ViewsOfTheCasesUseBlasFlagsAndLeadingDims) {
-  Tensor P = npy("P");  // (8, 10)
+  Tensor P = load_npy("blas", "P");  // (8, 10)
   auto l = blas_matrix_layout(5, 7, P.strides()[0], P.strides()[1]);  // P[1:6, 2:9]
   ASSERT_TRUE(l.has_value());
   EXPECT_FALSE(l->trans);
@@ -106,51 +109,52 @@ TEST(Dot, BlasAgreesExactlyWithTheIntegerLoopOnLargerOperands) {
   for (size_t i = 0; i < av.size(); ++i) av[i] = static_cast<int64_t>((i * 7919) % 11) - 5;
   for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<int64_t>((i * 104729) % 13) - 6;
   Tensor a = Tensor::from_vector(av, {m, k}), b = Tensor::from_vector(bv, {k, n});
-  Tensor exact = run(Dot(), {a, b});
+  Tensor exact = run_op(Dot(), {a, b});
   EXPECT_EQ(exact.dtype(), DType::Int64);
   Tensor af = a.astype(DType::Float64).transpose().copy().transpose();  // Trans path
   Tensor bf = b.astype(DType::Float64);
-  EXPECT_TRUE(tensors_equal(run(Dot(), {af, bf}), exact.astype(DType::Float64)));
-  Tensor col = slice(b, 1, 3, 4).reshape({k});
-  EXPECT_TRUE(tensors_equal(run(Dot(), {af, slice(bf, 1, 3, 4).reshape({k})}),
-                            run(Dot(), {a, col}).astype(DType::Float64)));
+  EXPECT_TRUE(tensors_equal(run_op(Dot(), {af, bf}), exact.astype(DType::Float64)));
+  Tensor col = slice_view(b, 1, 3, 4).reshape({k});
+  EXPECT_TRUE(tensors_equal(run_op(Dot(), {af, slice_view(bf, 1, 3, 4).reshape({k})}),
+                            run_op(Dot(), {a, col}).astype(DType::Float64)));
 }
 
 TEST(Dot, IntegerAndBoolProductsFollowNumPy) {
-  expect_close(run(Dot(), {npy("Pi"), npy("Qi")}), npy("exp_mm_i32"));
-  EXPECT_EQ(run(Dot(), {npy("Pi"), npy("Qi")}).dtype(), DType::Int32);
+  expect_close(run_op(Dot(), {load_npy("blas", "Pi"), load_npy("blas", "Qi")}), load_npy("blas", "exp_mm_i32"));
+  EXPECT_EQ(run_op(Dot(), {load_npy("blas", "Pi"), load_npy("blas", "Qi")}).dtype(), DType::Int32);
   // int8 wraps in int8, as NumPy's dot does.
-  Tensor i8 = run(Dot(), {Tensor::from_vector(std::vector<int8_t>{100, 100}), Tensor::from_vector(std::vector<int8_t>{2, 1})});
+  Tensor i8 = run_op(Dot(), {Tensor::from_vector(std::vector<int8_t>{100, 100}), Tensor::from_vector(std::vector<int8_t>{2, 1})});
   EXPECT_EQ(i8.dtype(), DType::Int8);
   EXPECT_EQ(i8.item<int8_t>(), 44);  // 300 - 256
   // uint8 . int8 -> int16.
-  Tensor mixed = run(Dot(), {Tensor::from_vector(std::vector<uint8_t>{200, 1}), Tensor::from_vector(std::vector<int8_t>{-1, 3})});
+  Tensor mixed = run_op(Dot(), {Tensor::from_vector(std::vector<uint8_t>{200, 1}), Tensor::from_vector(std::vector<int8_t>{-1, 3})});
   EXPECT_EQ(mixed.dtype(), DType::Int16);
   EXPECT_EQ(mixed.item<int16_t>(), -197);
   // bool: OR of ANDs.
   Tensor bm = Tensor::from_vector(std::vector<bool>{true, false, true, true}, {2, 2});
   Tensor bv = Tensor::from_vector(std::vector<bool>{false, true});
-  Tensor bres = run(Dot(), {bm, bv});
+  Tensor bres = run_op(Dot(), {bm, bv});
   EXPECT_EQ(bres.dtype(), DType::Bool);
   EXPECT_THAT(bres.to_vector<bool>(), ElementsAre(false, true));
   // int64 with a reversed (negative-stride) operand.
   Tensor x = Tensor::from_vector(std::vector<int64_t>{1, 2, 3});
   Tensor y = Tensor::from_vector(std::vector<int64_t>{4, 5, 6}).view({3}, {-1}, 2);  // [6, 5, 4]
-  EXPECT_EQ(run(Dot(), {x, y}).item<int64_t>(), 6 + 10 + 12);
+  EXPECT_EQ(run_op(Dot(), {x, y}).item<int64_t>(), 6 + 10 + 12);
   // int16 matrix . vector with a stride-0 (broadcast) matrix.
   Tensor row = Tensor::from_vector(std::vector<int16_t>{1, -2, 3});
   Tensor bc = row.broadcast_to({2, 3});
-  EXPECT_THAT(run(Dot(), {bc, Tensor::from_vector(std::vector<int16_t>{1, 1, 1})}).to_vector<int16_t>(), ElementsAre(2, 2));
+  EXPECT_THAT(run_op(Dot(), {bc, Tensor::from_vector(std::vector<int16_t>{1, 1, 1})}).to_vector<int16_t>(), ElementsAre(2, 2));
 }
 
 TEST(Dot, MixedDtypesArePromoted) {
-  Tensor got = run(Dot(), {npy("Pi").astype(DType::Int32), slice(npy("v").astype(DType::Float32), 0, 0, 5)});
+  Tensor got = run_op(Dot(), {load_npy("blas", "Pi").astype(DType::Int32),
+                              slice_view(load_npy("blas", "v").astype(DType::Float32), 0, 0, 5)});
   EXPECT_EQ(got.dtype(), DType::Float32);
-  expect_close(got, npy("exp_mv_i32_f32"), 1e-5, 1e-3);
-  Tensor f = run(Dot(), {Tensor::from_vector(std::vector<float>{0.5f, 2}), Tensor::from_vector(std::vector<double>{4, 0.25})});
+  expect_close(got, load_npy("blas", "exp_mv_i32_f32"), 1e-5, 1e-3);
+  Tensor f = run_op(Dot(), {Tensor::from_vector(std::vector<float>{0.5f, 2}), Tensor::from_vector(std::vector<double>{4, 0.25})});
   EXPECT_EQ(f.dtype(), DType::Float64);
   EXPECT_EQ(f.item<double>(), 2.5);
-  Tensor s = run(Dot(), {Tensor::from_vector(std::vector<bool>{true, true}), Tensor::from_vector(std::vector<double>{1.5, 2})});
+  Tensor s = run_op(Dot(), {Tensor::from_vector(std::vector<bool>{true, true}), Tensor::from_vector(std::vector<double>{1.5, 2})});
   EXPECT_EQ(s.item<double>(), 3.5);
 }
 
@@ -158,23 +162,23 @@ TEST(Dot, BroadcastOperandsAreCopiedForBlas) {
   Tensor row = Tensor::from_vector(std::vector<double>{1, 2, 3});
   Tensor m = row.broadcast_to({4, 3});  // strides (0, 1): not a BLAS layout
   EXPECT_FALSE(blas_reads_in_place(m));
-  EXPECT_THAT(run(Dot(), {m, Tensor::from_vector(std::vector<double>{1, 0, 2})}).to_vector<double>(),
+  EXPECT_THAT(run_op(Dot(), {m, Tensor::from_vector(std::vector<double>{1, 0, 2})}).to_vector<double>(),
               ElementsAre(7, 7, 7, 7));
   Tensor ones = Tensor::full(DType::Float32, {1}, 2.0f).broadcast_to({3});  // stride 0 vector
-  EXPECT_EQ(run(Dot(), {ones, Tensor::from_vector(std::vector<float>{1, 2, 3})}).item<float>(), 12.0f);
-  Tensor mm = run(Dot(), {Tensor::from_vector(std::vector<double>{1, 2}, {2, 1}), row.view({1, 3}, {0, 1}, 0)});
+  EXPECT_EQ(run_op(Dot(), {ones, Tensor::from_vector(std::vector<float>{1, 2, 3})}).item<float>(), 12.0f);
+  Tensor mm = run_op(Dot(), {Tensor::from_vector(std::vector<double>{1, 2}, {2, 1}), row.view({1, 3}, {0, 1}, 0)});
   EXPECT_THAT(mm.to_vector<double>(), ElementsAre(1, 2, 3, 2, 4, 6));
 }
 
 TEST(Dot, EmptyDimensions) {
   for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Bool}) {
     SCOPED_TRACE(std::string(dtype_name(t)));
-    Tensor z = run(Dot(), {Tensor::zeros(t, {3, 0}), Tensor::zeros(t, {0, 2})});
+    Tensor z = run_op(Dot(), {Tensor::zeros(t, {3, 0}), Tensor::zeros(t, {0, 2})});
     EXPECT_EQ(z.shape(), (Shape{3, 2}));
     EXPECT_TRUE(tensors_equal(z, Tensor::zeros(t, {3, 2})));
-    EXPECT_EQ(run(Dot(), {Tensor::zeros(t, {0}), Tensor::zeros(t, {0})}).item<double>(), 0.0);
-    EXPECT_EQ(run(Dot(), {Tensor::zeros(t, {0, 4}), Tensor::zeros(t, {4, 2})}).shape(), (Shape{0, 2}));
-    EXPECT_EQ(run(Dot(), {Tensor::zeros(t, {4}), Tensor::zeros(t, {4, 0})}).shape(), (Shape{0}));
+    EXPECT_EQ(run_op(Dot(), {Tensor::zeros(t, {0}), Tensor::zeros(t, {0})}).item<double>(), 0.0);
+    EXPECT_EQ(run_op(Dot(), {Tensor::zeros(t, {0, 4}), Tensor::zeros(t, {4, 2})}).shape(), (Shape{0, 2}));
+    EXPECT_EQ(run_op(Dot(), {Tensor::zeros(t, {4}), Tensor::zeros(t, {4, 0})}).shape(), (Shape{0}));
   }
   // A reused output that held values must be zeroed for k == 0.
   Dot op;
@@ -223,7 +227,7 @@ TEST(Dot, MisalignedShapesErrorInNumPyStyle) {
   }
   // At run time, with dims that were unknown statically.
   try {
-    run(op, {Tensor::zeros(DType::Float64, {2, 3}), Tensor::zeros(DType::Float64, {4})});
+    run_op(op, {Tensor::zeros(DType::Float64, {2, 3}), Tensor::zeros(DType::Float64, {4})});
     ADD_FAILURE() << "no error";
   } catch (const ShapeError& e) {
     EXPECT_EQ(e.what_part(), "dot: shapes (2, 3) and (4,) are not aligned (dim 1 != dim 0)");

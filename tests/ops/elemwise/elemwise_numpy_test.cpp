@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "elemwise_test_util.h"
+#include "ops/elemwise/elemwise.h"
 #include "runtime/error.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using nlohmann::json;
-using testing::run_elemwise;
-using testing::same_values;
+using namespace test;
 
 std::vector<json> load_cases() {
   std::ifstream in(std::string(TGC_TEST_DATA_DIR) + "/elemwise/cases.json");
@@ -54,13 +54,6 @@ Tensor tensor_of(const json& values, DType dtype) {
     for (const json& x : values) v.push_back(value_of<T>(x));
     return Tensor::from_vector(v);
   });
-}
-
-// The same values, stored backwards and read through a stride of -1.
-Tensor reversed_view(const Tensor& t) {
-  const int64_t n = t.numel();
-  Tensor backwards = t.view({n}, {-1}, n - 1).copy();  // storage order reversed
-  return backwards.view({n}, {-1}, n - 1);
 }
 
 std::string case_name(const json& c) {
@@ -110,7 +103,7 @@ TEST_P(NumPyCase, MatchesNumPy) {
   std::vector<Tensor> inputs, reversed;
   for (size_t k = 0; k < in_dtypes.size(); ++k) {
     inputs.push_back(tensor_of(c["args"][k], in_dtypes[k]));
-    reversed.push_back(reversed_view(inputs.back()));
+    reversed.push_back(reversed_layout(inputs.back(), 0));  // stored backwards
   }
   const DType out_dtype = parse_dtype(c["out"].get<std::string>());
   const Tensor expected = tensor_of(c["expect"], out_dtype);
@@ -125,8 +118,8 @@ TEST_P(NumPyCase, MatchesNumPy) {
   for (const Tensor& t : inputs) types.push_back(Type(t.dtype(), t.shape()));
   EXPECT_EQ(op.infer_types(types)[0], Type(out_dtype, expected.shape()));
 
-  EXPECT_TRUE(same_values(run_elemwise(kind, inputs, cast_to, floatx), expected, rtol));
-  EXPECT_TRUE(same_values(run_elemwise(kind, reversed, cast_to, floatx), expected, rtol))
+  EXPECT_TRUE(same_values(run_op(op, inputs), expected, rtol));
+  EXPECT_TRUE(same_values(run_op(op, reversed), expected, rtol))
       << "through negative-stride views";
 }
 

@@ -8,17 +8,21 @@
 #include <cmath>
 #include <limits>
 
-#include "elemwise_test_util.h"
 #include "runtime/error.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::run_elemwise;
-using testing::same_values;
+using namespace test;
 using K = ScalarOpKind;
 constexpr int64_t U = kUnknownDim;
+
+// Applies Elemwise{kind} through perform(), with floatX float32 whatever the global config says.
+Tensor run_elemwise(K kind, const std::vector<Tensor>& inputs, std::optional<DType> cast_to = std::nullopt) {
+  return run_op(Elemwise(kind, cast_to, DType::Float32), inputs);
+}
 
 Tensor f32(std::vector<float> v, Shape s) { return Tensor::from_vector(v, s); }
 Tensor f64(std::vector<double> v, Shape s) { return Tensor::from_vector(v, s); }

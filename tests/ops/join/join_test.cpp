@@ -7,17 +7,16 @@
 
 #include "ops/core/node.h"
 #include "ops/join/join.h"
-#include "ops/shape/graph_eval.h"
+#include "support/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::eval;
-using testing::fortran_copy;
-using testing::iota;
-using testing::reversed_axis0_view;
+using namespace test;
 
+// The op's value, checked against infer_shapes and infer_types on the concrete inputs.
 Tensor run(const Op& op, const std::vector<Tensor>& in) {
   std::vector<Shape> shapes;
   std::vector<Type> types;
@@ -25,11 +24,10 @@ Tensor run(const Op& op, const std::vector<Tensor>& in) {
     shapes.push_back(t.shape());
     types.emplace_back(t.dtype(), t.shape());
   }
-  std::vector<Tensor> out(1);
-  op.perform(in, out);
-  EXPECT_EQ(op.infer_shapes(shapes)[0], out[0].shape());
-  EXPECT_EQ(op.infer_types(types)[0], Type(out[0].dtype(), out[0].shape()));
-  return out[0];
+  Tensor y = run_op(op, in);
+  EXPECT_EQ(op.infer_shapes(shapes)[0], y.shape());
+  EXPECT_EQ(op.infer_types(types)[0], Type(y.dtype(), y.shape()));
+  return y;
 }
 
 TEST(Concatenate, ValuesAlongEachAxis) {
@@ -62,8 +60,8 @@ TEST(Concatenate, PromotesDTypes) {
 }
 
 TEST(Concatenate, NonContiguousAndEmptyInputs) {
-  Tensor a = fortran_copy(iota({2, 3}));
-  Tensor b = reversed_axis0_view(iota({2, 3}));
+  Tensor a = fortran_layout(iota({2, 3}));
+  Tensor b = reversed_layout(iota({2, 3}), 0);
   Tensor y = run(Concatenate(1), {a, iota({2, 0}), b});
   EXPECT_EQ(y.shape(), (Shape{2, 6}));
   EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
@@ -97,11 +95,11 @@ TEST(Concatenate, Errors) {
 
 TEST(Stack, ValuesAndNewAxisPosition) {
   Tensor a = iota({2, 3}, DType::Int64);
-  Tensor b = fortran_copy(iota({2, 3}, DType::Int64));
+  Tensor b = fortran_layout(iota({2, 3}, DType::Int64));
   Tensor s0 = run(Stack(0), {a, b});
   EXPECT_EQ(s0.shape(), (Shape{2, 2, 3}));
   EXPECT_EQ(s0.to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}));
-  Tensor s2 = run(Stack(-1), {a, reversed_axis0_view(a)});
+  Tensor s2 = run(Stack(-1), {a, reversed_layout(a, 0)});
   EXPECT_EQ(s2.shape(), (Shape{2, 3, 2}));
   EXPECT_EQ(s2.to_vector<int64_t>(), (std::vector<int64_t>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}));
   // Scalars stack into a vector; dtypes promote.

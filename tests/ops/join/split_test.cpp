@@ -5,28 +5,21 @@
 #include <tgc/join.h>
 
 #include "ops/join/split.h"
-#include "ops/shape/graph_eval.h"
+#include "support/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::eval;
-using testing::iota;
-using testing::reversed_axis0_view;
-
-std::vector<Tensor> run(const Split& op, const Tensor& x) {
-  std::vector<Tensor> out(op.num_outputs());
-  op.perform({x}, out);
-  return out;
-}
+using namespace test;
 
 TEST(Split, PiecesAreViews) {
   Split op(1, {1, 0, 2});
   EXPECT_EQ(op.num_outputs(), 3);
   EXPECT_EQ(op.name(), "Split{axis=1, sizes=[1, 0, 2]}");
   Tensor x = iota({2, 3}, DType::Int16);
-  std::vector<Tensor> p = run(op, x);
+  std::vector<Tensor> p = run_op_all(op, {x});
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].to_vector<int>(), (std::vector<int>{0, 3}));
   EXPECT_EQ(p[1].shape(), (Shape{2, 0}));
@@ -36,7 +29,7 @@ TEST(Split, PiecesAreViews) {
     EXPECT_EQ(op.view_of_input(i), 0);
   }
   // Non-contiguous input.
-  std::vector<Tensor> q = run(Split(0, {2, 1}), reversed_axis0_view(iota({3, 2})));
+  std::vector<Tensor> q = run_op_all(Split(0, {2, 1}), {reversed_layout(iota({3, 2}), 0)});
   EXPECT_EQ(q[0].to_vector<double>(), (std::vector<double>{0, 1, 2, 3}));
   EXPECT_EQ(q[1].to_vector<double>(), (std::vector<double>{4, 5}));
 }
@@ -52,7 +45,7 @@ TEST(Split, SizesMustSumToTheAxis) {
   Split op(0, {2, 3});
   EXPECT_THAT([&] { op.infer_types({Type(DType::Float32, {6})}); },
               ::testing::ThrowsMessage<ShapeError>(HasSubstr("split: sizes [2, 3] sum to 5 but axis 0 has size 6")));
-  EXPECT_THAT([&] { run(op, iota({4})); },
+  EXPECT_THAT([&] { run_op_all(op, {iota({4})}); },
               ::testing::ThrowsMessage<ShapeError>(HasSubstr("sum to 5 but axis 0 has size 4")));
   EXPECT_THROW(Split(0, {-1, 3}).infer_types({Type(DType::Float32, {2})}), ValueError);
   EXPECT_THROW(Split(0, {}).infer_types({Type(DType::Float32, {2})}), ValueError);

@@ -10,14 +10,13 @@
 #include <tgc/function.h>
 #include <tgc/reductions.h>
 
-#include "ops/core/node.h"
+#include "support/graph_eval.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string op_name(const Var& v) { return v.ptr()->owner()->op().name(); }
+using test::op_name;
 
 TEST(NnApi, BuildsNodes) {
   Var x = matrix("x");

@@ -9,18 +9,17 @@
 #include <cmath>
 #include <limits>
 
-#include "reduce_test_util.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using reduce_test::expect_same;
-using reduce_test::fortran_layout;
-using reduce_test::npy;
-using reduce_test::reversed_layout;
-using reduce_test::run;
+using namespace test;
+
+// Float sums may differ from NumPy's in the last bits (NumPy sums pairwise): compared within 1e-12.
+constexpr double kTol = 1e-12;
 
 struct AxesCase {
   const char* name;  // as in the data file names
@@ -50,7 +49,7 @@ Shape keepdims_shape(const Shape& in, const ReduceAxes& axes) {
 TEST(CAReduce, MatchesNumPyOverEveryAxisSetAndLayout) {
   int checked = 0;
   for (const char* prefix : {"f64", "i32"}) {
-    Tensor x = npy(std::string("x_") + prefix);
+    Tensor x = load_npy("reduce", std::string("x_") + prefix);
     std::vector<Tensor> layouts = {x, fortran_layout(x), reversed_layout(x, 1), reversed_layout(x, 2)};
     EXPECT_FALSE(layouts[1].is_contiguous());
     EXPECT_LT(layouts[2].strides()[1], 0);
@@ -58,12 +57,12 @@ TEST(CAReduce, MatchesNumPyOverEveryAxisSetAndLayout) {
       if (std::string(prefix) == "f64" && (k.kind == ReduceKind::All || k.kind == ReduceKind::Any)) continue;
       for (const AxesCase& a : kAxesCases) {
         SCOPED_TRACE(std::string(prefix) + " " + k.name + " axes " + a.name);
-        Tensor want = npy(std::string(prefix) + "_" + k.name + "_" + a.name);
+        Tensor want = load_npy("reduce", std::string(prefix) + "_" + k.name + "_" + a.name);
         for (const Tensor& in : layouts) {
-          expect_same(run(CAReduce(k.kind, a.axes, false), {in}), want);
-          Tensor kept = run(CAReduce(k.kind, a.axes, true), {in});
+          expect_same(run_op(CAReduce(k.kind, a.axes, false), {in}), want, kTol, kTol);
+          Tensor kept = run_op(CAReduce(k.kind, a.axes, true), {in});
           EXPECT_EQ(kept.shape(), keepdims_shape(x.shape(), a.axes));
-          expect_same(kept.reshape(want.shape()), want);
+          expect_same(kept.reshape(want.shape()), want, kTol, kTol);
           ++checked;
         }
       }
@@ -74,41 +73,44 @@ TEST(CAReduce, MatchesNumPyOverEveryAxisSetAndLayout) {
 
 // The int32 products over many elements overflow int64 and must wrap exactly as NumPy's do.
 TEST(CAReduce, IntegerProductsWrapLikeNumPy) {
-  Tensor want = npy("i32_prod_all");
+  Tensor want = load_npy("reduce", "i32_prod_all");
   EXPECT_EQ(want.dtype(), DType::Int64);
-  Tensor got = run(CAReduce(ReduceKind::Prod, std::nullopt, false), {npy("x_i32")});
+  Tensor got = run_op(CAReduce(ReduceKind::Prod, std::nullopt, false), {load_npy("reduce", "x_i32")});
   EXPECT_EQ(got.item<int64_t>(), want.item<int64_t>());
   Tensor big = Tensor::from_vector(std::vector<int64_t>{std::numeric_limits<int64_t>::max(), 1});
-  EXPECT_EQ(run(CAReduce(ReduceKind::Sum, std::nullopt, false), {big}).item<int64_t>(),
+  EXPECT_EQ(run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {big}).item<int64_t>(),
             std::numeric_limits<int64_t>::min());
 }
 
 TEST(CAReduce, Float32AccumulatesInDoubleAndKeepsItsDtype) {
-  Tensor x = npy("x_f64").astype(DType::Float32);
+  Tensor x = load_npy("reduce", "x_f64").astype(DType::Float32);
   for (const char* axes_name : {"all", "1", "0_2"}) {
     for (const AxesCase& a : kAxesCases) {
       if (std::string(a.name) != axes_name) continue;
-      Tensor got = run(CAReduce(ReduceKind::Sum, a.axes, false), {fortran_layout(x)});
+      Tensor got = run_op(CAReduce(ReduceKind::Sum, a.axes, false), {fortran_layout(x)});
       EXPECT_EQ(got.dtype(), DType::Float32);
-      EXPECT_TRUE(tensors_allclose(got, npy(std::string("f64_sum_") + axes_name), 1e-5, 1e-5));
+      EXPECT_TRUE(tensors_allclose(got, load_npy("reduce", std::string("f64_sum_") + axes_name), 1e-5, 1e-5));
     }
   }
   // 1 + 2^-24 * n in float32 loses every small term; in double the sum keeps them.
   std::vector<float> v(1 << 12, 1.0f / (1 << 24));
   v.insert(v.begin(), 1.0f);
-  float s = run(CAReduce(ReduceKind::Sum, std::nullopt, false), {Tensor::from_vector(v)}).item<float>();
+  float s = run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {Tensor::from_vector(v)}).item<float>();
   EXPECT_FLOAT_EQ(s, 1.0f + (1 << 12) / float(1 << 24));
 }
 
 // A stride-0 (broadcast) input.
 TEST(CAReduce, BroadcastInputMatchesNumPy) {
-  Tensor x = npy("x_f64");
+  Tensor x = load_npy("reduce", "x_f64");
   Tensor row = x.view({1, 4, 5}, x.strides(), x.offset());
   Tensor b = row.broadcast_to({3, 4, 5});
   EXPECT_EQ(b.strides()[0], 0);
-  expect_same(run(CAReduce(ReduceKind::Sum, std::vector<int>{0}, false), {b}), npy("bcast_sum_0"));
-  expect_same(run(CAReduce(ReduceKind::Sum, std::nullopt, false), {b}), npy("bcast_sum_all"));
-  expect_same(run(CAReduce(ReduceKind::Max, std::vector<int>{1, 2}, false), {b}), npy("bcast_max_1_2"));
+  expect_same(run_op(CAReduce(ReduceKind::Sum, std::vector<int>{0}, false), {b}), load_npy("reduce", "bcast_sum_0"),
+              kTol, kTol);
+  expect_same(run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {b}), load_npy("reduce", "bcast_sum_all"),
+              kTol, kTol);
+  expect_same(run_op(CAReduce(ReduceKind::Max, std::vector<int>{1, 2}, false), {b}), load_npy("reduce", "bcast_max_1_2"),
+              kTol, kTol);
 }
 
 TEST(CAReduce, OutputDtypesFollowNumPy) {
@@ -130,10 +132,10 @@ TEST(CAReduce, OutputDtypesFollowNumPy) {
 
 // Each dtype once, with values where the narrow type would overflow but int64 does not.
 TEST(CAReduce, EveryDtypeHasTheRightValues) {
-  auto sum = [](const Tensor& t) { return run(CAReduce(ReduceKind::Sum, std::nullopt, false), {t}); };
-  auto prod = [](const Tensor& t) { return run(CAReduce(ReduceKind::Prod, std::nullopt, false), {t}); };
-  auto max = [](const Tensor& t) { return run(CAReduce(ReduceKind::Max, std::nullopt, false), {t}); };
-  auto min = [](const Tensor& t) { return run(CAReduce(ReduceKind::Min, std::nullopt, false), {t}); };
+  auto sum = [](const Tensor& t) { return run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {t}); };
+  auto prod = [](const Tensor& t) { return run_op(CAReduce(ReduceKind::Prod, std::nullopt, false), {t}); };
+  auto max = [](const Tensor& t) { return run_op(CAReduce(ReduceKind::Max, std::nullopt, false), {t}); };
+  auto min = [](const Tensor& t) { return run_op(CAReduce(ReduceKind::Min, std::nullopt, false), {t}); };
   Tensor b = Tensor::from_vector(std::vector<bool>{true, false, true});
   EXPECT_EQ(sum(b).dtype(), DType::Int64);
   EXPECT_EQ(sum(b).item<int64_t>(), 2);
@@ -171,8 +173,8 @@ TEST(CAReduce, EveryDtypeHasTheRightValues) {
 }
 
 TEST(CAReduce, AllAndAnyTestAgainstZeroForEveryDtype) {
-  auto all = [](const Tensor& t) { return run(CAReduce(ReduceKind::All, std::nullopt, false), {t}).item<bool>(); };
-  auto any = [](const Tensor& t) { return run(CAReduce(ReduceKind::Any, std::nullopt, false), {t}).item<bool>(); };
+  auto all = [](const Tensor& t) { return run_op(CAReduce(ReduceKind::All, std::nullopt, false), {t}).item<bool>(); };
+  auto any = [](const Tensor& t) { return run_op(CAReduce(ReduceKind::Any, std::nullopt, false), {t}).item<bool>(); };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_TRUE(all(Tensor::from_vector(std::vector<double>{nan, -1.0})));  // NaN is true
   EXPECT_FALSE(all(Tensor::from_vector(std::vector<float>{1.0f, -0.0f})));
@@ -182,7 +184,7 @@ TEST(CAReduce, AllAndAnyTestAgainstZeroForEveryDtype) {
   EXPECT_FALSE(all(Tensor::from_vector(std::vector<int16_t>{5, 0})));
   EXPECT_TRUE(any(Tensor::from_vector(std::vector<int64_t>{0, 0, 9})));
   EXPECT_FALSE(any(Tensor::from_vector(std::vector<bool>{false, false})));
-  Tensor r = run(CAReduce(ReduceKind::Any, std::vector<int>{1}, false),
+  Tensor r = run_op(CAReduce(ReduceKind::Any, std::vector<int>{1}, false),
                  {Tensor::from_vector(std::vector<int32_t>{0, 0, 0, 7}, {2, 2})});
   EXPECT_EQ(r.dtype(), DType::Bool);
   EXPECT_THAT(r.to_vector<bool>(), ElementsAre(false, true));
@@ -192,36 +194,36 @@ TEST(CAReduce, NaNPropagatesThroughMaxAndMin) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   Tensor x = Tensor::from_vector(std::vector<double>{1, nan, 3, -inf, 2, inf}, {2, 3});
-  Tensor mx = run(CAReduce(ReduceKind::Max, std::vector<int>{1}, false), {x});
+  Tensor mx = run_op(CAReduce(ReduceKind::Max, std::vector<int>{1}, false), {x});
   EXPECT_TRUE(std::isnan(mx.at({0})));
   EXPECT_EQ(mx.at({1}), inf);
-  Tensor mn = run(CAReduce(ReduceKind::Min, std::vector<int>{0}, false), {x});
+  Tensor mn = run_op(CAReduce(ReduceKind::Min, std::vector<int>{0}, false), {x});
   EXPECT_EQ(mn.at({0}), -inf);
   EXPECT_TRUE(std::isnan(mn.at({1})));
   EXPECT_EQ(mn.at({2}), 3);
   // NaN first, then a number: still NaN.
   Tensor y = Tensor::from_vector(std::vector<float>{std::nanf(""), 5.0f});
-  EXPECT_TRUE(std::isnan(run(CAReduce(ReduceKind::Max, std::nullopt, false), {y}).item<float>()));
-  EXPECT_TRUE(std::isnan(run(CAReduce(ReduceKind::Min, std::nullopt, false), {y}).item<float>()));
-  EXPECT_TRUE(std::isnan(run(CAReduce(ReduceKind::Sum, std::nullopt, false), {y}).item<float>()));
+  EXPECT_TRUE(std::isnan(run_op(CAReduce(ReduceKind::Max, std::nullopt, false), {y}).item<float>()));
+  EXPECT_TRUE(std::isnan(run_op(CAReduce(ReduceKind::Min, std::nullopt, false), {y}).item<float>()));
+  EXPECT_TRUE(std::isnan(run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {y}).item<float>()));
 }
 
 TEST(CAReduce, EmptyReductionsGiveTheIdentityOrAValueError) {
   Tensor e = Tensor::zeros(DType::Float64, {0, 3});
-  Tensor s = run(CAReduce(ReduceKind::Sum, std::vector<int>{0}, false), {e});
+  Tensor s = run_op(CAReduce(ReduceKind::Sum, std::vector<int>{0}, false), {e});
   EXPECT_EQ(s.shape(), (Shape{3}));
   EXPECT_THAT(s.to_vector<double>(), ElementsAre(0, 0, 0));
-  EXPECT_THAT(run(CAReduce(ReduceKind::Prod, std::vector<int>{0}, false), {e}).to_vector<double>(),
+  EXPECT_THAT(run_op(CAReduce(ReduceKind::Prod, std::vector<int>{0}, false), {e}).to_vector<double>(),
               ElementsAre(1, 1, 1));
-  EXPECT_TRUE(run(CAReduce(ReduceKind::All, std::vector<int>{0}, false), {e}).to_vector<bool>()[0]);
-  EXPECT_FALSE(run(CAReduce(ReduceKind::Any, std::vector<int>{0}, false), {e}).to_vector<bool>()[0]);
-  EXPECT_EQ(run(CAReduce(ReduceKind::Sum, std::nullopt, false), {Tensor::zeros(DType::Int32, {0})}).item<int64_t>(), 0);
+  EXPECT_TRUE(run_op(CAReduce(ReduceKind::All, std::vector<int>{0}, false), {e}).to_vector<bool>()[0]);
+  EXPECT_FALSE(run_op(CAReduce(ReduceKind::Any, std::vector<int>{0}, false), {e}).to_vector<bool>()[0]);
+  EXPECT_EQ(run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {Tensor::zeros(DType::Int32, {0})}).item<int64_t>(), 0);
   // Reducing a non-empty axis of an empty tensor: an empty result, no error.
-  EXPECT_EQ(run(CAReduce(ReduceKind::Max, std::vector<int>{1}, false), {e}).shape(), (Shape{0}));
+  EXPECT_EQ(run_op(CAReduce(ReduceKind::Max, std::vector<int>{1}, false), {e}).shape(), (Shape{0}));
   for (ReduceKind k : {ReduceKind::Max, ReduceKind::Min}) {
     for (const ReduceAxes& axes : {ReduceAxes(std::vector<int>{0}), ReduceAxes(std::nullopt)}) {
       try {
-        run(CAReduce(k, axes, false), {e});
+        run_op(CAReduce(k, axes, false), {e});
         ADD_FAILURE() << "no error for an empty " << reduce_kind_name(k);
       } catch (const ValueError& err) {
         std::string op = k == ReduceKind::Max ? "max" : "min";
@@ -236,14 +238,14 @@ TEST(CAReduce, EmptyReductionsGiveTheIdentityOrAValueError) {
 
 TEST(CAReduce, ZeroDimInputAndEmptyAxisList) {
   Tensor s = Tensor::scalar<int32_t>(7);
-  Tensor r = run(CAReduce(ReduceKind::Sum, std::nullopt, false), {s});
+  Tensor r = run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {s});
   EXPECT_EQ(r.shape(), Shape{});
   EXPECT_EQ(r.dtype(), DType::Int64);
   EXPECT_EQ(r.item<int64_t>(), 7);
-  EXPECT_EQ(run(CAReduce(ReduceKind::Max, std::nullopt, true), {Tensor::scalar(2.5)}).item<double>(), 2.5);
+  EXPECT_EQ(run_op(CAReduce(ReduceKind::Max, std::nullopt, true), {Tensor::scalar(2.5)}).item<double>(), 2.5);
   // axis=() reduces nothing but still applies the dtype rule, as np.sum(x, axis=()).
   Tensor x = Tensor::from_vector(std::vector<int8_t>{1, -2, 3}, {3});
-  Tensor same = run(CAReduce(ReduceKind::Sum, std::vector<int>{}, false), {x});
+  Tensor same = run_op(CAReduce(ReduceKind::Sum, std::vector<int>{}, false), {x});
   EXPECT_EQ(same.dtype(), DType::Int64);
   EXPECT_THAT(same.to_vector<int64_t>(), ElementsAre(1, -2, 3));
 }

@@ -7,17 +7,16 @@
 
 #include <cmath>
 
-#include "reduce_test_util.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::ElementsAre;
-using reduce_test::expect_same;
-using reduce_test::fortran_layout;
-using reduce_test::npy;
-using reduce_test::reversed_layout;
-using reduce_test::run;
+using namespace test;
+
+// Float sums may differ from NumPy's in the last bits (NumPy sums pairwise): compared within 1e-12.
+constexpr double kTol = 1e-12;
 
 struct AxesCase {
   const char* name;
@@ -30,59 +29,61 @@ const AxesCase kAxesCases[] = {
 
 TEST(Mean, MatchesNumPyOverEveryAxisSetAndLayout) {
   for (const char* prefix : {"f64", "i32"}) {
-    Tensor x = npy(std::string("x_") + prefix);
+    Tensor x = load_npy("reduce", std::string("x_") + prefix);
     for (const AxesCase& a : kAxesCases) {
       SCOPED_TRACE(std::string(prefix) + " axes " + a.name);
-      Tensor want = npy(std::string(prefix) + "_mean_" + a.name);  // NumPy: float64 for both
+      Tensor want = load_npy("reduce", std::string(prefix) + "_mean_" + a.name);  // NumPy: float64 for both
       // floatX float64 so that integer means are float64 as in NumPy.
       Mean op(a.axes, false, DType::Float64);
       for (const Tensor& in : {x, fortran_layout(x), reversed_layout(x, 0), reversed_layout(x, 2)})
-        expect_same(run(op, {in}), want);
-      Tensor kept = run(Mean(a.axes, true, DType::Float64), {x});
+        expect_same(run_op(op, {in}), want, kTol, kTol);
+      Tensor kept = run_op(Mean(a.axes, true, DType::Float64), {x});
       EXPECT_EQ(kept.ndim(), 3);
-      expect_same(kept.reshape(want.shape()), want);
+      expect_same(kept.reshape(want.shape()), want, kTol, kTol);
     }
   }
 }
 
 TEST(Mean, IntegerAndBoolMeansAreFloatXFloatsKeepTheirDtype) {
   Mean op(std::nullopt, false, DType::Float32);
-  Tensor i = run(op, {Tensor::from_vector(std::vector<int32_t>{1, 2, 4})});
+  Tensor i = run_op(op, {Tensor::from_vector(std::vector<int32_t>{1, 2, 4})});
   EXPECT_EQ(i.dtype(), DType::Float32);
   EXPECT_FLOAT_EQ(i.item<float>(), 7.0f / 3.0f);
-  Tensor b = run(op, {Tensor::from_vector(std::vector<bool>{true, false, false, true})});
+  Tensor b = run_op(op, {Tensor::from_vector(std::vector<bool>{true, false, false, true})});
   EXPECT_EQ(b.dtype(), DType::Float32);
   EXPECT_EQ(b.item<float>(), 0.5f);
-  Tensor u = run(op, {Tensor::from_vector(std::vector<uint8_t>{255, 255})});
+  Tensor u = run_op(op, {Tensor::from_vector(std::vector<uint8_t>{255, 255})});
   EXPECT_EQ(u.item<float>(), 255.0f);  // no uint8 overflow in the sum
-  Tensor f = run(op, {Tensor::from_vector(std::vector<double>{1, 2})});
+  Tensor f = run_op(op, {Tensor::from_vector(std::vector<double>{1, 2})});
   EXPECT_EQ(f.dtype(), DType::Float64);
   EXPECT_EQ(f.item<double>(), 1.5);
-  EXPECT_EQ(run(Mean(std::nullopt, false, DType::Float64), {Tensor::from_vector(std::vector<int8_t>{1, 2})}).dtype(),
+  EXPECT_EQ(run_op(Mean(std::nullopt, false, DType::Float64), {Tensor::from_vector(std::vector<int8_t>{1, 2})}).dtype(),
             DType::Float64);
-  EXPECT_EQ(run(Mean(std::nullopt, false, DType::Float64), {Tensor::from_vector(std::vector<float>{1, 2})}).dtype(),
+  EXPECT_EQ(run_op(Mean(std::nullopt, false, DType::Float64), {Tensor::from_vector(std::vector<float>{1, 2})}).dtype(),
             DType::Float32);
   for (DType t : {DType::Int16, DType::Int64}) {
     Tensor x = Tensor::from_vector(std::vector<int64_t>{-3, 6, 9, 2}, {2, 2}).astype(t);
-    EXPECT_THAT(run(Mean(std::vector<int>{1}, false, DType::Float32), {x}).to_vector<float>(), ElementsAre(1.5f, 5.5f));
+    EXPECT_THAT(run_op(Mean(std::vector<int>{1}, false, DType::Float32), {x}).to_vector<float>(), ElementsAre(1.5f, 5.5f));
   }
 }
 
 TEST(Mean, BroadcastInputMatchesNumPy) {
-  Tensor x = npy("x_f64");
+  Tensor x = load_npy("reduce", "x_f64");
   Tensor b = x.view({1, 4, 5}, x.strides(), x.offset()).broadcast_to({3, 4, 5});
-  expect_same(run(Mean(std::vector<int>{1, 2}, false, DType::Float32), {b}), npy("bcast_mean_1_2"));
-  expect_same(run(Mean(std::nullopt, false, DType::Float32), {b}), npy("bcast_mean_all"));
+  expect_same(run_op(Mean(std::vector<int>{1, 2}, false, DType::Float32), {b}), load_npy("reduce", "bcast_mean_1_2"),
+              kTol, kTol);
+  expect_same(run_op(Mean(std::nullopt, false, DType::Float32), {b}), load_npy("reduce", "bcast_mean_all"),
+              kTol, kTol);
 }
 
 TEST(Mean, EmptyReductionIsNaN) {
-  Tensor m = run(Mean(std::vector<int>{0}, false, DType::Float32), {Tensor::zeros(DType::Float32, {0, 2})});
+  Tensor m = run_op(Mean(std::vector<int>{0}, false, DType::Float32), {Tensor::zeros(DType::Float32, {0, 2})});
   EXPECT_EQ(m.shape(), (Shape{2}));
   EXPECT_TRUE(std::isnan(m.at({0})) && std::isnan(m.at({1})));
-  EXPECT_EQ(run(Mean(std::vector<int>{1}, false, DType::Float32), {Tensor::zeros(DType::Int32, {0, 2})}).shape(),
+  EXPECT_EQ(run_op(Mean(std::vector<int>{1}, false, DType::Float32), {Tensor::zeros(DType::Int32, {0, 2})}).shape(),
             (Shape{0}));
-  EXPECT_TRUE(std::isnan(run(Mean(std::nullopt, false, DType::Float64), {Tensor::zeros(DType::Int8, {0})}).item<double>()));
-  EXPECT_EQ(run(Mean(std::nullopt, false, DType::Float64), {Tensor::scalar<int32_t>(3)}).item<double>(), 3.0);
+  EXPECT_TRUE(std::isnan(run_op(Mean(std::nullopt, false, DType::Float64), {Tensor::zeros(DType::Int8, {0})}).item<double>()));
+  EXPECT_EQ(run_op(Mean(std::nullopt, false, DType::Float64), {Tensor::scalar<int32_t>(3)}).item<double>(), 3.0);
 }
 
 TEST(Mean, NameTypeAndShape) {

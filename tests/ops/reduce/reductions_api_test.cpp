@@ -7,15 +7,14 @@
 
 #include <tgc/function.h>
 
-#include "ops/core/node.h"
+#include "support/graph_eval.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string op_name(const Var& v) { return v.ptr()->owner()->op().name(); }
+using test::op_name;
 
 TEST(ReductionsApi, BuildsCanonicalNodesWithStaticTypes) {
   Var x = tensor("x", DType::Float32, {kUnknownDim, 784});

@@ -4,20 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "ops/shape/dimshuffle.h"
-#include "ops/shape/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::iota;
-using testing::reversed_axis0_view;
-
-Tensor run(const Op& op, const Tensor& x) {
-  std::vector<Tensor> out(1);
-  op.perform({x}, out);
-  return out[0];
-}
+using namespace test;
 
 TEST(DimShuffle, TheanoStyleNames) {
   EXPECT_EQ(DimShuffle({1, 0}).name(), "DimShuffle{1,0}");
@@ -55,18 +48,18 @@ TEST(DimShuffle, BadPatternsAreShapeErrors) {
 
 TEST(DimShuffle, DroppingAnAxisOfSizeOtherThanOneFailsAtRunTime) {
   try {
-    run(DimShuffle({1}), iota({2, 3}));
+    run_op(DimShuffle({1}), {iota({2, 3})});
     FAIL() << "expected ShapeError";
   } catch (const ShapeError& e) {
     EXPECT_THAT(e.what(), HasSubstr("cannot drop axis 0 of a tensor of shape (2, 3)"));
   }
-  Tensor v = run(DimShuffle({1}), iota({1, 3}));
+  Tensor v = run_op(DimShuffle({1}), {iota({1, 3})});
   EXPECT_TRUE(tensors_equal(v, iota({3})));
 }
 
 TEST(DimShuffle, TransposeIsAViewWithPermutedStrides) {
   Tensor x = iota({2, 3, 4}, DType::Int32);
-  Tensor y = run(DimShuffle({2, 0, 1}), x);
+  Tensor y = run_op(DimShuffle({2, 0, 1}), {x});
   EXPECT_TRUE(y.shares_buffer(x));
   EXPECT_EQ(y.shape(), (Shape{4, 2, 3}));
   EXPECT_EQ(y.strides(), (Strides{1, 12, 4}));
@@ -76,20 +69,20 @@ TEST(DimShuffle, TransposeIsAViewWithPermutedStrides) {
 }
 
 TEST(DimShuffle, NewAxesAndNegativeStrides) {
-  Tensor x = reversed_axis0_view(iota({3, 2}, DType::UInt8));  // values [[0,1],[2,3],[4,5]]
-  Tensor y = run(DimShuffle({1, -1, 0}), x);
+  Tensor x = reversed_layout(iota({3, 2}, DType::UInt8), 0);  // values [[0,1],[2,3],[4,5]]
+  Tensor y = run_op(DimShuffle({1, -1, 0}), {x});
   EXPECT_EQ(y.shape(), (Shape{2, 1, 3}));
   EXPECT_TRUE(y.shares_buffer(x));
   EXPECT_EQ(y.to_vector<int>(), (std::vector<int>{0, 2, 4, 1, 3, 5}));
   // A scalar to a 1x1 matrix and back.
   Tensor s = Tensor::scalar<bool>(true);
-  Tensor m = run(DimShuffle({-1, -1}), s);
+  Tensor m = run_op(DimShuffle({-1, -1}), {s});
   EXPECT_EQ(m.shape(), (Shape{1, 1}));
-  EXPECT_EQ(run(DimShuffle({}), m).item<bool>(), true);
+  EXPECT_EQ(run_op(DimShuffle({}), {m}).item<bool>(), true);
 }
 
 TEST(DimShuffle, EmptyTensors) {
-  Tensor y = run(DimShuffle({1, -1, 0}), iota({0, 3}));
+  Tensor y = run_op(DimShuffle({1, -1, 0}), {iota({0, 3})});
   EXPECT_EQ(y.shape(), (Shape{3, 1, 0}));
   EXPECT_EQ(y.numel(), 0);
 }

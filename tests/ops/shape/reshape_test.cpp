@@ -4,21 +4,13 @@
 
 #include "ops/shape/flatten.h"
 #include "ops/shape/reshape.h"
-#include "ops/shape/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::fortran_copy;
-using testing::iota;
-using testing::reversed_axis0_view;
-
-Tensor run(const Op& op, const Tensor& x) {
-  std::vector<Tensor> out(op.num_outputs());
-  op.perform({x}, out);
-  return out[0];
-}
+using namespace test;
 
 TEST(Reshape, NamePrintsTheTarget) {
   EXPECT_EQ(Reshape({5, -1}).name(), "Reshape{(5, -1)}");
@@ -48,13 +40,13 @@ TEST(Reshape, SizeMismatchIsAShapeErrorWithHint) {
     EXPECT_THAT(e.hint(), HasSubstr("divide"));
   }
   try {
-    run(Reshape({5, 3}), iota({3, 4}));
+    run_op(Reshape({5, 3}), {iota({3, 4})});
     FAIL() << "expected ShapeError";
   } catch (const ShapeError& e) {
     EXPECT_THAT(e.what(), HasSubstr("cannot reshape array of size 12 into shape (5, 3)"));
   }
   // NumPy refuses a -1 next to a 0 even for an empty input.
-  EXPECT_THROW(run(Reshape({0, -1}), iota({0})), ShapeError);
+  EXPECT_THROW(run_op(Reshape({0, -1}), {iota({0})}), ShapeError);
 }
 
 TEST(Reshape, MalformedTargetsAreValueErrors) {
@@ -70,7 +62,7 @@ TEST(Reshape, MalformedTargetsAreValueErrors) {
 
 TEST(Reshape, ContiguousInputGivesAViewSharingTheBuffer) {
   Tensor x = iota({3, 4});
-  Tensor y = run(Reshape({2, -1}), x);
+  Tensor y = run_op(Reshape({2, -1}), {x});
   EXPECT_TRUE(y.shares_buffer(x));
   EXPECT_TRUE(tensors_equal(y, iota({2, 6})));
   EXPECT_EQ(Reshape({2, -1}).view_of_input(0), 0);
@@ -78,29 +70,29 @@ TEST(Reshape, ContiguousInputGivesAViewSharingTheBuffer) {
 
 TEST(Reshape, NonContiguousInputIsCopiedInLogicalOrder) {
   Tensor x = iota({2, 3}).transpose();  // [[0,3],[1,4],[2,5]]
-  Tensor y = run(Reshape({-1}), x);
+  Tensor y = run_op(Reshape({-1}), {x});
   EXPECT_FALSE(y.shares_buffer(x));
   EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{0, 3, 1, 4, 2, 5}));
-  Tensor r = reversed_axis0_view(iota({3, 2}));
+  Tensor r = reversed_layout(iota({3, 2}), 0);
   ASSERT_LT(r.strides()[0], 0);
-  EXPECT_EQ(run(Reshape({2, 3}), r).to_vector<double>(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(run_op(Reshape({2, 3}), {r}).to_vector<double>(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
 }
 
 TEST(Reshape, EveryDType) {
   for (DType t : kAllDTypes) {
-    Tensor x = fortran_copy(iota({2, 3}, t));
-    Tensor y = run(Reshape({3, 2}), x);
+    Tensor x = fortran_layout(iota({2, 3}, t));
+    Tensor y = run_op(Reshape({3, 2}), {x});
     EXPECT_EQ(y.dtype(), t);
     EXPECT_TRUE(tensors_equal(y, iota({3, 2}, t))) << dtype_name(t);
   }
 }
 
 TEST(Reshape, EmptyAndScalar) {
-  EXPECT_EQ(run(Reshape({3, 0}), iota({0, 3})).shape(), (Shape{3, 0}));
-  EXPECT_EQ(run(Reshape({-1}), iota({0, 3})).shape(), (Shape{0}));
-  Tensor s = run(Reshape({}), iota({1, 1}));
+  EXPECT_EQ(run_op(Reshape({3, 0}), {iota({0, 3})}).shape(), (Shape{3, 0}));
+  EXPECT_EQ(run_op(Reshape({-1}), {iota({0, 3})}).shape(), (Shape{0}));
+  Tensor s = run_op(Reshape({}), {iota({1, 1})});
   EXPECT_EQ(s.shape(), Shape{});
-  EXPECT_EQ(run(Reshape({1, -1}), Tensor::scalar<float>(2.5f)).to_vector<float>(), std::vector<float>{2.5f});
+  EXPECT_EQ(run_op(Reshape({1, -1}), {Tensor::scalar<float>(2.5f)}).to_vector<float>(), std::vector<float>{2.5f});
 }
 
 TEST(Flatten, StaticTypesKeepLeadingDims) {
@@ -125,13 +117,13 @@ TEST(Flatten, BadRankIsAShapeError) {
 
 TEST(Flatten, Values) {
   Tensor x = iota({2, 3, 4});
-  Tensor y = run(Flatten(2), x);
+  Tensor y = run_op(Flatten(2), {x});
   EXPECT_EQ(y.shape(), (Shape{2, 12}));
   EXPECT_TRUE(y.shares_buffer(x));
   EXPECT_TRUE(tensors_equal(y, iota({2, 12})));
-  Tensor f = run(Flatten(1), fortran_copy(x));  // non-contiguous: a copy in C order
+  Tensor f = run_op(Flatten(1), {fortran_layout(x)});  // non-contiguous: a copy in C order
   EXPECT_TRUE(tensors_equal(f, iota({24})));
-  EXPECT_EQ(run(Flatten(2), iota({3, 0, 2})).shape(), (Shape{3, 0}));
+  EXPECT_EQ(run_op(Flatten(2), {iota({3, 0, 2})}).shape(), (Shape{3, 0}));
 }
 
 }  // namespace

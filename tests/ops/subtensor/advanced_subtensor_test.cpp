@@ -5,21 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "ops/subtensor/subtensor.h"
-#include "ops/shape/graph_eval.h"
-#include "runtime/npy.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
 using E = IndexEntry;
-using testing::fortran_copy;
-using testing::iota;
-using testing::reversed_axis0_view;
-
-Tensor expected(const std::string& name) {
-  return read_npy(std::string(TGC_TEST_DATA_DIR) + "/subtensor/" + name + ".npy");
-}
+using namespace test;
 
 Tensor ints(std::vector<int64_t> v, Shape shape, DType dtype = DType::Int64) {
   return Tensor::from_vector(v, shape).astype(dtype);
@@ -41,12 +34,11 @@ Tensor gather(const Tensor& x, std::vector<IndexEntry> entries, const std::vecto
     shapes.push_back(a.shape());
     types.emplace_back(a.dtype(), a.shape());
   }
-  std::vector<Tensor> out(1);
-  op.perform(in, out);
-  EXPECT_EQ(op.infer_shapes(shapes)[0], out[0].shape());
-  EXPECT_EQ(op.infer_types(types)[0], Type(x.dtype(), out[0].shape()));
-  EXPECT_FALSE(out[0].shares_buffer(x));
-  return out[0];
+  Tensor y = run_op(op, in);
+  EXPECT_EQ(op.infer_shapes(shapes)[0], y.shape());
+  EXPECT_EQ(op.infer_types(types)[0], Type(x.dtype(), y.shape()));
+  EXPECT_FALSE(y.shares_buffer(x));
+  return y;
 }
 
 struct Case {
@@ -78,19 +70,19 @@ std::vector<Case> numpy_cases(DType t) {
 TEST(AdvancedSubtensor, MatchesNumPy) {
   const Tensor x = iota({2, 3, 4, 5}, DType::Int64);
   for (const Case& c : numpy_cases(DType::Int64)) {
-    Tensor want = expected("adv_" + c.name);
+    Tensor want = load_npy("subtensor", "adv_" + c.name);
     EXPECT_TRUE(tensors_equal(gather(x, c.entries, c.arrays), want)) << c.name;
   }
 }
 
 TEST(AdvancedSubtensor, NonContiguousOperandsMatchNumPy) {
   const Tensor x = iota({2, 3, 4, 5}, DType::Int64);
-  for (const Tensor& xv : {fortran_copy(x), reversed_axis0_view(x)}) {
+  for (const Tensor& xv : {fortran_layout(x), reversed_layout(x, 0)}) {
     ASSERT_FALSE(xv.is_contiguous());
     for (Case c : numpy_cases(DType::Int64)) {
       for (Tensor& a : c.arrays)
-        if (a.ndim() == 2) a = fortran_copy(a);  // non-contiguous index arrays too
-      EXPECT_TRUE(tensors_equal(gather(xv, c.entries, c.arrays), expected("adv_" + c.name))) << c.name;
+        if (a.ndim() == 2) a = fortran_layout(a);  // non-contiguous index arrays too
+      EXPECT_TRUE(tensors_equal(gather(xv, c.entries, c.arrays), load_npy("subtensor", "adv_" + c.name))) << c.name;
     }
   }
 }
@@ -99,14 +91,14 @@ TEST(AdvancedSubtensor, EverySignedIndexDType) {
   const Tensor x = iota({2, 3, 4, 5}, DType::Int64);
   for (DType t : {DType::Int8, DType::Int16, DType::Int32})
     for (const Case& c : numpy_cases(t))
-      EXPECT_TRUE(tensors_equal(gather(x, c.entries, c.arrays), expected("adv_" + c.name)))
+      EXPECT_TRUE(tensors_equal(gather(x, c.entries, c.arrays), load_npy("subtensor", "adv_" + c.name)))
           << c.name << " with " << dtype_name(t) << " indices";
   // uint8 indices: the cases without negative indices.
   Tensor first = gather(x, {E::array()}, {A(DType::UInt8)});
-  EXPECT_TRUE(tensors_equal(first, expected("adv_first")));
+  EXPECT_TRUE(tensors_equal(first, load_npy("subtensor", "adv_first")));
   Tensor three = gather(x, {E::slice(), E::array(), E::array(), E::array()},
                         {B(DType::UInt8), A(DType::UInt8), D(DType::UInt8)});
-  EXPECT_TRUE(tensors_equal(three, expected("adv_three_arrays")));
+  EXPECT_TRUE(tensors_equal(three, load_npy("subtensor", "adv_three_arrays")));
 }
 
 TEST(AdvancedSubtensor, EveryValueDType) {

@@ -4,8 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/subtensor/inc_subtensor.h"
-#include "ops/shape/graph_eval.h"
-#include "runtime/npy.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
@@ -13,13 +12,7 @@ namespace {
 using ::testing::HasSubstr;
 using E = IndexEntry;
 using Mode = IncSubtensor::Mode;
-using testing::fortran_copy;
-using testing::iota;
-using testing::reversed_axis0_view;
-
-Tensor expected(const std::string& name) {
-  return read_npy(std::string(TGC_TEST_DATA_DIR) + "/subtensor/" + name + ".npy");
-}
+using namespace test;
 
 Tensor ints(std::vector<int64_t> v, Shape shape) { return Tensor::from_vector(v, shape); }
 
@@ -36,10 +29,9 @@ Tensor run(Mode mode, std::vector<IndexEntry> entries, const Tensor& x, const Te
   }
   EXPECT_EQ(op.infer_types(types)[0], Type(x.dtype(), x.shape()));
   EXPECT_EQ(op.infer_shapes(shapes)[0], x.shape());
-  std::vector<Tensor> out(1);
-  op.perform(in, out);
-  EXPECT_FALSE(out[0].shares_buffer(x));
-  return out[0];
+  Tensor y = run_op(op, in);
+  EXPECT_FALSE(y.shares_buffer(x));
+  return y;
 }
 
 TEST(IncSubtensor, AdvancedIncAccumulatesRepeatedIndices) {
@@ -50,12 +42,12 @@ TEST(IncSubtensor, AdvancedIncAccumulatesRepeatedIndices) {
   for (double& d : half) d *= 0.5;
   Tensor v = Tensor::from_vector(half, {2, 1, 4, 5});
   Tensor y = run(Mode::Inc, {E::slice(), E::array()}, x, v, {ints({0, 0, 2}, {3})});
-  EXPECT_TRUE(tensors_allclose(y, expected("inc_repeated"), 0, 0));
+  EXPECT_TRUE(tensors_allclose(y, load_npy("subtensor", "inc_repeated"), 0, 0));
   EXPECT_TRUE(tensors_equal(x, x_before));  // the input is not modified
   // Increments through separated arrays (broadcast dims first).
   Tensor s = run(Mode::Inc, {E::slice(), E::array(), E::slice(), E::array()}, x, Tensor::scalar<double>(100.0),
                  {ints({0, 2}, {2, 1}), ints({-1, 3}, {2})});
-  EXPECT_TRUE(tensors_equal(s, expected("inc_separated")));
+  EXPECT_TRUE(tensors_equal(s, load_npy("subtensor", "inc_separated")));
 }
 
 TEST(IncSubtensor, AdvancedSetWithRepeatedIndicesKeepsTheLastValue) {
@@ -64,23 +56,23 @@ TEST(IncSubtensor, AdvancedSetWithRepeatedIndicesKeepsTheLastValue) {
   for (double fill : {7.0, 9.0, -1.0}) vals.insert(vals.end(), 60, fill);
   Tensor v = Tensor::from_vector(vals, {3, 3, 4, 5});
   Tensor y = run(Mode::Set, {E::array()}, x, v, {ints({1, 1, 0}, {3})});
-  EXPECT_TRUE(tensors_equal(y, expected("set_repeated")));
+  EXPECT_TRUE(tensors_equal(y, load_npy("subtensor", "set_repeated")));
 }
 
 TEST(IncSubtensor, BasicSetAndInc) {
   const Tensor x = iota({2, 3, 4, 5});
   Tensor inc = run(Mode::Inc, {E::integer(0), E::slice(1, 3)}, x, Tensor::from_vector<double>({1, 2, 3, 4, 5}));
-  EXPECT_TRUE(tensors_equal(inc, expected("inc_basic")));
+  EXPECT_TRUE(tensors_equal(inc, load_npy("subtensor", "inc_basic")));
   Tensor set = run(Mode::Set, {E::slice(), E::slice(std::nullopt, std::nullopt, -2), E::integer(1)}, x,
                    Tensor::scalar<double>(-5.0));
-  EXPECT_TRUE(tensors_equal(set, expected("set_basic")));
+  EXPECT_TRUE(tensors_equal(set, load_npy("subtensor", "set_basic")));
   // Non-contiguous x and value give the same results.
-  Tensor nc = run(Mode::Inc, {E::integer(0), E::slice(1, 3)}, fortran_copy(x),
-                  reversed_axis0_view(Tensor::from_vector<double>({1, 2, 3, 4, 5})));
-  EXPECT_TRUE(tensors_equal(nc, expected("inc_basic")));
+  Tensor nc = run(Mode::Inc, {E::integer(0), E::slice(1, 3)}, fortran_layout(x),
+                  reversed_layout(Tensor::from_vector<double>({1, 2, 3, 4, 5}), 0));
+  EXPECT_TRUE(tensors_equal(nc, load_npy("subtensor", "inc_basic")));
   Tensor nc2 = run(Mode::Set, {E::slice(), E::slice(std::nullopt, std::nullopt, -2), E::integer(1)},
-                   reversed_axis0_view(x), Tensor::scalar<double>(-5.0));
-  EXPECT_TRUE(tensors_equal(nc2, expected("set_basic")));
+                   reversed_layout(x, 0), Tensor::scalar<double>(-5.0));
+  EXPECT_TRUE(tensors_equal(nc2, load_npy("subtensor", "set_basic")));
 }
 
 TEST(IncSubtensor, EveryDType) {

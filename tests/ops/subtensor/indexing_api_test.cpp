@@ -8,16 +8,14 @@
 #include <tgc/shape.h>
 
 #include "ops/core/node.h"
-#include "ops/shape/graph_eval.h"
+#include "support/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::eval;
-using testing::iota;
-
-std::string op_name(const Var& v) { return v.ptr()->owner()->op().name(); }
+using namespace test;
 
 TEST(IndexingApi, BasicIndexBuildsASubtensorView) {
   Var x = matrix("x");

@@ -4,23 +4,20 @@
 #include <gtest/gtest.h>
 
 #include "ops/subtensor/subtensor.h"
-#include "ops/shape/graph_eval.h"
+#include "support/op_test_util.h"
 
 namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
 using E = IndexEntry;
-using testing::fortran_copy;
-using testing::iota;
-using testing::reversed_axis0_view;
+using namespace test;
 
 Tensor index(const Tensor& x, std::vector<IndexEntry> entries) {
   Subtensor op(IndexSpec{std::move(entries)});
-  std::vector<Tensor> out(1);
-  op.perform({x}, out);
-  EXPECT_EQ(op.infer_shapes({x.shape()})[0], out[0].shape());
-  return out[0];
+  Tensor y = run_op(op, {x});
+  EXPECT_EQ(op.infer_shapes({x.shape()})[0], y.shape());
+  return y;
 }
 
 struct SliceCase {
@@ -81,7 +78,7 @@ TEST(Subtensor, NonContiguousInputs) {
   Tensor y = index(t, {E::slice(1, std::nullopt, 2), E::integer(2)});  // t[1::2, 2] = [9, 11]
   EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{9, 11}));
   EXPECT_TRUE(y.shares_buffer(t));
-  Tensor r = reversed_axis0_view(iota({4, 2}));  // values 0..7, axis 0 walks backwards in memory
+  Tensor r = reversed_layout(iota({4, 2}), 0);  // values 0..7, axis 0 walks backwards in memory
   Tensor z = index(r, {E::slice(std::nullopt, std::nullopt, -2), E::integer(1)});  // rows 3, 1 -> [7, 3]
   EXPECT_EQ(z.to_vector<double>(), (std::vector<double>{7, 3}));
   // Slicing a slice: offsets compose.
@@ -91,7 +88,7 @@ TEST(Subtensor, NonContiguousInputs) {
 
 TEST(Subtensor, EveryDType) {
   for (DType t : kAllDTypes) {
-    Tensor x = fortran_copy(iota({3, 2}, t));
+    Tensor x = fortran_layout(iota({3, 2}, t));
     Tensor y = index(x, {E::slice(std::nullopt, std::nullopt, -1), E::integer(0)});
     EXPECT_EQ(y.dtype(), t);
     EXPECT_TRUE(tensors_equal(y, Tensor::from_vector<double>({4, 2, 0}).astype(t))) << dtype_name(t);

@@ -1,12 +1,13 @@
-// Test helper for the shape, subtensor, join and alloc families: evaluates symbolic
-// expressions with each op's reference perform (no compiled function needed), and checks
-// on the way that every value fits its variable's static type, that infer_shapes agrees
-// with perform, and that an output shares an input's buffer only where view_of_input says.
+// Test helpers over symbolic graphs: evaluates expressions with each op's reference perform
+// (no compiled function needed), checking on the way that every value fits its variable's
+// static type, that infer_shapes agrees with perform, and that an output shares an input's
+// buffer only where view_of_input says; and names the op that computed a Var.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,7 +15,7 @@
 
 #include "ops/core/node.h"
 
-namespace tgc::testing {
+namespace tgc::test {
 
 class GraphEval {
  public:
@@ -71,34 +72,7 @@ inline Tensor eval(const Var& out, std::vector<std::pair<Var, Tensor>> givens = 
   return GraphEval(std::move(givens))(out);
 }
 
-// A float64 tensor 0, 1, 2, ... of `shape`, converted to `dtype`.
-inline Tensor iota(const Shape& shape, DType dtype = DType::Float64) {
-  std::vector<double> v(static_cast<size_t>(shape_numel(shape)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
-  return Tensor::from_vector(v, shape).astype(dtype);
-}
+// The name of the op whose node computed v ("Dot", "Sum{axis=[1]}").
+inline std::string op_name(const Var& v) { return v.ptr()->owner()->op().name(); }
 
-// The same values as `t`, laid out with reversed strides: t.copy() transposed back and
-// forth, so that the view is non-contiguous (Fortran order) but logically equal to t.
-inline Tensor fortran_copy(const Tensor& t) {
-  std::vector<int> rev(t.ndim());
-  for (int i = 0; i < t.ndim(); ++i) rev[i] = t.ndim() - 1 - i;
-  return t.transpose(rev).copy().transpose(rev);
-}
-
-// A view with the same values as `t` whose axis 0 has a negative stride.
-inline Tensor reversed_axis0_view(const Tensor& t) {
-  // r holds t's rows in reverse order; r viewed with axis 0 walked backwards is t again.
-  const Shape& s = t.shape();
-  const int64_t n = s[0], inner = n ? t.numel() / n : 0;
-  std::vector<double> vals = t.to_vector<double>(), rows(vals.size());
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < inner; ++j) rows[(n - 1 - i) * inner + j] = vals[i * inner + j];
-  Tensor r = Tensor::from_vector(rows, s).astype(t.dtype());
-  Strides st = r.strides();
-  const int64_t offset = n ? (n - 1) * st[0] : 0;
-  st[0] = -st[0];
-  return r.view(s, st, offset);
-}
-
-}  // namespace tgc::testing
+}  // namespace tgc::test
