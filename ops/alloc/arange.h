@@ -17,6 +17,8 @@ class Arange : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::vector<std::shared_ptr<Variable>> grad(
+      const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
   // The number of values; throws ValueError for a zero step or a bool dtype.
   int64_t length() const;

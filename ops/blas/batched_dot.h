@@ -23,6 +23,11 @@ class BatchedDot : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // Both operands viewed as stacks (2-d: a batch of 1, 1-d: a row/column matrix), then
+  // batched_dot(g, b^T) and batched_dot(a^T, g) summed over the batch entries an operand was
+  // broadcast to; integer inputs: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   std::string user_name_;

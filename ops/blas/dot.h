@@ -24,6 +24,11 @@ class Dot : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // The four forms' rules: vector.vector g*b, g*a; matrix.vector outer(g, b), dot(a.T, g);
+  // vector.matrix dot(b, g), outer(a, g); matrix.matrix dot(g, b.T), dot(a.T, g). Each cast
+  // to its input's dtype; integer inputs: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   std::string user_name_;

@@ -19,6 +19,10 @@ class Outer : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // dot(g, y) and dot(x, g) on the flattened operands, reshaped back to each operand's
+  // runtime shape; integer inputs: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 };
 
 }  // namespace tgc

@@ -19,9 +19,10 @@ std::shared_ptr<Node> Node::create(std::shared_ptr<const Op> op, std::vector<Var
   return node;
 }
 
-VarPtr Node::output(int i) {
+VarPtr Node::output(int i) const {
   TGC_INTERNAL_CHECK(i >= 0 && i < num_outputs(), "output index out of range");
-  return VarPtr(shared_from_this(), outputs_[i].get());
+  // A handle to an output shares ownership of its node; the node itself stays unchanged.
+  return VarPtr(std::const_pointer_cast<Node>(shared_from_this()), outputs_[i].get());
 }
 
 std::string Node::describe() const {

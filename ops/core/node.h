@@ -22,7 +22,7 @@ class Node : public std::enable_shared_from_this<Node> {
   const std::vector<VarPtr>& inputs() const { return inputs_; }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // A handle to output i that keeps this node alive.
-  VarPtr output(int i);
+  VarPtr output(int i) const;
   Variable* output_raw(int i) const { return outputs_[i].get(); }
 
   // Where the node runs; thunks take their kind (cpu/gpu/transfer) from it.

@@ -12,6 +12,12 @@ bool Op::equals(const Op& other) const {
 
 size_t Op::hash() const { return std::hash<std::string>()(name()) ^ typeid(*this).hash_code(); }
 
+std::vector<std::shared_ptr<Variable>> Op::grad(const Node&, const std::vector<std::shared_ptr<Variable>>&) const {
+  throw TypeError(name() + " has no gradient", "",
+                  "the cost depends on this op; wrap the part that should not be differentiated "
+                  "in stop_gradient(), or leave its inputs out of wrt");
+}
+
 Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape) {
   bool reusable = slot.defined() && slot.on_host() && slot.dtype() == dtype &&
                   slot.shape() == shape && slot.offset() == 0 && slot.is_contiguous() &&

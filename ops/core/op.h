@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 #include "runtime/type.h"
 
 namespace tgc {
+
+class Node;
+class Variable;
 
 class Op {
  public:
@@ -35,6 +39,15 @@ class Op {
   // may hold the tensor this op produced on an earlier call (when allow_gc is off): reuse
   // it through ensure_output() or replace it. Inputs are never written.
   virtual void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
+
+  // Reverse-mode rule: the gradients of a scalar cost with respect to each input, given the
+  // gradients with respect to each output (null where an output does not reach the cost).
+  // Returns one entry per input, null where the input has no gradient (integer or boolean
+  // inputs, indices, outputs that do not depend on it differentiably). Built from other ops
+  // with apply(); ops/gradient/build.h has the helpers. The default throws TypeError
+  // "<op> has no gradient"; grad() adds the path from the cost.
+  virtual std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                                      const std::vector<std::shared_ptr<Variable>>& output_grads) const;
 
   // Transfer ops (host<->device copies) are timed as transfers in profiles.
   virtual bool is_transfer() const { return false; }

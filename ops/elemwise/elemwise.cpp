@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <array>
 
+#include "ops/core/node.h"
 #include "ops/elemwise/broadcast.h"
+#include "ops/gradient/build.h"
 #include "runtime/config.h"
 #include "runtime/convert.h"
 #include "runtime/error.h"
@@ -185,6 +187,44 @@ void Elemwise::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
     run<double>(row, sig, inputs, out, loop, strides);
   else
     run<int64_t>(row, sig, inputs, out, loop, strides);
+}
+
+std::vector<VarPtr> Elemwise::grad(const Node& node,
+                                   const std::vector<VarPtr>& output_grads) const {
+  const std::vector<VarPtr>& inputs = node.inputs();
+  std::vector<VarPtr> result(inputs.size());
+  TGC_INTERNAL_CHECK(output_grads.size() == 1, "Elemwise has one output");
+  const VarPtr& g = output_grads[0];
+  if (!g) return result;  // the output does not reach the cost
+
+  std::vector<DType> dtypes;
+  bool any_float = false;
+  for (const VarPtr& in : inputs) {
+    dtypes.push_back(in->type().dtype);
+    any_float = any_float || is_float(in->type().dtype);
+  }
+  if (!any_float) return result;
+  const ScalarOpInfo& row = scalar_op();
+  if (row.grad == nullptr) {  // piecewise constant: zero wherever the derivative exists
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (is_float(dtypes[i])) result[i] = gradient::zeros_like(inputs[i]);
+    return result;
+  }
+  // The rule differentiates the function the row computes: on its float operand dtype
+  // (exp(float32 x) + float64 y computes in float64), so convert first; a where's
+  // condition stays as it is (the rule only selects with it again).
+  const ScalarSignature sig = signature(dtypes);
+  std::vector<VarPtr> operands;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    operands.push_back(is_float(sig.operands[i]) ? gradient::cast(inputs[i], sig.operands[i])
+                                                 : inputs[i]);
+  // output() only makes a handle that shares ownership of the node; it changes nothing.
+  const VarPtr output = node.output(0);
+  std::vector<VarPtr> terms = row.grad(operands, output, g);
+  TGC_INTERNAL_CHECK(terms.size() == inputs.size(), "a grad rule returns one term per input");
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (is_float(dtypes[i]) && terms[i]) result[i] = gradient::sum_to_like(terms[i], inputs[i]);
+  return result;
 }
 
 }  // namespace tgc

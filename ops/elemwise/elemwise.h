@@ -37,6 +37,13 @@ class Elemwise : public Op {
   // Converts each element to the operand dtype, evaluates the row's reference function
   // (double or int64 domain) and stores into a contiguous output from ensure_output().
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // The row's derivative rule on the operands converted to their float operand dtype, each
+  // input's term summed back to the input's shape and dtype (gradient::sum_to_like). Null
+  // for integer and bool inputs and when the output's gradient is null; zeros (of the
+  // input) for float inputs of piecewise-constant rows (comparisons, floor, ...: see
+  // ScalarOpInfo::grad).
+  std::vector<VarPtr> grad(const Node& node,
+                           const std::vector<VarPtr>& output_grads) const override;
 
  private:
   ScalarOpKind kind_;

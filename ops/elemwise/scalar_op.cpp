@@ -1,5 +1,6 @@
 // The scalar-op table and its type rules. Each row carries the op's reference functions as
-// lambdas; the array forms Elemwise runs are generated from them at compile time.
+// lambdas (the array forms Elemwise runs are generated from them at compile time) and its
+// derivative rule from ops/elemwise/scalar_grad.cpp.
 #include "ops/elemwise/scalar_op.h"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/elemwise/scalar_grad.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -122,10 +124,12 @@ void int_array(const int64_t* a, const int64_t* b, const int64_t* c, int64_t* ou
 
 template <FloatFn F, IntFn I = nullptr>
 constexpr ScalarOpInfo row(ScalarOpKind kind, std::string_view name, int arity, TypeRule rule,
-                           BoolInputs bools = BoolInputs::Keep, std::string_view bool_hint = "") {
+                           ScalarGradFn grad, BoolInputs bools = BoolInputs::Keep,
+                           std::string_view bool_hint = "") {
   IntArrayFn int_arr = nullptr;
   if constexpr (I != nullptr) int_arr = &int_array<I>;
-  return ScalarOpInfo{kind, name, arity, rule, bools, bool_hint, F, I, &float_array<F>, int_arr};
+  return ScalarOpInfo{kind, name, arity, rule, bools, bool_hint, F,
+                      I, &float_array<F>, int_arr, grad};
 }
 
 #define FLOAT(expr)                                                                   \
@@ -141,83 +145,91 @@ constexpr TypeRule kFloat = TypeRule::FloatResult;
 constexpr TypeRule kBool = TypeRule::Bool;
 constexpr BoolInputs kToInt8 = BoolInputs::ToInt8;
 constexpr BoolInputs kReject = BoolInputs::Reject;
+// Derivative rules: &dx::exp; piecewise-constant rows have zero gradient (ScalarOpInfo::grad).
+namespace dx = scalar_grad;
+constexpr ScalarGradFn kNoGrad = nullptr;
 
 // The table, in ScalarOpKind order (checked below).
 constexpr std::array kTable = {
-    row<FLOAT(a + b), INT(wrap_add(a, b))>(K::Add, "add", 2, kPromote),
+    row<FLOAT(a + b), INT(wrap_add(a, b))>(K::Add, "add", 2, kPromote, &dx::add),
     row<FLOAT(a - b), INT(wrap_sub(a, b))>(
-        K::Sub, "sub", 2, kPromote, kReject,
+        K::Sub, "sub", 2, kPromote, &dx::sub, kReject,
         "'-' on two bool operands is not defined (as in NumPy); use logical_xor (^) for "
         "booleans, or cast them to an integer type first"),
-    row<FLOAT(a * b), INT(wrap_mul(a, b))>(K::Mul, "mul", 2, kPromote),
-    row<FLOAT(a / b)>(K::TrueDiv, "true_div", 2, kFloat),
+    row<FLOAT(a* b), INT(wrap_mul(a, b))>(K::Mul, "mul", 2, kPromote, &dx::mul),
+    row<FLOAT(a / b)>(K::TrueDiv, "true_div", 2, kFloat, &dx::true_div),
     row<FLOAT(float_floor_div(a, b)), INT(int_floor_div(a, b))>(K::FloorDiv, "floor_div", 2,
-                                                                 kPromote, kToInt8),
-    row<FLOAT(float_mod(a, b)), INT(int_mod(a, b))>(K::Mod, "mod", 2, kPromote, kToInt8),
-    row<FLOAT(std::pow(a, b)), INT(int_pow(a, b))>(K::Pow, "pow", 2, kPromote, kToInt8),
+                                                                kPromote, kNoGrad, kToInt8),
+    row<FLOAT(float_mod(a, b)), INT(int_mod(a, b))>(K::Mod, "mod", 2, kPromote, &dx::mod, kToInt8),
+    row<FLOAT(std::pow(a, b)), INT(int_pow(a, b))>(K::Pow, "pow", 2, kPromote, &dx::pow, kToInt8),
     row<FLOAT(-a), INT(wrap_neg(a))>(
-        K::Neg, "neg", 1, kPromote, kReject,
+        K::Neg, "neg", 1, kPromote, &dx::neg, kReject,
         "unary '-' of a bool tensor is not defined (as in NumPy); use logical_not (!) "
         "instead, or cast to an integer type first"),
-    row<FLOAT(std::fabs(a)), INT(wrap_abs(a))>(K::Abs, "abs", 1, kPromote),
+    row<FLOAT(std::fabs(a)), INT(wrap_abs(a))>(K::Abs, "abs", 1, kPromote, &dx::abs),
     row<FLOAT(float_sign(a)), INT((a > 0) - (a < 0))>(
-        K::Sign, "sign", 1, kPromote, kReject,
+        K::Sign, "sign", 1, kPromote, kNoGrad, kReject,
         "sign of a bool tensor is not defined (as in NumPy); cast it to int8 first"),
 
-    row<FLOAT(a < b), INT(a < b)>(K::Lt, "lt", 2, kBool),
-    row<FLOAT(a <= b), INT(a <= b)>(K::Le, "le", 2, kBool),
-    row<FLOAT(a > b), INT(a > b)>(K::Gt, "gt", 2, kBool),
-    row<FLOAT(a >= b), INT(a >= b)>(K::Ge, "ge", 2, kBool),
-    row<FLOAT(a == b), INT(a == b)>(K::Eq, "eq", 2, kBool),
-    row<FLOAT(a != b), INT(a != b)>(K::Neq, "neq", 2, kBool),
+    row<FLOAT(a < b), INT(a < b)>(K::Lt, "lt", 2, kBool, kNoGrad),
+    row<FLOAT(a <= b), INT(a <= b)>(K::Le, "le", 2, kBool, kNoGrad),
+    row<FLOAT(a > b), INT(a > b)>(K::Gt, "gt", 2, kBool, kNoGrad),
+    row<FLOAT(a >= b), INT(a >= b)>(K::Ge, "ge", 2, kBool, kNoGrad),
+    row<FLOAT(a == b), INT(a == b)>(K::Eq, "eq", 2, kBool, kNoGrad),
+    row<FLOAT(a != b), INT(a != b)>(K::Neq, "neq", 2, kBool, kNoGrad),
 
-    row<FLOAT(a != 0 && b != 0), INT(a != 0 && b != 0)>(K::LogicalAnd, "logical_and", 2, kBool),
-    row<FLOAT(a != 0 || b != 0), INT(a != 0 || b != 0)>(K::LogicalOr, "logical_or", 2, kBool),
+    row<FLOAT(a != 0 && b != 0), INT(a != 0 && b != 0)>(K::LogicalAnd, "logical_and", 2, kBool,
+                                                        kNoGrad),
+    row<FLOAT(a != 0 || b != 0), INT(a != 0 || b != 0)>(K::LogicalOr, "logical_or", 2, kBool,
+                                                        kNoGrad),
     row<FLOAT((a != 0) != (b != 0)), INT((a != 0) != (b != 0))>(K::LogicalXor, "logical_xor", 2,
-                                                                 kBool),
-    row<FLOAT(a == 0), INT(a == 0)>(K::LogicalNot, "logical_not", 1, kBool),
+                                                                kBool, kNoGrad),
+    row<FLOAT(a == 0), INT(a == 0)>(K::LogicalNot, "logical_not", 1, kBool, kNoGrad),
 
-    row<FLOAT(std::exp(a))>(K::Exp, "exp", 1, kFloat),
-    row<FLOAT(std::exp2(a))>(K::Exp2, "exp2", 1, kFloat),
-    row<FLOAT(std::expm1(a))>(K::Expm1, "expm1", 1, kFloat),
-    row<FLOAT(std::log(a))>(K::Log, "log", 1, kFloat),
-    row<FLOAT(std::log2(a))>(K::Log2, "log2", 1, kFloat),
-    row<FLOAT(std::log10(a))>(K::Log10, "log10", 1, kFloat),
-    row<FLOAT(std::log1p(a))>(K::Log1p, "log1p", 1, kFloat),
-    row<FLOAT(std::sqrt(a))>(K::Sqrt, "sqrt", 1, kFloat),
-    row<FLOAT(1.0 / std::sqrt(a))>(K::Rsqrt, "rsqrt", 1, kFloat),
-    row<FLOAT(a * a), INT(wrap_mul(a, a))>(K::Square, "square", 1, kPromote, kToInt8),
-    row<FLOAT(std::sin(a))>(K::Sin, "sin", 1, kFloat),
-    row<FLOAT(std::cos(a))>(K::Cos, "cos", 1, kFloat),
-    row<FLOAT(std::tan(a))>(K::Tan, "tan", 1, kFloat),
-    row<FLOAT(std::tanh(a))>(K::Tanh, "tanh", 1, kFloat),
-    row<FLOAT(std::sinh(a))>(K::Sinh, "sinh", 1, kFloat),
-    row<FLOAT(std::cosh(a))>(K::Cosh, "cosh", 1, kFloat),
-    row<FLOAT(std::asin(a))>(K::Arcsin, "arcsin", 1, kFloat),
-    row<FLOAT(std::acos(a))>(K::Arccos, "arccos", 1, kFloat),
-    row<FLOAT(std::atan(a))>(K::Arctan, "arctan", 1, kFloat),
-    row<FLOAT(std::atan2(a, b))>(K::Arctan2, "arctan2", 2, kFloat),
-    row<FLOAT(std::erf(a))>(K::Erf, "erf", 1, kFloat),
-    row<FLOAT(std::erfc(a))>(K::Erfc, "erfc", 1, kFloat),
-    row<FLOAT(sigmoid(a))>(K::Sigmoid, "sigmoid", 1, kFloat),
-    row<FLOAT(softplus(a))>(K::Softplus, "softplus", 1, kFloat),
+    row<FLOAT(std::exp(a))>(K::Exp, "exp", 1, kFloat, &dx::exp),
+    row<FLOAT(std::exp2(a))>(K::Exp2, "exp2", 1, kFloat, &dx::exp2),
+    row<FLOAT(std::expm1(a))>(K::Expm1, "expm1", 1, kFloat, &dx::expm1),
+    row<FLOAT(std::log(a))>(K::Log, "log", 1, kFloat, &dx::log),
+    row<FLOAT(std::log2(a))>(K::Log2, "log2", 1, kFloat, &dx::log2),
+    row<FLOAT(std::log10(a))>(K::Log10, "log10", 1, kFloat, &dx::log10),
+    row<FLOAT(std::log1p(a))>(K::Log1p, "log1p", 1, kFloat, &dx::log1p),
+    row<FLOAT(std::sqrt(a))>(K::Sqrt, "sqrt", 1, kFloat, &dx::sqrt),
+    row<FLOAT(1.0 / std::sqrt(a))>(K::Rsqrt, "rsqrt", 1, kFloat, &dx::rsqrt),
+    row<FLOAT(a * a), INT(wrap_mul(a, a))>(K::Square, "square", 1, kPromote, &dx::square, kToInt8),
+    row<FLOAT(std::sin(a))>(K::Sin, "sin", 1, kFloat, &dx::sin),
+    row<FLOAT(std::cos(a))>(K::Cos, "cos", 1, kFloat, &dx::cos),
+    row<FLOAT(std::tan(a))>(K::Tan, "tan", 1, kFloat, &dx::tan),
+    row<FLOAT(std::tanh(a))>(K::Tanh, "tanh", 1, kFloat, &dx::tanh),
+    row<FLOAT(std::sinh(a))>(K::Sinh, "sinh", 1, kFloat, &dx::sinh),
+    row<FLOAT(std::cosh(a))>(K::Cosh, "cosh", 1, kFloat, &dx::cosh),
+    row<FLOAT(std::asin(a))>(K::Arcsin, "arcsin", 1, kFloat, &dx::arcsin),
+    row<FLOAT(std::acos(a))>(K::Arccos, "arccos", 1, kFloat, &dx::arccos),
+    row<FLOAT(std::atan(a))>(K::Arctan, "arctan", 1, kFloat, &dx::arctan),
+    row<FLOAT(std::atan2(a, b))>(K::Arctan2, "arctan2", 2, kFloat, &dx::arctan2),
+    row<FLOAT(std::erf(a))>(K::Erf, "erf", 1, kFloat, &dx::erf),
+    row<FLOAT(std::erfc(a))>(K::Erfc, "erfc", 1, kFloat, &dx::erfc),
+    row<FLOAT(sigmoid(a))>(K::Sigmoid, "sigmoid", 1, kFloat, &dx::sigmoid),
+    row<FLOAT(softplus(a))>(K::Softplus, "softplus", 1, kFloat, &dx::softplus),
     // floor/ceil/trunc of integers give floats, as NumPy's; round keeps integers (np.round).
-    row<FLOAT(std::floor(a))>(K::Floor, "floor", 1, kFloat),
-    row<FLOAT(std::ceil(a))>(K::Ceil, "ceil", 1, kFloat),
+    row<FLOAT(std::floor(a))>(K::Floor, "floor", 1, kFloat, kNoGrad),
+    row<FLOAT(std::ceil(a))>(K::Ceil, "ceil", 1, kFloat, kNoGrad),
     // nearbyint in the default rounding mode rounds half to even, like np.round.
-    row<FLOAT(std::nearbyint(a)), INT(a)>(K::Round, "round", 1, kPromote, kToInt8),
-    row<FLOAT(std::trunc(a))>(K::Trunc, "trunc", 1, kFloat),
+    row<FLOAT(std::nearbyint(a)), INT(a)>(K::Round, "round", 1, kPromote, kNoGrad, kToInt8),
+    row<FLOAT(std::trunc(a))>(K::Trunc, "trunc", 1, kFloat, kNoGrad),
     // clip(x, lo, hi) = minimum(maximum(x, lo), hi), as NumPy (lo > hi gives hi; NaN stays).
-    row<FLOAT(float_min(float_max(a, b), c)), INT(std::min(std::max(a, b), c))>(K::Clip, "clip",
-                                                                                 3, kPromote),
-    row<FLOAT(float_max(a, b)), INT(std::max(a, b))>(K::Maximum, "maximum", 2, kPromote),
-    row<FLOAT(float_min(a, b)), INT(std::min(a, b))>(K::Minimum, "minimum", 2, kPromote),
+    row<FLOAT(float_min(float_max(a, b), c)), INT(std::min(std::max(a, b), c))>(
+        K::Clip, "clip", 3, kPromote, &dx::clip),
+    row<FLOAT(float_max(a, b)), INT(std::max(a, b))>(K::Maximum, "maximum", 2, kPromote,
+                                                     &dx::maximum),
+    row<FLOAT(float_min(a, b)), INT(std::min(a, b))>(K::Minimum, "minimum", 2, kPromote,
+                                                     &dx::minimum),
 
-    row<FLOAT(a != 0 ? b : c), INT(a != 0 ? b : c)>(K::Where, "where", 3, TypeRule::Where),
+    row<FLOAT(a != 0 ? b : c), INT(a != 0 ? b : c)>(K::Where, "where", 3, TypeRule::Where,
+                                                    &dx::where),
     // The conversion itself happens when the result is stored in the target dtype.
-    row<FLOAT(a), INT(a)>(K::Cast, "cast", 1, TypeRule::Cast),
-    row<FLOAT(std::isnan(a))>(K::IsNan, "isnan", 1, kBool),
-    row<FLOAT(std::isinf(a))>(K::IsInf, "isinf", 1, kBool),
+    row<FLOAT(a), INT(a)>(K::Cast, "cast", 1, TypeRule::Cast, &dx::cast),
+    row<FLOAT(std::isnan(a))>(K::IsNan, "isnan", 1, kBool, kNoGrad),
+    row<FLOAT(std::isinf(a))>(K::IsInf, "isinf", 1, kBool, kNoGrad),
 };
 
 #undef FLOAT

@@ -1,6 +1,6 @@
 // The scalar-op table: one row per elementwise primitive (name, arity, type rule, reference
-// functions). Elemwise evaluates from it; later issues add each row's gradient and backend
-// renderings, so adding a scalar op touches one row here plus its test.
+// functions, derivative rule). Elemwise evaluates and differentiates from it; later issues
+// add backend renderings, so adding a scalar op touches one row here plus its test.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ops/core/variable.h"
 #include "runtime/dtype.h"
 
 namespace tgc {
@@ -56,8 +57,18 @@ using FloatArrayFn = void (*)(const double* a, const double* b, const double* c,
 using IntArrayFn = void (*)(const int64_t* a, const int64_t* b, const int64_t* c, int64_t* out,
                             int64_t n);
 
-// One row of the table. (Later issues add: the gradient rule, and one rendering per
-// backend — C-family/CUDA/OpenCL expression templates and the LLVM lowering.)
+// A row's derivative rule (rules live in ops/elemwise/scalar_grad.cpp). `inputs` are the
+// node's operands already converted to the row's float operand dtype (where's condition is
+// left as it is), `output` the node's output, `output_grad` d cost / d output. Returns one
+// entry per input: d output / d input_i times output_grad, in the output's broadcast shape
+// (Elemwise::grad sums it back to the input's shape and dtype), or null where input i has
+// no gradient (where's condition). Rules may assume float inputs: Elemwise::grad never asks
+// for the gradient of an integer or bool input.
+using ScalarGradFn = std::vector<VarPtr> (*)(const std::vector<VarPtr>& inputs,
+                                             const VarPtr& output, const VarPtr& output_grad);
+
+// One row of the table. (Later issues add one rendering per backend — C-family/CUDA/OpenCL
+// expression templates and the LLVM lowering.)
 struct ScalarOpInfo {
   ScalarOpKind kind;
   std::string_view name;  // "add", "exp": the user's function name and Elemwise{name}
@@ -69,6 +80,11 @@ struct ScalarOpInfo {
   IntFn int_fn;               // null when the op always computes in floats
   FloatArrayFn float_array;
   IntArrayFn int_array;       // null iff int_fn is
+  // Null for piecewise-constant rows (comparisons, logic, isnan/isinf, floor/ceil/round/
+  // trunc, sign, floor_div): as in Theano their gradient is zero wherever it exists, so
+  // Elemwise::grad gives zeros for their float inputs rather than calling them
+  // non-differentiable.
+  ScalarGradFn grad;
 };
 
 std::span<const ScalarOpInfo> scalar_op_table();  // in ScalarOpKind order

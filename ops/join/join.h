@@ -18,6 +18,8 @@ class Concatenate : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::vector<std::shared_ptr<Variable>> grad(
+      const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   int axis_;
@@ -35,6 +37,8 @@ class Stack : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::vector<std::shared_ptr<Variable>> grad(
+      const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   int axis_;

@@ -19,6 +19,8 @@ class Split : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::vector<std::shared_ptr<Variable>> grad(
+      const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
   int view_of_input(int /*output*/) const override { return 0; }
 
  private:

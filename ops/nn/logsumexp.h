@@ -21,6 +21,9 @@ class LogSumExp : public FloatReduce {
 
   std::string op_class() const override { return "LogSumExp"; }
   std::string user_name() const override { return "logsumexp"; }
+  // g times softmax(x) over the reduced axes: g * exp(x - logsumexp(x)); integer inputs: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   std::vector<double> reduce(const Tensor& x, const ReducePlan& plan) const override;

@@ -32,6 +32,10 @@ class Softmax : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // softmax: s * (g - sum(g * s, axis)); log_softmax: g - exp(y) * sum(g, axis) (sums kept
+  // as size-1 axes); integer inputs: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   int axis_;

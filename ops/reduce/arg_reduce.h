@@ -30,6 +30,9 @@ class ArgReduce : public Op {
   // The first occurrence wins ties; a NaN beats every number (the first NaN's index is
   // returned), as in NumPy. An empty reduction is a ValueError.
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // Integer indices: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   std::optional<std::vector<int>> reduce_axes(int ndim) const;

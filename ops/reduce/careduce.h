@@ -35,6 +35,11 @@ class CAReduce : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // sum: g broadcast back; prod: g times the product of the other elements (exact with any
+  // number of zeros); max/min: g to every element equal to the result (ties all get it);
+  // all/any and integer inputs: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   void check_not_empty(int64_t reduced_count) const;

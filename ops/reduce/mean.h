@@ -19,6 +19,10 @@ class Mean : public FloatReduce {
 
   std::string op_class() const override { return "CAReduce"; }
   std::string user_name() const override { return "mean"; }
+  // g broadcast back and divided by the reduced count (from the runtime shape when the
+  // reduced dims are not static); integer inputs: null.
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   // Sums in double and divides by the reduced count (more accurate than NumPy's float32

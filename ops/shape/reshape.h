@@ -18,6 +18,8 @@ class Reshape : public Op {
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   int view_of_input(int /*output*/) const override { return 0; }
+  std::vector<std::shared_ptr<Variable>> grad(
+      const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   Shape target_;

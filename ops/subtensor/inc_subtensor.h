@@ -23,6 +23,8 @@ class IncSubtensor : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  std::vector<std::shared_ptr<Variable>> grad(
+      const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
  private:
   Mode mode_;

@@ -4,6 +4,7 @@
 
 #include <tgc/creation.h>
 #include <tgc/function.h>
+#include <tgc/grad.h>
 #include <tgc/indexing.h>
 #include <tgc/join.h>
 #include <tgc/linalg.h>
