@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "support/catch_error.h"
+
 #include <cmath>
 #include <tgc/tgc.h>
 
@@ -126,16 +128,7 @@ std::vector<std::vector<double>> eval(const VarPtr& x, const Tensor& value, cons
   return r;
 }
 
-template <typename E, typename Fn>
-E catch_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error thrown";
-  return E("");
-}
+using test::catch_error;
 
 TEST(Grad, SumsTheContributionsOfEveryPath) {
   VarPtr x = vec("x");

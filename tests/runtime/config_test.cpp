@@ -4,6 +4,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "support/catch_error.h"
 #include <unistd.h>
 
 #include <cstdlib>
@@ -20,17 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-// Runs `fn`, expects an exception of type E, returns it for inspection.
-template <typename E, typename Fn>
-E catch_error(Fn&& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an exception";
-  return E("none");
-}
+using test::catch_error;
 
 TEST(Config, Defaults) {
   Config c;
