@@ -17,6 +17,9 @@ struct Config {
   bool profile = false;                  // time every thunk, print a report at exit
   std::string profile_trace;             // write a Chrome-trace JSON here ("" = none)
   std::string optimizer = "fast_run";    // fast_run | fast_compile | none
+  // Rewrites and passes left out, by name, separated by ':' (Theano's syntax). The names are
+  // checked when a function is compiled (the compiler knows them; runtime/ does not).
+  std::string optimizer_excluding;
   std::string assert_no_cpu_op = "ignore";  // ignore | warn | raise
   bool warn_float64 = false;             // report float64 appearing in a float32 graph
   bool fast_math = false;                // relaxed floating point in generated code

@@ -9,6 +9,7 @@
 
 #include "backends/reference/reference_backend.h"
 #include "compiler/linker.h"
+#include "compiler/passes/pipeline.h"
 #include "ops/core/graph.h"
 #include "runtime/executor.h"
 #include "runtime/profiler.h"
@@ -41,7 +42,11 @@ struct Function::Impl {
   Config config;
   bool borrow_outputs = false;
   std::vector<Var> user_inputs;  // for error messages
+  Graph raw_graph;
   Graph graph;
+  std::vector<std::string> rewrite_trace;
+  std::vector<std::string> optimizer_warnings;
+  std::vector<PassTiming> optimizer_timings;
   std::unique_ptr<Backend> backend;
   LinkedProgram linked;
   size_t num_outputs = 0;  // graph outputs past this index are update values
@@ -148,6 +153,16 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
 const std::string& Function::name() const { return impl_->name; }
 const Config& Function::config() const { return impl_->config; }
 const Graph& Function::graph() const { return impl_->graph; }
+const Graph& Function::raw_graph() const { return impl_->raw_graph; }
+const std::vector<std::string>& Function::rewrite_trace() const { return impl_->rewrite_trace; }
+const std::vector<std::string>& Function::optimizer_warnings() const {
+  return impl_->optimizer_warnings;
+}
+std::vector<std::pair<std::string, double>> Function::optimizer_timings() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (auto& t : impl_->optimizer_timings) out.push_back({t.name, t.seconds});
+  return out;
+}
 const Profiler* Function::profiler() const { return impl_->profiler.get(); }
 std::string Function::profile_report() const {
   return impl_->profiler ? impl_->profiler->report() : std::string();
@@ -200,7 +215,18 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     impl->update_targets.push_back(target.ptr()->storage());
   }
 
-  impl->graph = Graph::clone_of(to_ptrs(inputs), outs);
+  impl->raw_graph = Graph::clone_of(to_ptrs(inputs), outs);
+  impl->graph = Graph::clone_of(impl->raw_graph.inputs(), impl->raw_graph.outputs());
+  {
+    PassContext ctx = make_pass_context(impl->config);
+    std::vector<RewriteEvent> events;
+    if (options.trace_rewrites) ctx.trace = &events;
+    ctx.warnings = &impl->optimizer_warnings;
+    impl->optimizer_timings = optimize(impl->graph, ctx);
+    for (const RewriteEvent& e : events)
+      impl->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
+    for (const std::string& w : impl->optimizer_warnings) std::cerr << "tgc: warning: " << w << "\n";
+  }
   double optimizer_s = seconds_since(t0);
 
   auto t1 = std::chrono::steady_clock::now();

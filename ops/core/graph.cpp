@@ -5,6 +5,13 @@
 
 namespace tgc {
 
+bool interchangeable(const Type& a, const Type& b) {
+  if (a.dtype != b.dtype || a.ndim() != b.ndim()) return false;
+  for (int d = 0; d < a.ndim(); ++d)
+    if (a.shape[d] != kUnknownDim && b.shape[d] != kUnknownDim && a.shape[d] != b.shape[d]) return false;
+  return true;
+}
+
 Graph Graph::clone_of(const std::vector<VarPtr>& inputs, const std::vector<VarPtr>& outputs) {
   Graph g;
   std::unordered_map<const Variable*, VarPtr> mapping;
@@ -116,7 +123,7 @@ std::unordered_map<const Variable*, std::vector<std::pair<Node*, int>>> Graph::c
 }
 
 void Graph::replace(const Variable* old, VarPtr replacement) {
-  TGC_INTERNAL_CHECK(old->type() == replacement->type(),
+  TGC_INTERNAL_CHECK(interchangeable(old->type(), replacement->type()),
                      "replace changes type " + old->type().str() + " into " +
                          replacement->type().str() + " for " + old->label());
   for (Node* n : toposort())
@@ -124,6 +131,14 @@ void Graph::replace(const Variable* old, VarPtr replacement) {
       if (n->inputs()[i].get() == old) n->set_input(static_cast<int>(i), replacement);
   for (auto& o : outputs_)
     if (o.get() == old) o = replacement;
+}
+
+void Graph::set_output(size_t i, VarPtr v) {
+  TGC_INTERNAL_CHECK(i < outputs_.size(), "set_output: no output " + std::to_string(i));
+  TGC_INTERNAL_CHECK(interchangeable(outputs_[i]->type(), v->type()),
+                     "set_output changes type " + outputs_[i]->type().str() + " into " +
+                         v->type().str() + " for " + outputs_[i]->label());
+  outputs_[i] = std::move(v);
 }
 
 std::string Graph::str() const {

@@ -11,6 +11,11 @@
 
 namespace tgc {
 
+// Whether a rewrite may put a variable of type `b` where one of type `a` was read: the same
+// dtype and rank, and no dim known on both sides with different sizes (a rewrite may know
+// more or less about a dim than the expression it replaces, never something different).
+bool interchangeable(const Type& a, const Type& b);
+
 class Graph {
  public:
   // Copies the expressions computing `outputs` from `inputs`. Constants and shared
@@ -30,8 +35,11 @@ class Graph {
   std::unordered_map<const Variable*, std::vector<std::pair<Node*, int>>> clients() const;
 
   // Makes every reader of `old` (nodes and graph outputs) read `replacement` instead.
-  // Throws InternalError when the types differ: a rewrite must preserve types.
+  // Throws InternalError when the types are not interchangeable: a rewrite preserves types.
   void replace(const Variable* old, VarPtr replacement);
+  // Makes graph output i be `v` (the optimizer's rewriter keeps its own client index and
+  // rewires nodes itself; this is its way to rewire outputs). Same type rule as replace().
+  void set_output(size_t i, VarPtr v);
 
   // One line per node in toposort order: "exp_0 = Elemwise{exp}(x)".
   std::string str() const;

@@ -42,7 +42,7 @@ TEST(Config, Defaults) {
 TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
-                                      "optimizer", "assert_no_cpu_op", "warn_float64", "fast_math",
+                                      "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
                                       "sync", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;

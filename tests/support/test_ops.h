@@ -11,6 +11,7 @@ namespace tgc::testing {
 class AddConst final : public Op {
  public:
   explicit AddConst(double c) : c_(c) {}
+  double value() const { return c_; }
   std::string name() const override { return "AddConst{" + std::to_string(c_) + "}"; }
   std::string op_class() const override { return "AddConst"; }
   std::string user_name() const override { return "add_const"; }

@@ -28,6 +28,9 @@ struct FunctionOptions {
   bool borrow_outputs = false;
   // Config keys for this function only, on top of the global config (see Config).
   std::map<std::string, std::string> config{};
+  // Record every replacement the optimizer makes (rewrite_trace()); off by default because
+  // describing nodes costs time on large graphs.
+  bool trace_rewrites = false;
 };
 
 class Function {
@@ -53,6 +56,16 @@ class Function {
   std::vector<std::string> toposort() const;
   // The compiled graph (after rewrites), for inspection.
   const Graph& graph() const;
+  // The graph as built, before any rewrite (tgc show --stage raw).
+  const Graph& raw_graph() const;
+  // One line per replacement, "canonicalize: mul_by_one: Elemwise{mul}(x, 1) -> x", when
+  // compiled with trace_rewrites; empty otherwise.
+  const std::vector<std::string>& rewrite_trace() const;
+  // Reports of the optimizer for the user (warn_float64: where float64 entered a float32
+  // graph). Also printed to stderr when the function is compiled.
+  const std::vector<std::string>& optimizer_warnings() const;
+  // Seconds spent in each optimizer pass, in order: (pass name, seconds).
+  std::vector<std::pair<std::string, double>> optimizer_timings() const;
   // The profile report so far; empty when profiling is off.
   std::string profile_report() const;
   const Profiler* profiler() const;

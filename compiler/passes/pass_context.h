@@ -1,0 +1,40 @@
+// PassContext: what every optimizer pass may read — the function's config, the rewrites the
+// user left out, and where replacements (the rewrite trace) and float64 reports are recorded.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/config.h"
+
+namespace tgc {
+
+// One replacement made by a rewrite: "mul_by_one: t0 = mul(x, 1) -> x".
+struct RewriteEvent {
+  std::string pass;     // the pipeline entry that ran it ("canonicalize")
+  std::string rewrite;  // the rule's or pass's name ("mul_by_one")
+  std::string before;   // the replaced node, in the graph's printing ("mul(x, 1)")
+  std::string after;    // what replaced it ("x")
+};
+
+struct PassContext {
+  Config config;
+  // Rewrite and pass names left out (Config::optimizer_excluding, validated by optimize()).
+  std::unordered_set<std::string> excluded;
+  // When set, every replacement is appended (tgc show --trace-rewrites). Left null on the
+  // normal path: describing nodes costs time on large graphs.
+  std::vector<RewriteEvent>* trace = nullptr;
+  // Reports for the user (warn_float64: which node brought float64 into a float32 graph).
+  std::vector<std::string>* warnings = nullptr;
+  // Check every node's types after each pass (an internal error names the pass).
+  bool verify = true;
+
+  bool enabled(std::string_view name) const { return !excluded.count(std::string(name)); }
+  void warn(std::string message) const {
+    if (warnings) warnings->push_back(std::move(message));
+  }
+};
+
+}  // namespace tgc

@@ -1,0 +1,118 @@
+// The pipeline tables and the instrumented runner.
+#include "compiler/passes/pipeline.h"
+
+#include <chrono>
+#include <unordered_set>
+
+#include "runtime/error.h"
+#include "runtime/suggest.h"
+
+namespace tgc {
+
+namespace {
+
+// fast_run: everything, in phase order. Passes add their line here (one pass a line).
+std::vector<PassInfo> fast_run_passes() {
+  return {
+      // --- canonicalize ---
+      // --- stabilize ---
+      // --- float32 ---
+      // --- specialize ---
+      // --- fusion ---
+      // --- inplace ---
+      // --- memory ---
+  };
+}
+
+// fast_compile: what changes results (stabilisation keeps finite what the naive formula
+// makes inf/NaN, float32 casting keeps the dtypes the user asked for) plus the cheap
+// clean-ups; no specialisation, fusion or inplace.
+std::vector<PassInfo> fast_compile_passes() {
+  std::vector<PassInfo> out;
+  for (const PassInfo& p : fast_run_passes())
+    if (p.phase == "canonicalize" || p.phase == "stabilize" || p.phase == "float32") out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+std::vector<PassInfo> pipeline(std::string_view mode) {
+  if (mode == "fast_run") return fast_run_passes();
+  if (mode == "fast_compile") return fast_compile_passes();
+  if (mode == "none") return {};
+  throw ConfigError("unknown optimizer '" + std::string(mode) + "'", "",
+                    "optimizer accepts fast_run, fast_compile or none");
+}
+
+std::vector<std::string> optimizer_names() {
+  std::vector<std::string> names;
+  std::unordered_set<std::string> seen;
+  for (const PassInfo& p : fast_run_passes()) {
+    if (seen.insert(std::string(p.name)).second) names.emplace_back(p.name);
+    if (p.rules)
+      for (const LocalRewrite& r : p.rules())
+        if (seen.insert(std::string(r.name)).second) names.emplace_back(r.name);
+  }
+  return names;
+}
+
+PassContext make_pass_context(const Config& config) {
+  PassContext ctx;
+  ctx.config = config;
+  std::string_view rest = config.optimizer_excluding;
+  std::vector<std::string> known;
+  while (!rest.empty()) {
+    size_t colon = rest.find(':');
+    std::string name(rest.substr(0, colon));
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (name.empty()) continue;
+    if (known.empty()) known = optimizer_names();
+    bool found = false;
+    for (const std::string& k : known) found = found || k == name;
+    if (!found) {
+      std::string near = closest_match(name, known);
+      throw ConfigError("optimizer_excluding names '" + name + "', which is no rewrite or pass", "",
+                        near.empty() ? "docs/optimizations.md lists every rewrite"
+                                     : "did you mean '" + near + "'? docs/optimizations.md lists every rewrite");
+    }
+    ctx.excluded.insert(name);
+  }
+  return ctx;
+}
+
+void verify_graph(const Graph& graph, std::string_view after_pass) {
+  for (Node* n : graph.toposort()) {
+    std::vector<Type> in;
+    for (auto& v : n->inputs()) in.push_back(v->type());
+    std::vector<Type> want;
+    try {
+      want = n->op().infer_types(in);
+    } catch (const Error& e) {
+      throw InternalError("after " + std::string(after_pass) + ", node " + n->describe() +
+                          " no longer type-checks: " + e.what());
+    }
+    TGC_INTERNAL_CHECK(static_cast<int>(want.size()) == n->num_outputs(),
+                       "after " + std::string(after_pass) + ", node " + n->describe() +
+                           " has the wrong number of outputs");
+    for (int i = 0; i < n->num_outputs(); ++i)
+      TGC_INTERNAL_CHECK(interchangeable(want[i], n->output_raw(i)->type()),
+                         "after " + std::string(after_pass) + ", node " + n->describe() + " output " +
+                             std::to_string(i) + " has type " + n->output_raw(i)->type().str() +
+                             " but its op infers " + want[i].str());
+  }
+}
+
+std::vector<PassTiming> optimize(Graph& graph, const PassContext& ctx) {
+  std::vector<PassTiming> timings;
+  for (const PassInfo& p : pipeline(ctx.config.optimizer)) {
+    if (!ctx.enabled(p.name)) continue;
+    auto t0 = std::chrono::steady_clock::now();
+    bool changed = p.run(graph, ctx);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (ctx.verify && changed) verify_graph(graph, p.name);
+    timings.push_back({std::string(p.name), s, changed, graph.toposort().size()});
+  }
+  return timings;
+}
+
+}  // namespace tgc

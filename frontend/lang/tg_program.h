@@ -1,0 +1,72 @@
+// The .tg language's entry points: a .tg file is parsed, checked and evaluated into named
+// symbolic variables, shared variables and compiled functions, which the CLI runs, shows
+// and emits. The language describes graphs only: no loops, no user-defined functions.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tgc/tgc.h>
+
+namespace tgc::lang {
+
+// A position in a .tg source: 1-based line and column (columns count UTF-8 code points).
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int col = 0;
+};
+
+// Every user error in a .tg file: syntax, unknown names, wrong arity or keywords, type and
+// shape errors of the ops, bad values. what() reads
+//   check1.tg:3:9: error: unknown function 'expp'
+//       y = expp(x)
+//           ^
+//     hint: did you mean 'exp'?
+// The CLI prints it and exits with code 2.
+class SourceError : public Error {
+ public:
+  SourceError(SourceLoc loc, std::string message, std::string source_line, std::string hint);
+  const SourceLoc& loc() const { return loc_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  SourceLoc loc_;
+  std::string message_;
+};
+
+struct TgFunction {
+  std::string name;                  // the name it is bound to in the file
+  std::vector<std::string> inputs;   // input variable names, in order
+  std::vector<std::string> outputs;  // output expressions as written (for printing)
+  SourceLoc loc;                     // where function(...) is called
+  Function function;                 // compiled with the options given to load_*
+};
+
+struct TgProgram {
+  std::string file;
+  std::vector<TgFunction> functions;  // in definition order
+  std::map<std::string, Var> variables;  // every name bound to a symbolic or shared variable
+
+  // The function called `name`; SourceError-free: returns nullptr when absent.
+  TgFunction* find(std::string_view name);
+  // The default function of `tgc run`: the only one, else the last one defined. nullptr
+  // when the file defines none.
+  TgFunction* default_function();
+};
+
+// Parses, checks and evaluates a .tg file and compiles each function() with `options`
+// (their `name` is set to the bound name). Throws SourceError for every user error in the
+// file, IOError when the file cannot be read.
+TgProgram load_file(const std::string& path, const FunctionOptions& options = {});
+TgProgram load_source(std::string_view source, std::string_view file_name,
+                      const FunctionOptions& options = {});
+
+// Evaluates a value expression of the language (a generator call or a literal), as the CLI's
+// --input NAME=EXPR uses it: "randn(400, 784, seed=1)", "zeros(3, 4)", "2.5". `file_name`
+// labels errors (e.g. "--input x"). Throws SourceError.
+Tensor eval_value(std::string_view expr, std::string_view file_name);
+
+}  // namespace tgc::lang
