@@ -1,0 +1,154 @@
+// KernelCache: memory and disk hits, keys compared in full, atomic writes, corrupt and
+// truncated entries removed and rebuilt, processes sharing a directory, info and clear.
+#include "runtime/kernel_cache.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tgc {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("tgc_cache_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+KernelCacheKey key(const std::string& kernel) { return {"llvm", kernel, "LLVM 16", "x86-64 avx2", "O3"}; }
+KernelBlob blob(size_t n, uint8_t seed) {
+  KernelBlob b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(seed + i * 7);
+  return b;
+}
+
+TEST(KernelCache, MissThenHitFromMemoryAndFromDisk) {
+  TempDir d;
+  {
+    KernelCache c(d.path.string());
+    EXPECT_FALSE(c.get(key("a")).has_value());
+    c.put(key("a"), blob(1000, 1));
+    auto hit = c.get(key("a"));
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_EQ(**hit, blob(1000, 1));
+  }
+  KernelCache fresh(d.path.string());  // a new process's view: only the disk
+  auto hit = fresh.get(key("a"));
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(**hit, blob(1000, 1));
+  EXPECT_EQ(fresh.info().entries, 1u);
+}
+
+TEST(KernelCache, EveryKeyPartMatters) {
+  TempDir d;
+  KernelCache c(d.path.string());
+  c.put(key("a"), blob(10, 1));
+  KernelCacheKey other = key("a");
+  other.flags = "O3 fast_math";
+  EXPECT_FALSE(c.get(other).has_value());
+  other = key("a");
+  other.target = "x86-64 avx512f";
+  EXPECT_FALSE(c.get(other).has_value());
+  EXPECT_TRUE(c.get(key("a")).has_value());
+}
+
+TEST(KernelCache, CorruptOrTruncatedEntriesAreRemovedAndRebuilt) {
+  TempDir d;
+  for (int damage = 0; damage < 3; ++damage) {
+    {
+      KernelCache c(d.path.string());
+      c.put(key("k"), blob(4096, 3));
+    }
+    std::string path = KernelCache(d.path.string()).entry_path(key("k"));
+    auto size = fs::file_size(path);
+    if (damage == 0) {
+      fs::resize_file(path, size / 2);  // truncated
+    } else if (damage == 1) {
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(size / 2));
+      f.put('\x5a');  // one flipped byte in the payload
+    } else {
+      std::ofstream(path, std::ios::binary | std::ios::trunc) << "garbage";
+    }
+    KernelCache c(d.path.string());
+    EXPECT_FALSE(c.get(key("k")).has_value()) << "damage " << damage;
+    EXPECT_FALSE(fs::exists(path)) << "damage " << damage;
+    c.put(key("k"), blob(4096, 3));
+    KernelCache again(d.path.string());
+    ASSERT_TRUE(again.get(key("k")).has_value());
+  }
+}
+
+TEST(KernelCache, ProcessesSharingADirectoryNeverReadPartialEntries) {
+  TempDir d;
+  constexpr int kProcs = 4, kRounds = 200;
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcs; ++p) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int bad = 0;
+      for (int r = 0; r < kRounds; ++r) {
+        KernelCache c(d.path.string());  // fresh each round: reads go to disk
+        KernelCacheKey k = key("shared" + std::to_string(r % 5));
+        if (auto hit = c.get(k)) {
+          if (**hit != blob(20000, static_cast<uint8_t>(r % 5))) ++bad;
+        } else {
+          c.put(k, blob(20000, static_cast<uint8_t>(r % 5)));
+        }
+      }
+      ::_exit(bad == 0 ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  for (const auto& e : fs::directory_iterator(d.path))
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << "left a temp file: " << e.path();
+}
+
+TEST(KernelCache, InfoAndClear) {
+  TempDir d;
+  KernelCache c(d.path.string());
+  c.put(key("a"), blob(100, 1));
+  c.put(key("b"), blob(200, 2));
+  KernelCacheInfo info = c.info();
+  EXPECT_EQ(info.entries, 2u);
+  EXPECT_GT(info.bytes, 300u);
+  EXPECT_EQ(info.memory_entries, 2u);
+  EXPECT_EQ(c.clear(), 2u);
+  EXPECT_EQ(c.info().entries, 0u);
+  EXPECT_FALSE(c.get(key("a")).has_value());
+}
+
+TEST(KernelCache, MemoryOnlyAndUnwritableDirectories) {
+  KernelCache mem("");
+  mem.put(key("a"), blob(10, 1));
+  EXPECT_TRUE(mem.get(key("a")).has_value());
+  EXPECT_EQ(mem.info().entries, 0u);
+  KernelCache bad("/proc/tgc-cannot-write-here");
+  bad.put(key("a"), blob(10, 1));  // warns once, keeps working from memory
+  EXPECT_TRUE(bad.get(key("a")).has_value());
+}
+
+TEST(KernelCache, HomeIsExpanded) {
+  const char* home = std::getenv("HOME");
+  if (!home) GTEST_SKIP() << "HOME is not set in this environment";
+  EXPECT_EQ(expand_home("~/.cache/tgc"), std::string(home) + "/.cache/tgc");
+  EXPECT_EQ(expand_home("/abs/path"), "/abs/path");
+}
+
+}  // namespace
+}  // namespace tgc
