@@ -2,7 +2,8 @@
 // from the cost collects the nodes in topological order (stopping at consider_constant
 // variables and StopGradient nodes); a forward sweep marks which variables lead to a wrt;
 // a reverse sweep calls each relevant node's Op::grad and sums the contributions of every
-// path. No recursion anywhere, so graphs of any depth work.
+// path. No recursion anywhere, so graphs of any depth work. The cost walked is its
+// stabilized copy when GradOptions::stabilize allows (compiler/grad_stabilize.h).
 #include "compiler/grad.h"
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/grad_stabilize.h"
 #include "ops/core/node.h"
 #include "ops/gradient/build.h"
 #include "ops/gradient/stop_gradient.h"
@@ -105,11 +107,28 @@ void check_rule_result(const Node& node, int i, const VarPtr& g) {
                         node.describe(), "this is a bug in the op's gradient rule; please report it");
 }
 
+bool is_root(const VarPtr& v) { return !v || v->kind() != Variable::Kind::Result; }
+
+// Whether the gradient of the stabilized copy of the cost answers the same question: the
+// copy shares the user's roots but not their intermediate variables, so every variable the
+// options name must be a root.
+bool may_stabilize(const VarPtr& cost, const std::vector<VarPtr>& wrt, const GradOptions& options) {
+  if (!options.stabilize || !cost) return false;
+  for (const VarPtr& w : wrt)
+    if (w->kind() != Variable::Kind::Input && w->kind() != Variable::Kind::Shared) return false;
+  for (const VarPtr& c : options.consider_constant)
+    if (!is_root(c)) return false;
+  for (const auto& [v, g] : options.known_grads)
+    if (!is_root(v)) return false;
+  return true;
+}
+
 }  // namespace
 
-std::vector<VarPtr> grad(const VarPtr& cost, const std::vector<VarPtr>& wrt, const GradOptions& options) {
-  check_cost(cost, options);
+std::vector<VarPtr> grad(const VarPtr& user_cost, const std::vector<VarPtr>& wrt, const GradOptions& options) {
+  check_cost(user_cost, options);
   check_wrt(wrt);
+  const VarPtr cost = may_stabilize(user_cost, wrt, options) ? stabilized_cost(user_cost) : user_cost;
 
   std::unordered_set<const Variable*> stops;
   for (const VarPtr& c : options.consider_constant)

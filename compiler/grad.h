@@ -21,6 +21,12 @@ struct GradOptions {
   std::vector<std::pair<VarPtr, VarPtr>> known_grads{};
   // Variables treated as constants: no gradient flows through them.
   std::vector<VarPtr> consider_constant{};
+  // Differentiate the stabilized form of the cost (the optimizer's stabilize rules applied
+  // to a copy: log(1 - sigmoid(z)) -> -softplus(z), ...), so a cost that is finite only
+  // after stabilization gets finite gradients too. Applies when every wrt is an input or a
+  // shared variable and known_grads/consider_constant name only such variables; skipped
+  // when the global config says optimizer=none or excludes "stabilize".
+  bool stabilize = true;
 };
 
 // d cost / d w for each w in wrt. `cost` must be a 0-d float tensor. An op on the way

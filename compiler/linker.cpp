@@ -1,11 +1,14 @@
-// Slot assignment, thunk creation and last-use analysis.
+// Slot assignment, thunk creation, last-use analysis and buffer handovers.
 #include "compiler/linker.h"
 
 #include <unordered_map>
 
+#include "compiler/buffer_lifetimes.h"
+#include "compiler/memory_plan.h"
+
 namespace tgc {
 
-LinkedProgram link(const Graph& graph, const Backend& backend) {
+LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions& options) {
   LinkedProgram out;
   Program& prog = out.program;
   std::unordered_map<const Variable*, int> slot_of;
@@ -34,7 +37,9 @@ LinkedProgram link(const Graph& graph, const Backend& backend) {
   }
 
   std::vector<Node*> order = graph.toposort();
-  for (Node* node : order) {
+  const BufferLifetimes life(graph, order);
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    Node* node = order[pos];
     Thunk t;
     t.op_name = node->op().name();
     t.op_class = node->op().op_class();
@@ -44,6 +49,14 @@ LinkedProgram link(const Graph& graph, const Backend& backend) {
                                                          : ThunkKind::Gpu;
     for (auto& in : node->inputs()) t.inputs.push_back(slot_of.at(in.get()));
     for (int i = 0; i < node->num_outputs(); ++i) t.outputs.push_back(new_slot(node->output_raw(i)));
+    // An inplace op's input buffer, when it is still dead here and the function's own (the
+    // inplace pass decided on this schedule; a later rewrite may have changed it).
+    for (int k = 0; k < node->num_outputs(); ++k) {
+      int j = node->op().inplace_input(k);
+      if (j < 0) continue;
+      const Variable* in = node->inputs()[j].get();
+      if (life.own(in) && life.buffer_death(in) == static_cast<int>(pos)) t.inplace.push_back({k, t.inputs[j]});
+    }
     t.run = backend.make_thunk(*node);
     prog.thunks.push_back(std::move(t));
   }
@@ -59,6 +72,11 @@ LinkedProgram link(const Graph& graph, const Backend& backend) {
   }
   for (int s = 0; s < prog.num_slots; ++s)
     if (intermediate[s] && last_use[s] >= 0) prog.thunks[last_use[s]].frees.push_back(s);
+
+  std::vector<SlotFacts> facts(prog.num_slots);
+  for (const auto& [v, s] : slot_of) facts[s] = {v->type(), life.own(v), slot_of.at(life.root(v))};
+  if (options.plan_memory) plan_memory(prog, facts, options.allow_gc);
+  if (!options.allow_gc) close_handover_loops(prog, facts);
   return out;
 }
 

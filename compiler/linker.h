@@ -1,5 +1,6 @@
 // The linker: lays a Graph out as a runtime Program — one storage slot per variable, one
-// thunk per node in toposort order, and the point after which each intermediate is dead.
+// thunk per node in toposort order, the point after which each intermediate is dead, and
+// which dead buffers later outputs take (inplace ops' inputs, the memory plan).
 #pragma once
 
 #include <memory>
@@ -18,6 +19,16 @@ struct LinkedProgram {
   std::vector<std::pair<int, std::shared_ptr<SharedValue>>> shared_slots;
 };
 
-LinkedProgram link(const Graph& graph, const Backend& backend);
+struct LinkOptions {
+  // Hand dead buffers to later outputs (compiler/memory_plan.h); memory_plan_enabled(config).
+  bool plan_memory = true;
+  // The function's allow_gc: the plan differs when every buffer is kept across calls.
+  bool allow_gc = true;
+};
+
+// Inplace ops (Op::inplace_input) get their input's buffer through Thunk::inplace when the
+// schedule shows that input dead after them and the buffer the function's own (else they
+// compute into a fresh buffer, which is always correct).
+LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions& options = {});
 
 }  // namespace tgc

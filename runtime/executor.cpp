@@ -34,14 +34,27 @@ class MemoryTracker {
   void produced(const Tensor& t) {
     const Buffer* b = counted(t);
     if (!b) return;
-    // A buffer that becomes alive is new memory for both accounts. (Keyed by address: a
-    // buffer freed by gc may be followed by a new one at the same address.)
+    // A buffer that becomes alive is new memory for both accounts, unless it was handed over
+    // from a dead slot within this thunk (reused, not allocated). (Keyed by address: a buffer
+    // freed by gc may be followed by a new one at the same address.)
     if (live_[b]++ == 0) {
       live_bytes_ += static_cast<int64_t>(b->bytes());
-      all_bytes_ += static_cast<int64_t>(b->bytes());
+      if (!handed_.count(b)) all_bytes_ += static_cast<int64_t>(b->bytes());
     }
     peak_ = std::max(peak_, live_bytes_);
   }
+  // A slot's tensor moved into a thunk's output (Thunk::inplace, Thunk::reuse): the slot no
+  // longer holds it; if the thunk's output keeps a buffer alive in this call, that is no new
+  // memory. (A buffer kept from the previous call, allow_gc off, is counted when it is stored
+  // again, as a slot's own kept buffer is.)
+  void handed_over(const Tensor& t) {
+    const Buffer* b = counted(t);
+    if (!b || !live_.count(b)) return;
+    freed(t);
+    handed_.insert(b);
+  }
+  // After a thunk's outputs are stored: a handed-over buffer they did not keep was dropped.
+  void thunk_done() { handed_.clear(); }
   // A slot holding `t` died (with gc; the simulation applies it under either setting).
   void freed(const Tensor& t) {
     const Buffer* b = counted(t);
@@ -63,6 +76,7 @@ class MemoryTracker {
     return t.buffer().get();
   }
   std::unordered_set<const Buffer*> external_;
+  std::unordered_set<const Buffer*> handed_;
   std::unordered_map<const Buffer*, int> live_;
   int64_t live_bytes_ = 0, peak_ = 0, all_bytes_ = 0;
 };
@@ -107,8 +121,25 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         if (!t.defined()) missing_value(thunk, false, k, thunk.inputs[k]);
         inputs.push_back(t);
       }
-      // With gc off the slots still hold last call's tensors: hand them over for reuse.
-      for (int s : thunk.outputs) outputs.push_back(options.allow_gc ? Tensor() : slots[s]);
+      // With gc off the slots still hold last call's tensors: hand them over for reuse. Moved,
+      // not copied: the op's ensure_output() reuses a buffer only when nothing else holds it.
+      for (int s : thunk.outputs) {
+        outputs.push_back(options.allow_gc ? Tensor() : std::move(slots[s]));
+        slots[s] = Tensor();
+      }
+      // Dead buffers the compiler assigned to this thunk's outputs (after the inputs were
+      // gathered: an inplace input is read through `inputs` while its slot is emptied).
+      for (const std::vector<Handover>* list : {&thunk.inplace, &thunk.reuse})
+        for (const Handover& h : *list) {
+          TGC_INTERNAL_CHECK(h.output >= 0 && h.output < static_cast<int>(outputs.size()) && h.slot >= 0 &&
+                                 h.slot < program.num_slots,
+                             "a buffer handover of '" + thunk.op_name + "' names no output or slot");
+          Tensor& from = slots[h.slot];
+          if (!from.defined()) continue;
+          if (memory) memory->handed_over(from);
+          outputs[h.output] = std::move(from);
+          from = Tensor();
+        }
 
       if (profiler) {
         auto start = Profiler::Clock::now();
@@ -132,6 +163,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         if (options.sync && thunk.kind != ThunkKind::Cpu) slot.device().synchronize();
       }
       outputs.clear();
+      if (memory) memory->thunk_done();
 
       for (int s : thunk.frees) {
         if (memory) memory->freed(slots[s]);

@@ -17,6 +17,8 @@ struct ExecOptions {
 };
 
 // `slots` has program.num_slots entries with bound slots and constants already filled.
+// Before a thunk runs, the tensors named by its handovers (Thunk::inplace, Thunk::reuse)
+// move from their slots into its outputs, for the op to reuse their buffers.
 // On success the output slots hold results; intermediates are dropped when allow_gc is on
 // and kept (for buffer reuse on the next run) when it is off. On failure the Error thrown
 // by the thunk is rethrown with the thunk's label as its location, and every intermediate

@@ -19,6 +19,16 @@ std::string thunk_kind_name(ThunkKind k);  // "cpu", "gpu", "transfer"
 // tensors from the previous call, for reuse when allow_gc is off).
 using ThunkFn = std::function<void(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)>;
 
+// A buffer offered to a thunk's output before it runs: the tensor in `slot` moves into
+// outputs[output], whose op reuses its buffer through ensure_output() (or
+// ensure_output_inplace()) when nothing else holds it and its size fits, and drops it
+// otherwise. The compiler proves that the slot's value is dead by then.
+struct Handover {
+  int output;
+  int slot;
+  bool operator==(const Handover&) const = default;
+};
+
 struct Thunk {
   std::string op_name;   // "Elemwise{exp}": the per-op table groups by it
   std::string op_class;  // "Elemwise": the per-op-class table groups by it
@@ -27,6 +37,12 @@ struct Thunk {
   std::vector<int> inputs;   // slot indices read
   std::vector<int> outputs;  // slot indices written
   std::vector<int> frees;    // intermediates whose last reader this is (dropped under allow_gc)
+  // Output k may take the buffer of input slot s, which dies at this thunk: the op computes
+  // in place (Op::inplace_input), reading the input while it overwrites it.
+  std::vector<Handover> inplace;
+  // Output k may take the buffer of slot s, dead since an earlier thunk (the memory plan;
+  // with allow_gc off also the buffer a later slot kept from the previous call).
+  std::vector<Handover> reuse;
   ThunkFn run;
 };
 

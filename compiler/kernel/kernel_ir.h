@@ -100,7 +100,10 @@ struct Kernel {
   //     out0 = v2; out1 = v3
   std::string str() const;
   // "add(i0,i1), sub(i0,i1)": the outputs as inlined expressions, for Composite{...}.
-  std::string expression_str() const;
+  // With `input_names`, loads print as those names instead of i0, i1, ... and arguments
+  // are separated by `arg_sep` (Node::describe of a Composite: "add(a, b)").
+  std::string expression_str(const std::vector<std::string>* input_names = nullptr,
+                             const char* arg_sep = ",") const;
   // A stable hash of the whole structure (not of run-time shapes): part of the kernel
   // cache key, with backend, flags and specialisation.
   uint64_t hash() const;

@@ -63,6 +63,10 @@ std::vector<Node*> GraphEditor::replace(Variable* old, const VarPtr& replacement
                      "a rewrite changes type " + old->type().str() + " into " +
                          replacement->type().str() + " for " + old->label());
   if (replacement.get() == old) return {};
+  // A computed replacement takes the user's name of what it replaces, so later errors and
+  // profiles still say "p_1" (graph results are private copies: renaming them is safe).
+  if (replacement->name().empty() && !old->name().empty() && replacement->kind() == Variable::Kind::Result)
+    replacement->set_name(old->name());
   std::vector<Node*> fresh = index_new_nodes(replacement, old);
   // A dead node may still be the producer of the replacement or of a new node's input (a
   // rule that reuses an old expression): bring it back to life with its inputs.

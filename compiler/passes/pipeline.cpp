@@ -4,6 +4,15 @@
 #include <chrono>
 #include <unordered_set>
 
+#include "compiler/passes/canonicalize.h"
+#include "compiler/passes/constant_fold.h"
+#include "compiler/passes/float32_casting.h"
+#include "compiler/passes/fuse_elemwise.h"
+#include "compiler/passes/merge.h"
+#include "compiler/passes/stabilize.h"
+#include "compiler/memory_plan.h"
+#include "compiler/passes/inplace.h"
+#include "compiler/passes/specialize.h"
 #include "runtime/error.h"
 #include "runtime/suggest.h"
 
@@ -15,12 +24,22 @@ namespace {
 std::vector<PassInfo> fast_run_passes() {
   return {
       // --- canonicalize ---
+      {"merge", "canonicalize", merge, "one node per distinct computation: later rules see a shared subexpression once"},
+      {"constant_fold", "canonicalize", constant_fold, "what needs no input is computed once, here, not on every call"},
+      {"canonicalize", "canonicalize", canonicalize, "algebraic and shape identities to one normal form", canonicalize_rules},
+      {"remerge", "canonicalize", merge, "canonicalize makes new duplicates (x*1 and x become one reader's input)"},
       // --- stabilize ---
+      {"stabilize", "stabilize", stabilize, "finite where the naive formula overflows: sigmoid, softplus, log1p, logsumexp forms", stabilize_rules},
       // --- float32 ---
+      {"float32_casting", "float32", float32_casting, "a float32 graph stays float32: float64 constants narrowed; warn_float64 reports"},
       // --- specialize ---
+      {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       // --- fusion ---
+      {"fuse_elemwise", "fusion", fuse_elemwise, "each elementwise computation, and each reduction with its prologue and epilogue, becomes one kernel"},
       // --- inplace ---
+      {"inplace", "inplace", inplace, "an op writes into an input that dies at it: no allocation, less memory; last, on the final schedule"},
       // --- memory ---
+      {"memory_plan", "memory", memory_plan_pass, "dead buffers go to later outputs; made by the linker from the schedule (this entry names it)"},
   };
 }
 

@@ -22,15 +22,12 @@ int main() {
   Shared b = shared(Tensor::full(floatX(), {}, 0.0), "b");
 
   // Construct the expression graph.
-  Var z = (dot(x, w) + b).as("z");
-  Var p_1 = (1 / (1 + exp(-z))).as("p_1");                           // probability of a one
-  Var prediction = (p_1 > 0.5).as("prediction");                     // the prediction: 0 or 1
-  // The tutorial writes -y*log(p_1) - (1-y)*log(1-p_1). On this data p_1 rounds to 1.0
-  // for some examples, so that form gives inf/NaN gradients until tgc's stabilization
-  // rewrites (log(1 - sigmoid(z)) -> -softplus(z), ...) land with the optimizer; until
-  // then the example writes the same cross-entropy in its stable form.
-  Var xent = (y * softplus(-z) + (1 - y) * softplus(z)).as("xent");  // cross-entropy
-  Var cost = (mean(xent) + 0.01 * sum(pow(w, 2))).as("cost");        // the cost to minimise
+  Var p_1 = (1 / (1 + exp(-dot(x, w) - b))).as("p_1");                // probability of a one
+  Var prediction = (p_1 > 0.5).as("prediction");                      // the prediction: 0 or 1
+  // On this data p_1 rounds to 1.0 for some examples, where log(1 - p_1) is -inf as
+  // written; grad() and function() use the stabilized form (-softplus(z) for that log).
+  Var xent = (-y * log(p_1) - (1 - y) * log(1 - p_1)).as("xent");    // cross-entropy
+  Var cost = (mean(xent) + 0.01 * sum(pow(w, 2))).as("cost");         // the cost to minimise
   std::vector<Var> g = grad(cost, {w, b});
   Var gw = g[0], gb = g[1];
 

@@ -7,8 +7,10 @@
 #include <iostream>
 #include <unordered_set>
 
-#include "backends/reference/reference_backend.h"
+#include "backends/backend_registry.h"
+#include "backends/cpu/cpu_backend.h"
 #include "compiler/linker.h"
+#include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "ops/core/graph.h"
 #include "runtime/executor.h"
@@ -24,9 +26,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The device config key picks the backend. Only the host path exists so far.
+// The device config key picks the backend. device=cpu: the LLVM backend when tgc is built
+// with LLVM (fused kernels JIT-compiled), else the reference backend (fused kernels in the
+// interpreter). optimizer=none leaves no fused kernel, so every node runs its reference
+// perform(): the per-op evaluation to compare against when debugging.
 std::unique_ptr<Backend> make_backend(const Config& config) {
-  if (config.device == "cpu") return std::make_unique<ReferenceBackend>();
+  // Tests only (backends/backend_registry.h): the conformance suite picks the backend itself.
+  if (std::optional<std::string> forced = forced_backend_for_tests()) return make_named_backend(*forced, config);
+  if (config.device == "cpu") return make_cpu_backend(config);
   throw ConfigError("device '" + config.device + "' is not available in this build",
                     "function()", "this build of tgc runs on the CPU only; use device=cpu");
 }
@@ -52,6 +59,7 @@ struct Function::Impl {
   size_t num_outputs = 0;  // graph outputs past this index are update values
   std::vector<std::shared_ptr<SharedValue>> update_targets;
   std::vector<Tensor> slots;
+  std::vector<bool> constant_slot;  // slots of Program::constants
   std::unique_ptr<Profiler> profiler;
 
   void check_args(const std::vector<Tensor>& args) const;
@@ -141,7 +149,10 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
     results.push_back(std::move(t));
   }
   clear_bound();
-  for (int s : prog.output_slots) f.slots[s] = Tensor();
+  // Results now belong to the caller; constant slots are filled once in function() and
+  // must survive (an output may be a constant, e.g. after constant folding).
+  for (int s : prog.output_slots)
+    if (!f.constant_slot[s]) f.slots[s] = Tensor();
 
   for (size_t u = 0; u < f.update_targets.size(); ++u)
     f.update_targets[u]->set_value(results[f.num_outputs + u], /*borrow=*/true);
@@ -231,9 +242,13 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
 
   auto t1 = std::chrono::steady_clock::now();
   impl->backend = make_backend(impl->config);
-  impl->linked = link(impl->graph, *impl->backend);
+  impl->linked = link(impl->graph, *impl->backend, LinkOptions{memory_plan_enabled(impl->config), impl->config.allow_gc});
   impl->slots.assign(impl->linked.program.num_slots, Tensor());
-  for (auto& [slot, value] : impl->linked.program.constants) impl->slots[slot] = value;
+  impl->constant_slot.assign(impl->linked.program.num_slots, false);
+  for (auto& [slot, value] : impl->linked.program.constants) {
+    impl->slots[slot] = value;
+    impl->constant_slot[slot] = true;
+  }
   double link_s = seconds_since(t1);
 
   if (impl->config.profile) {

@@ -1,23 +1,66 @@
-// The tgc command line. For now: --version, --help and `tgc devices`; `tgc run FILE.tg`
-// arrives with the .tg language.
+// The tgc command line: global flags, the subcommands run, show, emit and devices, and the
+// exit codes (0 ok, 2 user error, 1 tgc bug). Each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <string_view>
+
 #include <tgc/tgc.h>
 
+#include "frontend/cli/devices_command.h"
+#include "frontend/cli/emit_command.h"
+#include "frontend/cli/errors.h"
+#include "frontend/cli/global_flags.h"
+#include "frontend/cli/run_command.h"
+#include "frontend/cli/show_command.h"
+
 int main(int argc, char** argv) {
-  CLI::App app{"tgc: a symbolic tensor-graph compiler (Theano's vocabulary, compiled)"};
+  using namespace tgc::cli;
+  CLI::App app{"tgc: a symbolic tensor-graph compiler (Theano's vocabulary, compiled).\n"
+               "Runs .tg programs: tgc run examples/check1.tg (docs/cli.md)"};
   app.set_version_flag("--version", std::string("tgc ") + tgc::version());
   app.require_subcommand(0, 1);
-  auto* devices = app.add_subcommand("devices", "List the devices tgc can run on in this build");
-  CLI11_PARSE(app, argc, argv);
+  // Global flags may also follow the subcommand: tgc run f.tg --profile.
+  app.fallthrough();
 
-  if (devices->parsed()) {
-    fmt::print("cpu      available  (reference evaluator: each op's perform, BLAS through OpenBLAS)\n");
-    fmt::print("cuda     not built  (the CUDA backend is not part of this build yet)\n");
-    fmt::print("opencl   not built  (the OpenCL backend is not part of this build yet)\n");
-    return 0;
+  GlobalFlags flags;
+  add_global_flags(app, flags);
+  RunArgs run_args;
+  ShowArgs show_args;
+  EmitArgs emit_args;
+  CLI::App* run = add_run_command(app, run_args);
+  CLI::App* show = add_show_command(app, show_args);
+  CLI::App* emit = add_emit_command(app, emit_args);
+  CLI::App* devices = add_devices_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::string hint = "'tgc --help' lists the arguments";
+    for (const CLI::App* sub : app.get_subcommands())
+      hint = "'tgc " + sub->get_name() + " --help' lists the arguments";
+    if (app.get_subcommands().empty() && argc > 1 && std::string_view(argv[1]).ends_with(".tg"))
+      hint = fmt::format("to run the program: tgc run {}", argv[1]);
+    fmt::print(stderr, "tgc: error: {}\n  hint: {}\n", e.what(), hint);
+    return kExitUserError;
   }
-  if (argc == 1) fmt::print("{}", app.help());
-  return 0;
+
+  try {
+    int code = kExitOk;
+    if (run->parsed())
+      code = run_command(run_args, flags);
+    else if (show->parsed())
+      code = show_command(show_args, flags);
+    else if (emit->parsed())
+      code = emit_command(emit_args, flags);
+    else if (devices->parsed())
+      code = devices_command();
+    else
+      fmt::print("{}", app.help());
+    finish_stdout();
+    return code;
+  } catch (...) {
+    return report_current_exception();
+  }
 }

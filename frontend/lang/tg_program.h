@@ -3,6 +3,7 @@
 // and emits. The language describes graphs only: no loops, no user-defined functions.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,10 +32,13 @@ class SourceError : public Error {
   SourceError(SourceLoc loc, std::string message, std::string source_line, std::string hint);
   const SourceLoc& loc() const { return loc_; }
   const std::string& message() const { return message_; }
+  // The whole report above: location, message, source line, caret and hint.
+  const char* what() const noexcept override { return text_.c_str(); }
 
  private:
   SourceLoc loc_;
   std::string message_;
+  std::string text_;
 };
 
 struct TgFunction {
@@ -63,6 +67,20 @@ struct TgProgram {
 TgProgram load_file(const std::string& path, const FunctionOptions& options = {});
 TgProgram load_source(std::string_view source, std::string_view file_name,
                       const FunctionOptions& options = {});
+
+// Bounds on what a .tg file may ask for, so that untrusted input (the fuzzer) cannot
+// exhaust memory or read arbitrary files. The defaults allow any realistic program.
+struct LoadLimits {
+  // Elements of one value a generator makes (zeros, rand, arange, ...) or of a static
+  // shape given to alloc/tensor.
+  int64_t max_elements = int64_t{1} << 34;
+  bool allow_load = true;  // whether load("file.npy") may read files
+  // Nodes of one function's graph (before optimization): compile time grows with it, and
+  // nested grad() calls grow graphs geometrically.
+  int64_t max_function_nodes = int64_t{1} << 24;
+};
+TgProgram load_source(std::string_view source, std::string_view file_name,
+                      const FunctionOptions& options, const LoadLimits& limits);
 
 // Evaluates a value expression of the language (a generator call or a literal), as the CLI's
 // --input NAME=EXPR uses it: "randn(400, 784, seed=1)", "zeros(3, 4)", "2.5". `file_name`

@@ -28,7 +28,7 @@ MatView as_matrix(const Tensor& t, bool left) {
 // reduced to the output width equals NumPy's wrapping arithmetic in that width; bool sums
 // its ANDs and reports nonzero.
 template <typename T>
-void loop_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+void loop_matmul(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
   MatView A = as_matrix(a, true), B = as_matrix(b, false);
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
@@ -44,7 +44,8 @@ void loop_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
       for (int64_t k = 0; k < A.cols; ++k) acc += widen(pa[i * A.rs + k * A.cs]) * widen(pb[k * B.rs + j * B.cs]);
       T r;
       if constexpr (std::is_same_v<T, bool>) r = acc != 0;
-      else if constexpr (std::is_floating_point_v<T>) r = static_cast<T>(acc);
+      else if constexpr (std::is_floating_point_v<T>)
+        r = static_cast<T>(beta == 0 ? alpha * acc : alpha * acc + beta * static_cast<double>(po[i * B.cols + j]));
       else r = static_cast<T>(static_cast<int64_t>(acc));  // modular narrowing (C++20)
       po[i * B.cols + j] = r;
     }
@@ -84,65 +85,80 @@ BlasVector<T> blas_vector(const Tensor& v) {
   return {t, t.data<T>(), 1};
 }
 
+// BLAS's scale factors in the operand type.
+template <typename T>
+struct Scale {
+  T alpha, beta;
+};
+
 template <typename T>
 T blas_dot(blasint n, const BlasVector<T>& x, const BlasVector<T>& y) {
   if constexpr (std::is_same_v<T, float>) return cblas_sdot(n, x.data, x.inc, y.data, y.inc);
   else return cblas_ddot(n, x.data, x.inc, y.data, y.inc);
 }
 
-// y = A x for A of shape (m, k).
+// y = alpha A x + beta y for A of shape (m, k).
 template <typename T>
-void blas_gemv(const Tensor& A, const Tensor& x, T* y) {
+void blas_gemv(const Tensor& A, const Tensor& x, T* y, Scale<T> s) {
   BlasMatrix<T> a = blas_matrix<T>(A);
   BlasVector<T> v = blas_vector<T>(x);
   // Row-major gemv takes the dims of the matrix as stored: (m, k), or (k, m) when transposed.
   blasint m = static_cast<blasint>(A.shape()[0]), k = static_cast<blasint>(A.shape()[1]);
   blasint rows = a.trans == CblasNoTrans ? m : k, cols = a.trans == CblasNoTrans ? k : m;
   if constexpr (std::is_same_v<T, float>)
-    cblas_sgemv(CblasRowMajor, a.trans, rows, cols, 1.0f, a.data, a.ld, v.data, v.inc, 0.0f, y, 1);
+    cblas_sgemv(CblasRowMajor, a.trans, rows, cols, s.alpha, a.data, a.ld, v.data, v.inc, s.beta, y, 1);
   else
-    cblas_dgemv(CblasRowMajor, a.trans, rows, cols, 1.0, a.data, a.ld, v.data, v.inc, 0.0, y, 1);
+    cblas_dgemv(CblasRowMajor, a.trans, rows, cols, s.alpha, a.data, a.ld, v.data, v.inc, s.beta, y, 1);
 }
 
-// C = A B for A (m, k), B (k, n), C contiguous (m, n).
+// C = alpha A B + beta C for A (m, k), B (k, n), C contiguous (m, n).
 template <typename T>
-void blas_gemm(const Tensor& A, const Tensor& B, T* c) {
+void blas_gemm(const Tensor& A, const Tensor& B, T* c, Scale<T> s) {
   BlasMatrix<T> a = blas_matrix<T>(A), b = blas_matrix<T>(B);
   blasint m = static_cast<blasint>(A.shape()[0]), k = static_cast<blasint>(A.shape()[1]);
   blasint n = static_cast<blasint>(B.shape()[1]);
   if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, a.trans, b.trans, m, n, k, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, c, n);
+    cblas_sgemm(CblasRowMajor, a.trans, b.trans, m, n, k, s.alpha, a.data, a.ld, b.data, b.ld, s.beta, c, n);
   else
-    cblas_dgemm(CblasRowMajor, a.trans, b.trans, m, n, k, 1.0, a.data, a.ld, b.data, b.ld, 0.0, c, n);
+    cblas_dgemm(CblasRowMajor, a.trans, b.trans, m, n, k, s.alpha, a.data, a.ld, b.data, b.ld, s.beta, c, n);
 }
 
 template <typename T>
-void float_matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
+void float_matmul(const Tensor& a, const Tensor& b, const Tensor& out, Scale<T> s) {
   T* o = out.data<T>();
   if (a.ndim() == 1 && b.ndim() == 1) {
-    *o = blas_dot<T>(static_cast<blasint>(a.shape()[0]), blas_vector<T>(a), blas_vector<T>(b));
+    T d = blas_dot<T>(static_cast<blasint>(a.shape()[0]), blas_vector<T>(a), blas_vector<T>(b));
+    *o = s.beta == T(0) ? s.alpha * d : s.alpha * d + s.beta * *o;
   } else if (b.ndim() == 1) {
-    blas_gemv<T>(a, b, o);
+    blas_gemv<T>(a, b, o, s);
   } else if (a.ndim() == 1) {
-    blas_gemv<T>(b.transpose(), a, o);  // x B = B^T x
+    blas_gemv<T>(b.transpose(), a, o, s);  // x B = B^T x
   } else {
-    blas_gemm<T>(a, b, o);
+    blas_gemm<T>(a, b, o, s);
   }
 }
 
 }  // namespace
 
-void matmul_strided(const Tensor& a, const Tensor& b, const Tensor& out) {
+void matmul_strided(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
   TGC_INTERNAL_CHECK(a.dtype() == b.dtype() && a.dtype() == out.dtype(), "matmul_strided: dtypes differ");
   TGC_INTERNAL_CHECK(a.ndim() >= 1 && a.ndim() <= 2 && b.ndim() >= 1 && b.ndim() <= 2,
                      "matmul_strided: operands must be 1-d or 2-d");
   TGC_INTERNAL_CHECK(out.is_contiguous(), "matmul_strided: output must be contiguous");
   MatView A = as_matrix(a, true), B = as_matrix(b, false);
   TGC_INTERNAL_CHECK(A.cols == B.rows, "matmul_strided: operands are not aligned");
+  const bool scaled = alpha != 1 || beta != 0;
+  TGC_INTERNAL_CHECK(!scaled || is_float(out.dtype()), "matmul_strided: alpha and beta need a float dtype");
   if (out.numel() == 0) return;
-  if (A.cols == 0) {  // empty inner dimension: every entry is an empty sum
+  if (A.cols == 0) {  // empty inner dimension: every entry is an empty sum, times alpha
     dispatch_dtype(out.dtype(), [&]<typename T>() {
       T* o = out.data<T>();
+      if constexpr (std::is_floating_point_v<T>) {
+        if (beta != 0) {
+          for (int64_t i = 0; i < out.numel(); ++i) o[i] = static_cast<T>(beta * static_cast<double>(o[i]));
+          return;
+        }
+      }
       std::fill(o, o + out.numel(), T(0));
     });
     return;
@@ -150,9 +166,9 @@ void matmul_strided(const Tensor& a, const Tensor& b, const Tensor& out) {
   bool blas_sized = fits_blas_int(A.rows) && fits_blas_int(A.cols) && fits_blas_int(B.cols);
   dispatch_dtype(out.dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      if (blas_sized) return float_matmul<T>(a, b, out);
+      if (blas_sized) return float_matmul<T>(a, b, out, Scale<T>{static_cast<T>(alpha), static_cast<T>(beta)});
     }
-    loop_matmul<T>(a, b, out);
+    loop_matmul<T>(a, b, out, alpha, beta);
   });
 }
 

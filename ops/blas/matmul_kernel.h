@@ -12,6 +12,8 @@ namespace tgc {
 // operands as transpose flags and leading dimensions and copying only operands BLAS cannot
 // describe (see blas_layout.h). Integer and bool dtypes use a plain loop: BLAS has no
 // integer routines. Integer products wrap like NumPy's; bool is OR of ANDs.
-void matmul_strided(const Tensor& a, const Tensor& b, const Tensor& out);
+// With alpha/beta (float dtypes only; Gemm and Gemv): out = alpha * dot(a, b) + beta * out,
+// BLAS's contract: out is not read when beta == 0, so NaN or inf there do not propagate.
+void matmul_strided(const Tensor& a, const Tensor& b, const Tensor& out, double alpha = 1, double beta = 0);
 
 }  // namespace tgc

@@ -12,6 +12,52 @@ bool interchangeable(const Type& a, const Type& b) {
   return true;
 }
 
+std::vector<VarPtr> clone_replace(const std::vector<VarPtr>& outputs,
+                                  const std::unordered_map<const Variable*, VarPtr>& replacements) {
+  std::unordered_map<const Variable*, VarPtr> mapping;
+  for (const auto& [old, repl] : replacements) {
+    TGC_INTERNAL_CHECK(interchangeable(old->type(), repl->type()),
+                       "clone_replace changes type " + old->type().str() + " into " + repl->type().str() +
+                           " for " + old->label());
+    mapping[old] = repl;
+  }
+  struct Frame { VarPtr var; size_t next_input; };
+  std::vector<VarPtr> result;
+  for (const VarPtr& out : outputs) {
+    std::vector<Frame> stack{{out, 0}};
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const VarPtr v = f.var;
+      if (mapping.count(v.get())) { stack.pop_back(); continue; }
+      if (v->kind() != Variable::Kind::Result) {
+        mapping[v.get()] = v;
+        stack.pop_back();
+        continue;
+      }
+      Node* owner = v->owner();
+      if (f.next_input < owner->inputs().size()) {
+        VarPtr in = owner->inputs()[f.next_input++];
+        if (!mapping.count(in.get())) stack.push_back({in, 0});
+        continue;
+      }
+      std::vector<VarPtr> new_inputs;
+      for (auto& in : owner->inputs()) new_inputs.push_back(mapping.at(in.get()));
+      std::vector<Type> types;
+      for (int i = 0; i < owner->num_outputs(); ++i) types.push_back(owner->output_raw(i)->type());
+      auto node = Node::create(owner->op_ptr(), std::move(new_inputs), types);
+      node->set_placement(owner->placement());
+      for (int i = 0; i < owner->num_outputs(); ++i) {
+        VarPtr o = node->output(i);
+        o->set_name(owner->output_raw(i)->name());
+        mapping[owner->output_raw(i)] = o;
+      }
+      stack.pop_back();
+    }
+    result.push_back(mapping.at(out.get()));
+  }
+  return result;
+}
+
 Graph Graph::clone_of(const std::vector<VarPtr>& inputs, const std::vector<VarPtr>& outputs) {
   Graph g;
   std::unordered_map<const Variable*, VarPtr> mapping;

@@ -16,6 +16,13 @@ namespace tgc {
 // more or less about a dim than the expression it replaces, never something different).
 bool interchangeable(const Type& a, const Type& b);
 
+// Copies the expressions computing `outputs` (every node, with its op, output types and
+// names), reading replacements.at(v) wherever the original reads v — v is not walked into —
+// and keeping every other root (input, constant, shared) as it is. A replacement must be
+// interchangeable with what it replaces (InternalError otherwise). Iterative, any depth.
+std::vector<VarPtr> clone_replace(const std::vector<VarPtr>& outputs,
+                                  const std::unordered_map<const Variable*, VarPtr>& replacements);
+
 class Graph {
  public:
   // Copies the expressions computing `outputs` from `inputs`. Constants and shared

@@ -31,12 +31,9 @@ std::string Node::describe() const {
     if (i) lhs += ", ";
     lhs += outputs_[i]->name().empty() ? "_" : outputs_[i]->name();
   }
-  std::string call = op_->user_name() + "(";
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    if (i) call += ", ";
-    call += inputs_[i]->label();
-  }
-  call += ")";
+  std::vector<std::string> labels;
+  for (auto& in : inputs_) labels.push_back(in->label());
+  std::string call = op_->describe_call(labels);
   bool any_named = false;
   for (auto& o : outputs_) any_named |= !o->name().empty();
   return any_named ? lhs + " = " + call : call;

@@ -1,10 +1,17 @@
 // Op identity and output-buffer reuse.
 #include "ops/core/op.h"
 
+#include <algorithm>
 #include <functional>
 #include <typeinfo>
 
 namespace tgc {
+
+std::string Op::describe_call(const std::vector<std::string>& input_labels) const {
+  std::string call = user_name() + "(";
+  for (size_t i = 0; i < input_labels.size(); ++i) call += (i ? ", " : "") + input_labels[i];
+  return call + ")";
+}
 
 bool Op::equals(const Op& other) const {
   return typeid(*this) == typeid(other) && name() == other.name();
@@ -19,11 +26,35 @@ std::vector<std::shared_ptr<Variable>> Op::grad(const Node&, const std::vector<s
 }
 
 Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape) {
-  bool reusable = slot.defined() && slot.on_host() && slot.dtype() == dtype &&
-                  slot.shape() == shape && slot.offset() == 0 && slot.is_contiguous() &&
-                  slot.buffer_use_count() == 1 &&
-                  slot.buffer()->bytes() == static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
-  if (!reusable) slot = Tensor::empty(dtype, shape);
+  const size_t bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+  bool reusable = slot.defined() && slot.on_host() && slot.buffer_use_count() == 1 &&
+                  slot.buffer()->bytes() == bytes;
+  if (!reusable) {
+    slot = Tensor::empty(dtype, shape);
+  } else if (slot.dtype() != dtype || slot.shape() != shape || slot.offset() != 0 || !slot.is_contiguous()) {
+    std::shared_ptr<Buffer> buffer = slot.buffer();
+    slot = Tensor();  // the new view below is then the buffer's only holder again
+    slot = Tensor::view_of(std::move(buffer), dtype, shape, contiguous_strides(shape), 0);
+  }
+  return slot;
+}
+
+Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
+                              const std::vector<Tensor>& inputs, const std::vector<int>& aliasable) {
+  const size_t bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+  if (!slot.defined() || !slot.on_host() || slot.dtype() != dtype || slot.shape() != shape ||
+      slot.offset() != 0 || !slot.is_contiguous() || slot.buffer()->bytes() != bytes)
+    return ensure_output(slot, dtype, shape);
+  long holders = 1;  // the slot itself
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].shares_buffer(slot)) continue;
+    bool same_layout = inputs[i].dtype() == dtype && inputs[i].shape() == shape &&
+                       inputs[i].strides() == slot.strides() && inputs[i].offset() == 0;
+    bool listed = std::find(aliasable.begin(), aliasable.end(), static_cast<int>(i)) != aliasable.end();
+    if (!same_layout || !listed) return ensure_output(slot, dtype, shape);
+    ++holders;
+  }
+  if (slot.buffer_use_count() != holders) return ensure_output(slot, dtype, shape);
   return slot;
 }
 

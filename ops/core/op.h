@@ -28,6 +28,9 @@ class Op {
   // The function a user calls to build this op ("dot", "exp", "sum"), for error messages
   // that read like the user's code: "in p_1 = dot(x, w)".
   virtual std::string user_name() const = 0;
+  // The call as a user reads it, given its inputs' labels: "dot(x, w)". Ops that stand for
+  // several user calls (a fused Composite) print those: "add(a, b), sub(a, b)".
+  virtual std::string describe_call(const std::vector<std::string>& input_labels) const;
 
   // Static output types from input types. Throws TypeError/ShapeError for bad operands;
   // the message names the op and the offending types, the caller adds the user's names.
@@ -55,13 +58,35 @@ class Op {
   // For output i, the input it may be a view of (Theano's view_map), or -1.
   virtual int view_of_input(int /*output*/) const { return -1; }
 
+  // In-place computation (Theano's destroy_map). An op whose output `output` can be written
+  // into the buffer of input `input` (same dtype and shape; each output element computed
+  // only from the same element of its inputs, as elementwise ops are) returns the variant of
+  // itself that does, or null when it cannot. The inplace pass asks this; the variant is
+  // another op (its name says "inplace"), so the decision is visible in the graph.
+  virtual std::shared_ptr<const Op> make_inplace(int /*output*/, int /*input*/) const { return nullptr; }
+  // For output i of an op made by make_inplace, the input whose buffer it writes into, or
+  // -1. The linker hands that input's tensor to outputs[i] when the input dies at this node;
+  // perform() then calls ensure_output_inplace(), which checks that nothing else holds it.
+  virtual int inplace_input(int /*output*/) const { return -1; }
+
   // Structural identity for CSE and kernel-cache keys: same class and same name().
   virtual bool equals(const Op& other) const;
   virtual size_t hash() const;
 };
 
-// Makes `slot` a C-contiguous tensor of dtype/shape, reusing its buffer when it already has
-// that layout and nothing else holds the buffer (so no caller's result is ever overwritten).
+// Makes `slot` a C-contiguous tensor of dtype/shape, reusing its buffer when the buffer has
+// exactly the bytes needed and nothing else holds it (so no caller's result is ever
+// overwritten); the slot may hold any tensor (a previous result, or a buffer the memory plan
+// handed over): only its buffer's size matters.
 Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape);
+
+// ensure_output() for an op computing in place (see Op::inplace_input): `slot` may hold the
+// tensor of an input the executor handed over. Keeps it when it is exactly the output
+// (dtype, shape, C-contiguous from offset 0, the whole buffer) and every other holder of its
+// buffer is an entry of `inputs` laid out exactly like it, at a position listed in
+// `aliasable` (inputs the op reads element by element in step with its writes). Otherwise
+// behaves as ensure_output() (a fresh buffer when anything else holds this one).
+Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
+                              const std::vector<Tensor>& inputs, const std::vector<int>& aliasable);
 
 }  // namespace tgc

@@ -122,8 +122,9 @@ void run(const ScalarOpInfo& row, const ScalarSignature& sig, const std::vector<
 
 }  // namespace
 
-Elemwise::Elemwise(ScalarOpKind kind, std::optional<DType> cast_to, std::optional<DType> floatx)
-    : kind_(kind), cast_to_(cast_to), floatx_(floatx.value_or(global_config().floatX)) {
+Elemwise::Elemwise(ScalarOpKind kind, std::optional<DType> cast_to, std::optional<DType> floatx, int inplace)
+    : kind_(kind), cast_to_(cast_to), floatx_(floatx.value_or(global_config().floatX)), inplace_(inplace) {
+  TGC_INTERNAL_CHECK(inplace >= -1 && inplace < scalar_op().arity, "Elemwise: no input to write in place");
   TGC_INTERNAL_CHECK(cast_to.has_value() == (kind == ScalarOpKind::Cast),
                      "Elemwise: a target dtype is given exactly for cast");
   TGC_INTERNAL_CHECK(is_float(floatx_), "Elemwise: floatX must be a float dtype");
@@ -134,12 +135,23 @@ ScalarSignature Elemwise::signature(std::span<const DType> inputs) const {
 }
 
 std::string Elemwise::name() const {
-  if (kind_ == ScalarOpKind::Cast)
-    return fmt::format("Elemwise{{Cast{{{}}}}}", dtype_name(*cast_to_));
-  const ScalarOpInfo& row = scalar_op();
-  if (row.type_rule == TypeRule::FloatResult && floatx_ != DType::Float32)
-    return fmt::format("Elemwise{{{},floatX={}}}", row.name, dtype_name(floatx_));
-  return fmt::format("Elemwise{{{}}}", row.name);
+  std::string params;
+  if (kind_ == ScalarOpKind::Cast) {
+    params = fmt::format("Cast{{{}}}", dtype_name(*cast_to_));
+  } else {
+    const ScalarOpInfo& row = scalar_op();
+    params = std::string(row.name);
+    if (row.type_rule == TypeRule::FloatResult && floatx_ != DType::Float32)
+      params += fmt::format(",floatX={}", dtype_name(floatx_));
+  }
+  if (inplace_ == 0) params += ",inplace";
+  else if (inplace_ > 0) params += fmt::format(",inplace={}", inplace_);
+  return "Elemwise{" + params + "}";
+}
+
+std::shared_ptr<const Op> Elemwise::make_inplace(int output, int input) const {
+  if (output != 0 || input < 0 || input >= scalar_op().arity) return nullptr;
+  return std::make_shared<Elemwise>(kind_, cast_to_, floatx_, input);
 }
 
 std::string Elemwise::user_name() const { return std::string(scalar_op().name); }
@@ -170,7 +182,11 @@ void Elemwise::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& o
   }
   const ScalarSignature sig = signature(dtypes);
   const Shape out_shape = broadcast_shapes(shapes, user_name());
-  Tensor& out = ensure_output(outputs[0], sig.out, out_shape);
+  std::vector<int> every_input;
+  if (inplace_ >= 0)
+    for (size_t k = 0; k < inputs.size(); ++k) every_input.push_back(static_cast<int>(k));
+  Tensor& out = inplace_ >= 0 ? ensure_output_inplace(outputs[0], sig.out, out_shape, inputs, every_input)
+                              : ensure_output(outputs[0], sig.out, out_shape);
   if (out.numel() == 0) return;
 
   std::vector<Strides> strides{out.strides()};

@@ -15,9 +15,10 @@ class Elemwise : public Op {
  public:
   // `cast_to` is the target of ScalarOpKind::Cast (and only of it). `floatx` is the float
   // type integer operands compute in for FloatResult ops (exp(int32) -> floatx); it is
-  // part of the op's identity, and defaults to the global config's floatX.
+  // part of the op's identity, and defaults to the global config's floatX. `inplace` is the
+  // input whose buffer the output is written into (the inplace pass sets it), or -1.
   explicit Elemwise(ScalarOpKind kind, std::optional<DType> cast_to = std::nullopt,
-                    std::optional<DType> floatx = std::nullopt);
+                    std::optional<DType> floatx = std::nullopt, int inplace = -1);
 
   ScalarOpKind kind() const { return kind_; }
   const ScalarOpInfo& scalar_op() const { return scalar_op_info(kind_); }
@@ -27,7 +28,8 @@ class Elemwise : public Op {
   ScalarSignature signature(std::span<const DType> inputs) const;
 
   // "Elemwise{exp}"; "Elemwise{Cast{float32}}"; a FloatResult op whose floatx is not
-  // float32 says so: "Elemwise{exp,floatX=float64}".
+  // float32 says so: "Elemwise{exp,floatX=float64}"; an inplace op says which input it
+  // overwrites: "Elemwise{add,inplace}" (input 0), "Elemwise{add,inplace=1}".
   std::string name() const override;
   std::string op_class() const override { return "Elemwise"; }
   std::string user_name() const override;
@@ -45,10 +47,16 @@ class Elemwise : public Op {
   std::vector<VarPtr> grad(const Node& node,
                            const std::vector<VarPtr>& output_grads) const override;
 
+  // Any input may be overwritten: element i of the output reads only element i of each
+  // input, and perform() loads a block of every input before it stores that block.
+  std::shared_ptr<const Op> make_inplace(int output, int input) const override;
+  int inplace_input(int output) const override { return output == 0 ? inplace_ : -1; }
+
  private:
   ScalarOpKind kind_;
   std::optional<DType> cast_to_;
   DType floatx_;
+  int inplace_;
 };
 
 }  // namespace tgc

@@ -1,11 +1,14 @@
-// The linker: slots, thunk order and metadata, last-use points.
+// The linker: slots, thunk order and metadata, last-use points, inplace buffer handovers.
 #include "compiler/linker.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "backends/reference/reference_backend.h"
 #include "ops/core/apply.h"
+#include "ops/elemwise/elemwise.h"
 #include "runtime/executor.h"
 #include "support/test_ops.h"
 
@@ -58,5 +61,58 @@ TEST(Linker, LinkedProgramRunsThroughTheExecutor) {
   EXPECT_EQ(slots[lp.program.output_slots[0]].to_vector<double>(), (std::vector<double>{12, 13}));
 }
 
+
+// --- inplace handovers ---
+
+// An Elemwise node of `kind`; `inplace` >= 0 makes it overwrite that input.
+VarPtr ew(ScalarOpKind kind, std::vector<VarPtr> in, int inplace = -1) {
+  return apply1(std::make_shared<Elemwise>(kind, std::nullopt, std::nullopt, inplace), std::move(in));
+}
+
+Tensor vec(std::vector<double> v) { return Tensor::from_vector<double>(v); }
+
+TEST(Linker, InplaceOpsGetOnlyBuffersThatAreTheirsAndDead) {
+  // Every node below is an inplace op, as a wrong decision upstream would make it; the
+  // linker hands each one its input's buffer only where that is safe.
+  auto x = Variable::input(Type::unknown(DType::Float64, 1), "x");
+  auto w = Variable::shared(std::make_shared<SharedValue>(vec({1, 2, 3}), "w", false));
+  auto c = Variable::constant(vec({4, 5, 6}));
+  VarPtr on_arg = ew(ScalarOpKind::Neg, {x}, 0);         // a graph input
+  VarPtr on_shared = ew(ScalarOpKind::Neg, {w}, 0);      // a shared value
+  VarPtr on_const = ew(ScalarOpKind::Neg, {c}, 0);       // a constant
+  VarPtr returned = ew(ScalarOpKind::Exp, {x});
+  VarPtr on_result = ew(ScalarOpKind::Neg, {returned}, 0);  // a returned result
+  VarPtr later = ew(ScalarOpKind::Exp, {x});
+  VarPtr on_later = ew(ScalarOpKind::Neg, {later}, 0);   // a value read again below
+  VarPtr reads_later = ew(ScalarOpKind::Add, {later, on_later});
+  VarPtr dying = ew(ScalarOpKind::Exp, {x});
+  VarPtr on_dying = ew(ScalarOpKind::Neg, {dying}, 0);   // the one safe case
+  Graph g = Graph::clone_of({x}, {on_arg, on_shared, on_const, returned, on_result, reads_later, on_dying});
+  LinkedProgram lp = link(g, ReferenceBackend(), {.plan_memory = false});
+  const Program& p = lp.program;
+  int handovers = 0;
+  for (const Thunk& t : p.thunks) handovers += static_cast<int>(t.inplace.size());
+  EXPECT_EQ(handovers, 1);
+  const Thunk& last = p.thunks.back();  // on_dying, the last node in toposort order
+  ASSERT_EQ(last.inplace.size(), 1u) << last.label;
+  EXPECT_EQ(last.inplace[0], (Handover{0, last.inputs[0]}));
+
+  std::vector<Tensor> slots(p.num_slots);
+  const Tensor arg = vec({0.5, 1, 2});
+  slots[lp.input_slots[0]] = arg;
+  for (auto& [s, storage] : lp.shared_slots) slots[s] = storage->current();
+  for (auto& [s, t] : p.constants) slots[s] = t;
+  execute(p, slots, {}, nullptr);
+  auto out = [&](int i) { return slots[p.output_slots[i]].to_vector<double>(); };
+  EXPECT_EQ(arg.to_vector<double>(), (std::vector<double>{0.5, 1, 2}));
+  EXPECT_EQ(w->storage()->current().to_vector<double>(), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(c->constant_value().to_vector<double>(), (std::vector<double>{4, 5, 6}));
+  EXPECT_EQ(out(0), (std::vector<double>{-0.5, -1, -2}));
+  EXPECT_EQ(out(1), (std::vector<double>{-1, -2, -3}));
+  EXPECT_EQ(out(2), (std::vector<double>{-4, -5, -6}));
+  EXPECT_EQ(out(3), vec({std::exp(0.5), std::exp(1.0), std::exp(2.0)}).to_vector<double>());
+  EXPECT_EQ(out(5), (std::vector<double>{0, 0, 0}));  // exp(x) + -exp(x): later was intact
+  EXPECT_EQ(out(6), vec({-std::exp(0.5), -std::exp(1.0), -std::exp(2.0)}).to_vector<double>());
+}
 }  // namespace
 }  // namespace tgc

@@ -369,5 +369,137 @@ TEST(Executor, MemoryOfOneCallIsNotAddedToTheNext) {
   EXPECT_EQ(prof.peak_bytes_with_gc(), 1800);
 }
 
+
+// --- buffer handovers (Thunk::inplace, Thunk::reuse) ---
+
+// The ops' side of a handover (ops/core/op.h's ensure_output and ensure_output_inplace),
+// restated here without the ops layer: keep the handed tensor when nothing beyond `allowed`
+// other references holds its buffer and its size fits, else allocate.
+Tensor& take_or_allocate(Tensor& slot, const Shape& shape, long allowed) {
+  const bool fits = slot.defined() && slot.buffer_use_count() == 1 + allowed &&
+                    slot.buffer()->bytes() == static_cast<size_t>(shape_numel(shape)) * 4;
+  if (!fits) slot = Tensor::empty(DType::Float32, shape);
+  else if (slot.shape() != shape) slot = Tensor::view_of(slot.buffer(), DType::Float32, shape, contiguous_strides(shape), 0);
+  return slot;
+}
+
+// out = in + 1 on float32, computed in the handed-over input (read through `in` too);
+// records the output's buffer.
+ThunkFn inc_inplace(std::vector<const void*>* buffers) {
+  return [=](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+    Tensor& o = take_or_allocate(out[0], in[0].shape(), out[0].shares_buffer(in[0]) ? 1 : 0);
+    const float* x = in[0].data<float>();
+    float* y = o.data<float>();
+    for (int64_t k = 0; k < o.numel(); ++k) y[k] = x[k] + 1;
+    if (buffers) buffers->push_back(o.raw_data());
+  };
+}
+
+// out = in * 2, reusing a handed-over buffer of the right size.
+ThunkFn twice(std::vector<const void*>* buffers) {
+  return [=](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+    Tensor& o = take_or_allocate(out[0], in[0].shape(), 0);
+    const float* x = in[0].data<float>();
+    float* y = o.data<float>();
+    for (int64_t k = 0; k < o.numel(); ++k) y[k] = x[k] * 2;
+    if (buffers) buffers->push_back(o.raw_data());
+  };
+}
+
+TEST(ExecutorHandover, InplaceMovesTheDyingInputIntoTheOutput) {
+  for (bool gc : {true, false}) {
+    std::vector<const void*> buffers;
+    // x (bound 0) -> a = 2x (1) -> b = a + 1 in a's buffer (2, output).
+    Program p;
+    p.num_slots = 3;
+    p.bound_slots = {0};
+    p.output_slots = {2};
+    p.thunks.push_back(make_thunk("twice", {0}, {1}, {}, twice(&buffers)));
+    p.thunks.push_back(make_thunk("inc", {1}, {2}, {1}, inc_inplace(&buffers)));
+    p.thunks[1].inplace = {{0, 1}};
+    Profiler prof("inplace", p);
+    auto slots = fresh_slots(p, Tensor::from_vector<float>({1, 2, 3}));
+    execute(p, slots, {.allow_gc = gc}, &prof);
+    EXPECT_EQ(slots[2].to_vector<float>(), (std::vector<float>{3, 5, 7}));
+    EXPECT_EQ(slots[0].to_vector<float>(), (std::vector<float>{1, 2, 3}));
+    ASSERT_EQ(buffers.size(), 2u);
+    EXPECT_EQ(buffers[1], buffers[0]) << "allow_gc=" << gc;
+    EXPECT_FALSE(slots[1].defined());  // moved out, whatever gc says
+    // One buffer of 12 bytes at any time, and no second one allocated.
+    EXPECT_EQ(prof.peak_bytes_with_gc(), 12);
+    EXPECT_EQ(prof.peak_bytes_without_gc(), 12);
+  }
+}
+
+TEST(ExecutorHandover, ABufferAnotherSlotStillHoldsIsNeverOverwritten) {
+  // a (1) and its view v (2); inc overwrites v's buffer while a is read later (bad plan):
+  // the op sees the extra holder and allocates.
+  std::vector<const void*> buffers;
+  Program p;
+  p.num_slots = 5;
+  p.bound_slots = {0};
+  p.output_slots = {3, 4};
+  p.thunks.push_back(make_thunk("twice", {0}, {1}, {}, twice(&buffers)));
+  p.thunks.push_back(make_thunk("view", {1}, {2}, {}, [](auto& in, auto& out) { out[0] = in[0]; }));
+  p.thunks.push_back(make_thunk("inc", {2}, {3}, {2}, inc_inplace(&buffers)));
+  p.thunks[2].inplace = {{0, 2}};
+  p.thunks.push_back(make_thunk("twice", {1}, {4}, {1}, twice(nullptr)));
+  auto slots = fresh_slots(p, Tensor::from_vector<float>({1, 2}));
+  execute(p, slots, {}, nullptr);
+  EXPECT_NE(buffers[1], buffers[0]);
+  EXPECT_EQ(slots[3].to_vector<float>(), (std::vector<float>{3, 5}));
+  EXPECT_EQ(slots[4].to_vector<float>(), (std::vector<float>{4, 8}));  // a was not overwritten
+}
+
+TEST(ExecutorHandover, ReuseHandsADeadBufferToALaterOutput) {
+  // x -> a (1) -> b (2) -> c (3, output) with c taking a's buffer (dead since b).
+  std::vector<const void*> buffers;
+  Program p;
+  p.num_slots = 4;
+  p.bound_slots = {0};
+  p.output_slots = {3};
+  p.thunks.push_back(make_thunk("twice", {0}, {1}, {}, twice(&buffers)));
+  p.thunks.push_back(make_thunk("twice", {1}, {2}, {}, twice(&buffers)));  // a kept for c
+  p.thunks.push_back(make_thunk("twice", {2}, {3}, {2}, twice(&buffers)));
+  p.thunks[2].reuse = {{0, 1}};
+  Profiler prof("reuse", p);
+  auto slots = fresh_slots(p, Tensor::from_vector<float>({1, 2}));
+  execute(p, slots, {}, &prof);
+  EXPECT_EQ(slots[3].to_vector<float>(), (std::vector<float>{8, 16}));
+  EXPECT_EQ(buffers[2], buffers[0]);
+  EXPECT_FALSE(slots[1].defined());
+  // Two buffers exist in all: a's (then c's) and b's.
+  EXPECT_EQ(prof.peak_bytes_with_gc(), 16);
+  EXPECT_EQ(prof.peak_bytes_without_gc(), 16);
+}
+
+TEST(ExecutorHandover, AnEmptySourceSlotOrAWrongSizeFallsBackToAllocation) {
+  std::vector<const void*> buffers;
+  Program p;
+  p.num_slots = 4;
+  p.bound_slots = {0};
+  p.output_slots = {2, 3};
+  p.thunks.push_back(make_thunk("twice", {0}, {1}, {}, twice(&buffers)));
+  p.thunks[0].reuse = {{0, 2}};  // slot 2 is empty on the first call
+  p.thunks.push_back(make_thunk("sum", {1}, {2}, {1}, [&](auto& in, auto& out) {
+    Tensor& o = take_or_allocate(out[0], {}, 0);
+    o.template data<float>()[0] = in[0].template data<float>()[0] + in[0].template data<float>()[1];
+    buffers.push_back(o.raw_data());
+  }));
+  p.thunks.push_back(make_thunk("twice", {0}, {3}, {}, twice(&buffers)));
+  p.thunks[1].reuse = {{0, 1}};  // 8 bytes offered for a 4-byte result: not taken
+  auto slots = fresh_slots(p, Tensor::from_vector<float>({1, 2}));
+  execute(p, slots, {}, nullptr);
+  EXPECT_EQ(slots[2].to_vector<float>(), (std::vector<float>{6}));
+  EXPECT_EQ(slots[3].to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_NE(buffers[1], buffers[0]);
+}
+
+TEST(ExecutorHandover, AHandoverNamingNoSlotIsAnInternalError) {
+  Program p = chain();
+  p.thunks[1].reuse = {{0, 17}};
+  auto slots = fresh_slots(p, Tensor::from_vector<float>({1}));
+  EXPECT_THROW(execute(p, slots, {}, nullptr), InternalError);
+}
 }  // namespace
 }  // namespace tgc

@@ -61,6 +61,44 @@ TEST(EnsureOutput, ReusesAnUnsharedBufferOfTheRightLayoutOnly) {
   EXPECT_EQ(s2.dtype(), DType::Float64);
 }
 
+TEST(EnsureOutput, ReusesAnUnsharedBufferOfTheRightSizeWhateverItsLayout) {
+  // A buffer the memory plan handed over from a value of another shape or dtype.
+  Tensor slot = Tensor::empty(DType::Float64, {3, 4}).transpose();
+  const void* before = slot.raw_data();
+  ensure_output(slot, DType::Float32, {6, 4});
+  EXPECT_EQ(slot.raw_data(), before);
+  EXPECT_EQ(slot.shape(), (Shape{6, 4}));
+  EXPECT_EQ(slot.dtype(), DType::Float32);
+  EXPECT_TRUE(slot.is_contiguous());
+  ensure_output(slot, DType::Float32, {5});  // fewer bytes: a fresh buffer
+  EXPECT_NE(slot.raw_data(), before);
+}
+
+TEST(EnsureOutputInplace, KeepsAnInputOnlyWhenItsOtherHoldersAreAliasableInputsOfTheSameLayout) {
+  // As the executor hands a dying input over: its slot is emptied, the tensor moves into
+  // the output, and the op's input entries still read it. `extra` adds one more holder.
+  auto run = [](std::vector<int> positions, std::vector<int> aliasable, bool extra) {
+    Tensor x = Tensor::empty(DType::Float32, {2, 3});
+    const void* buffer = x.raw_data();
+    std::vector<Tensor> inputs;
+    for (int p : positions) inputs.push_back(p ? x : Tensor::empty(DType::Float32, {2, 3}));
+    Tensor caller = extra ? x : Tensor();
+    Tensor slot = std::move(x);
+    x = Tensor();
+    ensure_output_inplace(slot, DType::Float32, {2, 3}, inputs, aliasable);
+    return slot.raw_data() == buffer;
+  };
+  EXPECT_TRUE(run({1, 0, 1}, {0, 2}, false));   // read twice, both in step with the writes
+  EXPECT_FALSE(run({1, 0, 1}, {0}, false));     // input 2 is read out of step (gemm's A)
+  EXPECT_FALSE(run({1, 0}, {0}, true));         // a caller holds it
+  // Another shape than the output's: a fresh buffer.
+  std::vector<Tensor> one{Tensor::empty(DType::Float32, {6})};
+  Tensor slot = one[0];
+  const void* b = slot.raw_data();
+  ensure_output_inplace(slot, DType::Float32, {2, 3}, one, {0});
+  EXPECT_NE(slot.raw_data(), b);
+}
+
 TEST(Type, StrAndAccepts) {
   Type t(DType::Float32, {kUnknownDim, 784});
   EXPECT_EQ(t.str(), "float32 matrix (?, 784)");

@@ -1,0 +1,67 @@
+// The LLVM CPU backend: Composite nodes (fused kernels) run JIT-compiled LLVM code, every
+// other node its reference perform(). Kernels compile when the thunk is made (inside
+// function()), never on a call.
+#include "backends/cpu/cpu_backend.h"
+
+#include <fmt/format.h>
+
+#include "backends/cpu/kernel_launch.h"
+#include "backends/cpu/llvm_jit.h"
+#include "backends/reference/reference_backend.h"
+#include "compiler/kernel/composite_op.h"
+
+namespace tgc {
+
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const Config& config) : compiler_(cpu::kernel_compiler_for(config.cache_dir, config.fast_math)) {}
+
+  std::string name() const override { return "llvm"; }
+  DeviceKind device_kind() const override { return DeviceKind::Host; }
+
+  ThunkFn make_thunk(const Node& node) const override {
+    std::shared_ptr<const Op> op = node.op_ptr();
+    const auto* composite = dynamic_cast<const Composite*>(op.get());
+    if (!composite) return reference_.make_thunk(node);
+    cpu::KernelFn fn = compiler_.get(composite->kernel());
+    // The thunk keeps the op alive, and with it the kernel it reads.
+    return [op, composite, fn](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+      cpu::launch_kernel(composite->kernel(), fn, inputs, outputs);
+    };
+  }
+
+ private:
+  cpu::KernelCompiler& compiler_;
+  ReferenceBackend reference_;
+};
+
+// "+avx2,+fma,-sse4a,..." -> "avx512f,avx2,fma" (the enabled vector features worth naming).
+std::string vector_features(const std::string& features) {
+  std::string out;
+  for (const char* f : {"avx512f", "avx512bw", "avx512vl", "avx2", "fma", "avx", "sse4.2", "neon", "sve"}) {
+    if (features.find(std::string("+") + f + ",") != std::string::npos ||
+        features.ends_with(std::string("+") + f)) {
+      out += (out.empty() ? "" : ",") + std::string(f);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool llvm_backend_available() { return true; }
+
+std::unique_ptr<Backend> make_cpu_backend(const Config& config) { return std::make_unique<CpuBackend>(config); }
+
+std::string cpu_backend_description() {
+  const cpu::HostTarget& host = cpu::host_target();
+  const int threads = cpu::launch_threads();
+  return fmt::format("llvm: LLVM {} JIT for {} ({}), libmvec vector math, {} thread{}", cpu::llvm_version(),
+                     host.cpu, vector_features(host.features), threads, threads == 1 ? "" : "s");
+}
+
+std::string emit_llvm_ir(const Kernel& kernel, bool fast_math) { return cpu::optimized_ir(kernel, fast_math); }
+
+}  // namespace tgc

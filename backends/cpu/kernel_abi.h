@@ -1,0 +1,27 @@
+// The calling convention between rendered kernels and the launcher (no LLVM types, so the
+// launcher and tests need no LLVM headers).
+#pragma once
+
+#include <cstdint>
+
+#include "compiler/kernel/kernel_ir.h"
+
+namespace tgc::cpu {
+
+// A rendered kernel is
+//   int32_t kernel(const int64_t* shape, const int64_t* strides, void* const* pointers)
+// Operands are the kernel's inputs then its outputs. `shape` holds outer_rank loop dims
+// (elementwise: the whole loop space; reduction: the kept dims, possibly none) followed by
+// reduce_rank reduced dims; `strides` holds, operand after operand, one element stride per
+// shape dim (0 where an operand is broadcast; output-space operands have 0 on reduced dims).
+// The result is a mask of KernelErrorBit (scalar_codegen.h); 0 when all went well.
+struct KernelLayout {
+  int outer_rank = 1;
+  int reduce_rank = 0;  // 0 for elementwise kernels
+  int rank() const { return outer_rank + reduce_rank; }
+};
+KernelLayout kernel_layout(const Kernel& kernel);
+
+using KernelFn = int32_t (*)(const int64_t* shape, const int64_t* strides, void* const* pointers);
+
+}  // namespace tgc::cpu

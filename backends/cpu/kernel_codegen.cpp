@@ -1,0 +1,376 @@
+// Kernel IR -> LLVM IR. An internal function with noalias operand pointers holds the loop
+// nest (inlined into the exported entry, which unpacks the pointer array, so LLVM keeps the
+// no-aliasing facts as scoped metadata). Elementwise kernels: loops over the outer dims with
+// per-operand pointers, then the inner loop in a unit-stride and a strided version.
+// Reduction kernels: loops over the kept dims; at each output point accumulators are set,
+// the reduced dims are looped (prologue values folded in), and the epilogue computes and
+// stores the outputs.
+#include "backends/cpu/kernel_codegen.h"
+
+#include <functional>
+#include <limits>
+
+#include "backends/cpu/scalar_codegen.h"
+#include "runtime/error.h"
+
+namespace tgc::cpu {
+
+using llvm::Value;
+
+KernelLayout kernel_layout(const Kernel& kernel) {
+  if (!kernel.is_reduction()) return {std::max(1, kernel.ndim), 0};
+  const int reduced = static_cast<int>(kernel.reduce_axes.size());
+  return {kernel.ndim - reduced, std::max(1, reduced)};
+}
+
+namespace {
+
+// Values computed at one point of the loop nest: each value once, loads through the
+// operand pointers valid there (null for operands not addressed at this point).
+struct Region {
+  std::vector<Value*> memo;
+  std::vector<Value*> ptr;
+};
+
+class Renderer {
+ public:
+  Renderer(const Kernel& k, llvm::LLVMContext& ctx, llvm::Module& m, bool fast_math)
+      : k_(k), ctx_(ctx), m_(m), b_(ctx), layout_(kernel_layout(k)),
+        nin_(static_cast<int>(k.inputs.size())), nops_(nin_ + static_cast<int>(k.outputs.size())),
+        epilogue_(k.epilogue_mask()), reduction_(k.is_reduction()) {
+    if (fast_math) b_.setFastMathFlags(llvm::FastMathFlags::getFast());
+  }
+
+  void render(const std::string& symbol) {
+    llvm::Type* ptr = llvm::PointerType::getUnqual(ctx_);
+    llvm::Type* i32 = b_.getInt32Ty();
+    std::vector<llvm::Type*> params{ptr, ptr};
+    params.insert(params.end(), static_cast<size_t>(nops_), ptr);
+    auto* impl_ty = llvm::FunctionType::get(i32, params, false);
+    impl_ = llvm::Function::Create(impl_ty, llvm::Function::InternalLinkage, symbol + "_impl", m_);
+    impl_->addFnAttr(llvm::Attribute::AlwaysInline);
+    impl_->addFnAttr(llvm::Attribute::NoUnwind);
+    for (int op = 0; op < nops_; ++op) impl_->addParamAttr(2 + op, llvm::Attribute::NoAlias);
+    render_impl();
+
+    auto* entry_ty = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
+    llvm::Function* entry = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, symbol, m_);
+    entry->addFnAttr(llvm::Attribute::NoUnwind);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+    std::vector<Value*> args{entry->getArg(0), entry->getArg(1)};
+    for (int op = 0; op < nops_; ++op)
+      args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, entry->getArg(2), static_cast<uint64_t>(op))));
+    b_.CreateRet(b_.CreateCall(impl_, args));
+  }
+
+ private:
+  void render_impl() {
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx_, "entry", impl_);
+    b_.SetInsertPoint(entry);
+    llvm::Type* i64 = b_.getInt64Ty();
+    error_slot_ = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "errors");
+    b_.CreateStore(b_.getInt32(0), error_slot_);
+    const int rank = layout_.rank();
+    for (int d = 0; d < rank; ++d)
+      shape_.push_back(b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, impl_->getArg(0), static_cast<uint64_t>(d))));
+    strides_.assign(static_cast<size_t>(nops_), {});
+    for (int op = 0; op < nops_; ++op)
+      for (int d = 0; d < rank; ++d)
+        strides_[op].push_back(b_.CreateLoad(
+            i64, b_.CreateConstGEP1_64(i64, impl_->getArg(1), static_cast<uint64_t>(op * rank + d))));
+    std::vector<Value*> ptrs;
+    for (int op = 0; op < nops_; ++op) ptrs.push_back(impl_->getArg(2 + op));
+    if (reduction_) {
+      for (size_t i = 0; i < k_.values.size(); ++i)
+        if (k_.values[i].kind == KernelValue::Kind::Reduce)
+          acc_slot_[static_cast<int>(i)] = b_.CreateAlloca(accumulator_type(k_.values[i]), nullptr, "acc");
+      outer_loops(0, ptrs, [&](const std::vector<Value*>& p) { output_point(p); });
+    } else {
+      outer_loops(0, ptrs, [&](const std::vector<Value*>& p) {
+        inner_loop(rank - 1, p, all_operands(), [&](const std::vector<Value*>& q) { store_outputs(q, {}); });
+      });
+    }
+    b_.CreateRet(b_.CreateLoad(b_.getInt32Ty(), error_slot_));
+  }
+
+  using Body = std::function<void(const std::vector<Value*>&)>;
+
+  // for (i = 0; i < n; ++i) body(i), in LLVM's rotated loop form.
+  void loop(Value* n, const std::function<void(Value*)>& body) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx_, "loop", f);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "loop.exit", f);
+    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), header, exit);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
+    i->addIncoming(b_.getInt64(0), pre);
+    body(i);
+    Value* next = b_.CreateAdd(i, b_.getInt64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, n), header, exit);
+    b_.SetInsertPoint(exit);
+  }
+
+  std::vector<int> all_operands() const {
+    std::vector<int> ops;
+    for (int op = 0; op < nops_; ++op) ops.push_back(op);
+    return ops;
+  }
+  std::vector<int> loop_space_inputs() const {
+    std::vector<int> ops;
+    for (int op = 0; op < nin_; ++op)
+      if (!k_.inputs[op].in_output_space) ops.push_back(op);
+    return ops;
+  }
+
+  llvm::Type* elem_type(int op) const {
+    DType t = op < nin_ ? k_.inputs[op].dtype : k_.outputs[op - nin_].dtype;
+    return memory_type(t, ctx_);
+  }
+
+  // The pointers of `ops` advanced by i * stride along dim d (others unchanged).
+  std::vector<Value*> advance(const std::vector<Value*>& ptrs, const std::vector<int>& ops, int d, Value* i) {
+    std::vector<Value*> next = ptrs;
+    for (int op : ops)
+      next[op] = b_.CreateGEP(elem_type(op), ptrs[op], b_.CreateMul(i, strides_[op][d], "", false, true));
+    return next;
+  }
+
+  // Loops over dims [d, outer_rank - 1) of the outer space (elementwise: all but the inner
+  // dim; reduction: all kept dims), then body at each point.
+  void outer_loops(int d, const std::vector<Value*>& ptrs, const Body& body) {
+    const int last = reduction_ ? layout_.outer_rank : layout_.outer_rank - 1;
+    if (d >= last) return body(ptrs);
+    const std::vector<int> ops = reduction_ ? outputs_and_all_inputs() : all_operands();
+    loop(shape_[d], [&](Value* i) { outer_loops(d + 1, advance(ptrs, ops, d, i), body); });
+  }
+  std::vector<int> outputs_and_all_inputs() const { return all_operands(); }
+
+  // Whether input `op` is broadcast along loop dim `axis` by its static shape (a missing or
+  // known-1 dim): its stride there is 0 whenever the fast path applies.
+  bool statically_broadcast(int op, int axis) const {
+    const KernelInput& in = k_.inputs[op];
+    const int dim = axis - (k_.ndim - in.ndim);
+    return dim < 0 || in.static_shape[dim] == 1;
+  }
+
+  // The innermost loop (dim d) over `ops`: the unit-stride version when every operand's
+  // stride is what its static shape predicts (0 for broadcast inputs, 1 otherwise), else the
+  // strided version.
+  void inner_loop(int d, const std::vector<Value*>& ptrs, const std::vector<int>& ops, const Body& body) {
+    const int inner_axis = reduction_ ? (k_.reduce_axes.empty() ? -1 : k_.reduce_axes.back()) : k_.ndim - 1;
+    std::vector<bool> broadcast(static_cast<size_t>(nops_), false);
+    Value* fast = b_.getTrue();
+    for (int op : ops) {
+      broadcast[op] = op < nin_ && (inner_axis < 0 || statically_broadcast(op, inner_axis));
+      fast = b_.CreateAnd(fast, b_.CreateICmpEQ(strides_[op][d], b_.getInt64(broadcast[op] ? 0 : 1)));
+    }
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* unit = llvm::BasicBlock::Create(ctx_, "inner.unit", f);
+    llvm::BasicBlock* strided = llvm::BasicBlock::Create(ctx_, "inner.strided", f);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "inner.done", f);
+    b_.CreateCondBr(fast, unit, strided);
+
+    b_.SetInsertPoint(unit);
+    loop(shape_[d], [&](Value* i) {
+      std::vector<Value*> q = ptrs;
+      for (int op : ops)
+        if (!broadcast[op]) q[op] = b_.CreateGEP(elem_type(op), ptrs[op], i);
+      body(q);
+    });
+    b_.CreateBr(done);
+
+    b_.SetInsertPoint(strided);
+    loop(shape_[d], [&](Value* i) { body(advance(ptrs, ops, d, i)); });
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  Value* value(Region& r, int i) {
+    if (r.memo[i]) return r.memo[i];
+    const KernelValue& v = k_.values[i];
+    Value* result = nullptr;
+    switch (v.kind) {
+      case KernelValue::Kind::Load: {
+        TGC_INTERNAL_CHECK(r.ptr[v.input] != nullptr, "kernel load outside its space");
+        llvm::Type* t = memory_type(v.dtype, ctx_);
+        llvm::LoadInst* load = b_.CreateLoad(t, r.ptr[v.input]);
+        load->setAlignment(llvm::Align(dtype_size(v.dtype)));
+        result = from_memory(b_, load, v.dtype);
+        break;
+      }
+      case KernelValue::Kind::Constant: result = emit_constant(b_, v); break;
+      case KernelValue::Kind::Op: {
+        std::vector<Value*> args;
+        std::vector<DType> dtypes;
+        for (int a : v.args) {
+          args.push_back(value(r, a));
+          dtypes.push_back(k_.values[a].dtype);
+        }
+        ScalarEmitter e{b_, m_, error_slot_};
+        result = emit_scalar_op(e, v, args, dtypes);
+        break;
+      }
+      case KernelValue::Kind::Reduce:
+        TGC_INTERNAL_CHECK(false, "a reduced value is read before the reduction ends");
+        break;
+    }
+    r.memo[i] = result;
+    return result;
+  }
+
+  void store_outputs(const std::vector<Value*>& ptrs, const std::vector<std::pair<int, Value*>>& reduced) {
+    Region r{std::vector<Value*>(k_.values.size(), nullptr), ptrs};
+    for (auto [i, v] : reduced) r.memo[i] = v;
+    for (size_t j = 0; j < k_.outputs.size(); ++j) {
+      const KernelOutput& o = k_.outputs[j];
+      llvm::StoreInst* store = b_.CreateStore(to_memory(b_, value(r, o.value), o.dtype), ptrs[nin_ + j]);
+      store->setAlignment(llvm::Align(dtype_size(o.dtype)));
+    }
+  }
+
+  // ---- Reductions.
+
+  // Sums, products and means accumulate floats in double (like CAReduce and Mean) and
+  // int64 with wrap-around; max/min/all/any in the value's own type.
+  llvm::Type* accumulator_type(const KernelValue& v) const {
+    switch (v.reduce_op) {
+      case KernelReduceOp::Sum:
+      case KernelReduceOp::Prod:
+      case KernelReduceOp::Mean:
+        return is_float(v.dtype) ? llvm::Type::getDoubleTy(ctx_) : llvm::Type::getInt64Ty(ctx_);
+      case KernelReduceOp::Max:
+      case KernelReduceOp::Min:
+      case KernelReduceOp::All:
+      case KernelReduceOp::Any: return register_type(v.dtype, ctx_);
+    }
+    return nullptr;
+  }
+
+  Value* initial(const KernelValue& v) {
+    llvm::Type* t = accumulator_type(v);
+    const bool fp = t->isFloatingPointTy();
+    switch (v.reduce_op) {
+      case KernelReduceOp::Sum:
+      case KernelReduceOp::Mean: return fp ? llvm::ConstantFP::get(t, 0.0) : b_.getInt64(0);
+      case KernelReduceOp::Prod: return fp ? llvm::ConstantFP::get(t, 1.0) : b_.getInt64(1);
+      case KernelReduceOp::All: return b_.getTrue();
+      case KernelReduceOp::Any: return b_.getFalse();
+      case KernelReduceOp::Max:
+      case KernelReduceOp::Min: {
+        const bool is_max = v.reduce_op == KernelReduceOp::Max;
+        if (fp) return llvm::ConstantFP::getInfinity(t, /*Negative=*/is_max);
+        const unsigned bits = t->getIntegerBitWidth();
+        if (v.dtype == DType::Bool || is_unsigned_integer(v.dtype))
+          return llvm::ConstantInt::get(ctx_, is_max ? llvm::APInt::getMinValue(bits) : llvm::APInt::getMaxValue(bits));
+        return llvm::ConstantInt::get(ctx_, is_max ? llvm::APInt::getSignedMinValue(bits)
+                                                   : llvm::APInt::getSignedMaxValue(bits));
+      }
+    }
+    return nullptr;
+  }
+
+  Value* fold(const KernelValue& v, Value* acc, Value* x) {
+    const bool fp = is_float(v.dtype);
+    switch (v.reduce_op) {
+      case KernelReduceOp::Sum:
+      case KernelReduceOp::Mean:
+      case KernelReduceOp::Prod: {
+        const bool sum = v.reduce_op != KernelReduceOp::Prod;
+        if (!fp) return sum ? b_.CreateAdd(acc, x) : b_.CreateMul(acc, x);
+        Value* wide = to_double(b_, x, v.dtype);
+        Value* r = sum ? b_.CreateFAdd(acc, wide) : b_.CreateFMul(acc, wide);
+        // A fixed order chosen by the compiled code (vector lanes, then lanes combined):
+        // the same on every run and for every thread count (threads split output points).
+        if (auto* inst = llvm::dyn_cast<llvm::Instruction>(r)) inst->setHasAllowReassoc(true);
+        return r;
+      }
+      case KernelReduceOp::Max:
+      case KernelReduceOp::Min: {
+        const bool is_max = v.reduce_op == KernelReduceOp::Max;
+        Value* take;
+        if (fp) {  // a NaN element wins and stays, as in CAReduce
+          take = b_.CreateOr(is_max ? b_.CreateFCmpOGT(x, acc) : b_.CreateFCmpOLT(x, acc), b_.CreateFCmpUNO(x, x));
+        } else if (v.dtype == DType::Bool || is_unsigned_integer(v.dtype)) {
+          take = is_max ? b_.CreateICmpUGT(x, acc) : b_.CreateICmpULT(x, acc);
+        } else {
+          take = is_max ? b_.CreateICmpSGT(x, acc) : b_.CreateICmpSLT(x, acc);
+        }
+        return b_.CreateSelect(take, x, acc);
+      }
+      case KernelReduceOp::All: return b_.CreateAnd(acc, x);
+      case KernelReduceOp::Any: return b_.CreateOr(acc, x);
+    }
+    return nullptr;
+  }
+
+  Value* finish(const KernelValue& v, Value* acc) {
+    if (!acc->getType()->isDoubleTy()) return acc;
+    if (v.reduce_op == KernelReduceOp::Mean) {
+      Value* count = b_.getInt64(1);
+      for (int d = layout_.outer_rank; d < layout_.rank(); ++d) count = b_.CreateMul(count, shape_[d]);
+      acc = b_.CreateFDiv(acc, b_.CreateSIToFP(count, b_.getDoubleTy()));  // 0/0 is NaN, as Mean
+    }
+    return from_double(b_, acc, v.dtype);
+  }
+
+  void output_point(const std::vector<Value*>& ptrs) {
+    for (auto& [i, slot] : acc_slot_) b_.CreateStore(initial(k_.values[i]), slot);
+    reduced_loops(layout_.outer_rank, ptrs);
+    std::vector<std::pair<int, Value*>> reduced;
+    for (auto& [i, slot] : acc_slot_) {
+      const KernelValue& v = k_.values[i];
+      reduced.emplace_back(i, finish(v, b_.CreateLoad(accumulator_type(v), slot)));
+    }
+    store_outputs(ptrs, reduced);
+  }
+
+  void reduced_loops(int d, const std::vector<Value*>& ptrs) {
+    const std::vector<int> ops = loop_space_inputs();
+    if (d == layout_.rank() - 1) {
+      inner_loop(d, ptrs, ops, [&](const std::vector<Value*>& q) { accumulate(q); });
+      return;
+    }
+    loop(shape_[d], [&](Value* i) { reduced_loops(d + 1, advance(ptrs, ops, d, i)); });
+  }
+
+  void accumulate(const std::vector<Value*>& ptrs) {
+    std::vector<Value*> prologue_ptrs(static_cast<size_t>(nops_), nullptr);
+    for (int op : loop_space_inputs()) prologue_ptrs[op] = ptrs[op];
+    Region r{std::vector<Value*>(k_.values.size(), nullptr), prologue_ptrs};
+    for (auto& [i, slot] : acc_slot_) {
+      const KernelValue& v = k_.values[i];
+      Value* x = value(r, v.args[0]);
+      b_.CreateStore(fold(v, b_.CreateLoad(accumulator_type(v), slot), x), slot);
+    }
+  }
+
+  const Kernel& k_;
+  llvm::LLVMContext& ctx_;
+  llvm::Module& m_;
+  llvm::IRBuilder<> b_;
+  KernelLayout layout_;
+  int nin_, nops_;
+  std::vector<bool> epilogue_;
+  bool reduction_;
+  llvm::Function* impl_ = nullptr;
+  Value* error_slot_ = nullptr;
+  std::vector<Value*> shape_;
+  std::vector<std::vector<Value*>> strides_;
+  std::map<int, Value*> acc_slot_;  // Reduce value index -> its accumulator
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> render_kernel(const Kernel& kernel, llvm::LLVMContext& ctx, const std::string& symbol,
+                                            bool fast_math) {
+  auto module = std::make_unique<llvm::Module>("tgc_kernel", ctx);
+  Renderer(kernel, ctx, *module, fast_math).render(symbol);
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  TGC_INTERNAL_CHECK(!llvm::verifyModule(*module, &os), "the LLVM IR of a kernel is invalid: " + os.str());
+  return module;
+}
+
+}  // namespace tgc::cpu

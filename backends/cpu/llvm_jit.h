@@ -1,0 +1,59 @@
+// The process's LLVM JIT for kernels: host target detection, the O3 pipeline with libmvec
+// vector math, compilation to object code, the kernel cache (memory + disk) and ORC LLJIT
+// loading. A compiler instance keeps the kernels it has linked, so the same kernel in another
+// function is neither recompiled nor re-linked.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "backends/cpu/kernel_abi.h"
+#include "compiler/kernel/kernel_ir.h"
+#include "runtime/kernel_cache.h"
+
+namespace tgc::cpu {
+
+// The host as LLVM sees it: "x86_64-pc-linux-gnu", "sapphirerapids", "+avx2,+fma,...".
+struct HostTarget {
+  std::string triple, cpu, features;
+};
+const HostTarget& host_target();
+// "16.0.6"
+std::string llvm_version();
+
+// Counters for tests and `tgc devices`: how many kernels were compiled from IR and how many
+// were loaded from cached object code.
+struct JitStats {
+  size_t compiled = 0;
+  size_t loaded = 0;
+};
+JitStats jit_stats();
+
+class KernelCompiler {
+ public:
+  // Kernels are cached in `cache` (memory and its directory) under a key holding the
+  // kernel, the renderer version, LLVM's version, the host target and the flags.
+  KernelCompiler(KernelCache& cache, bool fast_math) : cache_(cache), fast_math_(fast_math) {}
+
+  // The compiled kernel: from this compiler's table, else the cache's object code, else
+  // rendered, optimized and compiled now (then stored in the cache).
+  KernelFn get(const Kernel& kernel);
+
+  KernelCacheKey cache_key(const Kernel& kernel) const;
+
+ private:
+  KernelCache& cache_;
+  bool fast_math_;
+  std::mutex mutex_;
+  std::map<std::string, KernelFn> linked_;  // cache key text -> entry point
+};
+
+// The process-wide compiler for (cache_dir, fast_math).
+KernelCompiler& kernel_compiler_for(const std::string& cache_dir, bool fast_math);
+
+// The optimized module's text.
+std::string optimized_ir(const Kernel& kernel, bool fast_math);
+
+}  // namespace tgc::cpu

@@ -1,0 +1,117 @@
+// canonicalize: the rule table (rules in canonicalize_arith.cpp and canonicalize_shape.cpp),
+// the pass that runs it, and the helpers the rules share.
+#include "compiler/passes/canonicalize.h"
+
+#include "compiler/passes/canonicalize_rules.h"
+#include "ops/alloc/alloc.h"
+#include "ops/core/apply.h"
+#include "ops/shape/dimshuffle.h"
+#include "runtime/convert.h"
+
+namespace tgc {
+
+std::span<const LocalRewrite> canonicalize_rules() {
+  using namespace canon;
+  // "1" and "0" are constants whose every element is that value (see is_filled_with); a rule
+  // dropping one fires only when it does not broadcast x up, and casts x when the output's
+  // dtype is not x's (int32 x * 1.0 -> cast(x, float32)).
+  static const LocalRewrite rules[] = {
+      {"mul_by_one", "x * 1 -> x, 1 * x -> x", &mul_by_one},
+      {"add_zero", "x + 0 -> x, 0 + x -> x", &add_zero},
+      {"sub_zero", "x - 0 -> x", &sub_zero},
+      // Theano's rule: assumes x is finite (inf - inf and NaN - NaN are NaN, not 0).
+      {"sub_self", "x - x -> zeros_like(x)", &sub_self},
+      {"neg_neg", "-(-x) -> x", &neg_neg},
+      {"div_by_one", "x / 1 -> x", &div_by_one},
+      {"pow_one", "x ** 1 -> x", &pow_one},
+      {"pow_two", "x ** 2 -> sqr(x)", &pow_two},
+      // Differs only at x = -0 (sqrt gives -0, pow +0) and x = -inf (sqrt NaN, pow +inf).
+      {"pow_half", "x ** 0.5 -> sqrt(x)", &pow_half},
+      {"pow_minus_one", "x ** -1 -> 1 / x (float x)", &pow_minus_one},
+      // Assumes x >= 0 (for x < 0, exp(log x) is NaN); exact where log x is exact.
+      {"exp_log", "exp(log(x)) -> x", &exp_log},
+      // Also where exp(x) overflows: the result is x, not inf.
+      {"log_exp", "log(exp(x)) -> x", &log_exp},
+      {"useless_cast", "cast(x, x.dtype) -> x", &useless_cast},
+      {"useless_reshape", "reshape(x, x.shape) -> x (static shapes)", &useless_reshape},
+      {"useless_flatten", "flatten(x, x.ndim) -> x", &useless_flatten},
+      {"identity_dimshuffle", "dimshuffle(x, {0, 1, ...}) -> x", &identity_dimshuffle},
+      {"dimshuffle_dimshuffle", "dimshuffle(dimshuffle(x, p), q) -> dimshuffle(x, p then q)", &dimshuffle_dimshuffle},
+      {"useless_alloc", "alloc(v, v.shape) -> v (static shapes)", &useless_alloc},
+      {"useless_fill", "fill(like, v) -> v when v already has the result's shape", &useless_fill},
+      {"fill_to_alloc", "fill(like, v) -> alloc(v, shape) when the shape is static", &fill_to_alloc},
+      {"static_reduce_count", "reduce_count(x) -> constant when x's reduced dims are static", &static_reduce_count},
+      {"static_reshape_like", "reshape_like(x, like) -> reshape(x, like.shape) (static)", &static_reshape_like},
+      {"static_split_like", "split_like(x, a, b) -> split(x, sizes) (static sizes)", &static_split_like},
+      {"useless_sum_to_like", "sum_to_like(g, like) -> g when the static shapes are equal", &useless_sum_to_like},
+      // grad() has read it already: at run time it is the identity.
+      {"useless_stop_gradient", "stop_gradient(x) -> x", &useless_stop_gradient},
+  };
+  return rules;
+}
+
+bool canonicalize(Graph& graph, const PassContext& ctx) {
+  return rewrite_to_fixed_point(graph, canonicalize_rules(), "canonicalize", ctx);
+}
+
+namespace canon {
+
+namespace {
+
+bool constant_filled_with(const Tensor& t, double value) {
+  if (!t.defined() || !t.on_host()) return false;
+  Tensor c = t.contiguous();
+  return dispatch_dtype(c.dtype(), [&]<typename T>() {
+    const T* p = c.data<T>();
+    for (int64_t i = 0, n = c.numel(); i < n; ++i)
+      if (convert_value<double>(p[i]) != value) return false;
+    return true;
+  });
+}
+
+}  // namespace
+
+bool is_filled_with(const Variable& v, double value) {
+  if (v.kind() == Variable::Kind::Constant) return constant_filled_with(v.constant_value(), value);
+  const Node* n = v.owner();
+  if (!n) return false;
+  const Op& op = n->op();
+  if (dynamic_cast<const Alloc*>(&op) || dynamic_cast<const DimShuffle*>(&op)) return is_filled_with(*n->inputs()[0], value);
+  if (dynamic_cast<const Fill*>(&op)) return is_filled_with(*n->inputs()[1], value);
+  return false;
+}
+
+bool broadcasts_into(const Type& other, const Type& x) {
+  if (other.ndim() > x.ndim()) return false;
+  const int lead = x.ndim() - other.ndim();
+  for (int d = 0; d < other.ndim(); ++d) {
+    const int64_t o = other.shape[d], s = x.shape[lead + d];
+    if (o == 1) continue;
+    if (o == kUnknownDim || o != s) return false;
+  }
+  return true;
+}
+
+const Elemwise* elemwise(const Node& n, ScalarOpKind kind) {
+  const auto* e = dynamic_cast<const Elemwise*>(&n.op());
+  return e && e->kind() == kind ? e : nullptr;
+}
+
+const Elemwise* produced_by(const Variable& v, ScalarOpKind kind) {
+  return v.owner() ? elemwise(*v.owner(), kind) : nullptr;
+}
+
+VarPtr as_dtype(const VarPtr& x, DType dtype) {
+  if (x->type().dtype == dtype) return x;
+  return apply1(std::make_shared<Elemwise>(ScalarOpKind::Cast, dtype), {x});
+}
+
+VarPtr ew(ScalarOpKind kind, std::vector<VarPtr> inputs, DType floatx) {
+  return apply1(std::make_shared<Elemwise>(kind, std::nullopt, floatx), std::move(inputs));
+}
+
+VarPtr scalar_constant(double value, DType dtype) { return Variable::constant(Tensor::full(dtype, Shape{}, value)); }
+
+}  // namespace canon
+
+}  // namespace tgc

@@ -1,0 +1,26 @@
+// tgc devices: one line per device kind of the design, saying whether it is built and
+// which path runs it (for cpu: the LLVM JIT or the Kernel IR interpreter).
+#include "frontend/cli/devices_command.h"
+
+#include <fmt/core.h>
+
+#include "backends/cpu/cpu_backend.h"
+#include "frontend/cli/errors.h"
+
+namespace tgc::cli {
+
+CLI::App* add_devices_command(CLI::App& app) {
+  return app.add_subcommand("devices", "List the devices tgc can run on in this build");
+}
+
+int devices_command() {
+  // Fused kernels run LLVM-JIT code or the Kernel IR interpreter; every other node runs its
+  // reference perform (BLAS through OpenBLAS).
+  fmt::print("cpu      available  ({}; other nodes: reference evaluator, BLAS through OpenBLAS)\n",
+             cpu_backend_description());
+  fmt::print("cuda     not built  (the CUDA backend is not part of this build yet)\n");
+  fmt::print("opencl   not built  (the OpenCL backend is not part of this build yet)\n");
+  return kExitOk;
+}
+
+}  // namespace tgc::cli

@@ -1,0 +1,22 @@
+// tgc show's Graphviz format: a digraph that `dot -Tpng` renders, in pydotprint's colours —
+// ops as ellipses; variables as boxes labelled with name, dtype and shape: inputs green,
+// shared variables yellow, constants grey, outputs blue.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/cli/graph_text.h"
+#include "ops/core/graph.h"
+
+namespace tgc::cli {
+
+// `title` labels the drawing; `labels[i]` describes graph output i.
+std::string graph_dot(const Graph& graph, const std::string& title, const std::vector<OutputLabel>& labels);
+
+// `text` as the inside of a double-quoted dot string: quotes and backslashes escaped,
+// newlines as \n, other control characters dropped.
+std::string dot_escape(std::string_view text);
+
+}  // namespace tgc::cli

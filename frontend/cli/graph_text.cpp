@@ -1,0 +1,38 @@
+// The text format of tgc show; see graph_text.h.
+#include "frontend/cli/graph_text.h"
+
+#include <fmt/format.h>
+
+#include "frontend/cli/graph_names.h"
+
+namespace tgc::cli {
+
+std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels) {
+  GraphNames names;
+  std::string out = "inputs:";
+  if (graph.inputs().empty()) out += " (none)";
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const Variable* v = graph.inputs()[i].get();
+    out += fmt::format("{} {}: {}", i ? "," : "", names.of(v), v->type().str());
+  }
+  out += "\n";
+  for (Node* n : graph.toposort()) {
+    std::string lhs, types;
+    for (int i = 0; i < n->num_outputs(); ++i) {
+      lhs += (i ? ", " : "") + names.of(n->output_raw(i));
+      types += (i ? ", " : "") + n->output_raw(i)->type().str();
+    }
+    std::string args;
+    for (size_t i = 0; i < n->inputs().size(); ++i) args += (i ? ", " : "") + names.of(n->inputs()[i].get());
+    out += fmt::format("{} = {}({})   # {}\n", lhs, n->op().name(), args, types);
+  }
+  out += "outputs:\n";
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    OutputLabel label = i < labels.size() ? labels[i] : OutputLabel{fmt::format("out{}", i), ""};
+    out += fmt::format("  {} = {}", label.name, names.of(graph.outputs()[i].get()));
+    out += label.expression.empty() ? "\n" : fmt::format("   # {}\n", label.expression);
+  }
+  return out;
+}
+
+}  // namespace tgc::cli

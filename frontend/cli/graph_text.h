@@ -1,0 +1,23 @@
+// tgc show's text format: a graph as Theano's toposort lists it, one line per node in
+// execution order, "t0, t1 = Composite{add(i0,i1), sub(i0,i1)}(x, y)   # float32 vector (?,) ...",
+// framed by the inputs and the outputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ops/core/graph.h"
+
+namespace tgc::cli {
+
+// What tgc show says of graph output i: a name ("out0", "update 1") and, for outputs, the
+// expression as written in the file.
+struct OutputLabel {
+  std::string name;
+  std::string expression;
+};
+
+// `labels[i]` describes graph output i; missing ones print as "out<i>".
+std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels);
+
+}  // namespace tgc::cli

@@ -1,0 +1,97 @@
+// tgc run: load, pick the function, build its arguments, call it --iters times, print the
+// tutorial's timing line and the outputs, save them with --out.
+#include "frontend/cli/run_command.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <climits>
+#include <filesystem>
+
+#include "frontend/cli/errors.h"
+#include "frontend/cli/output_format.h"
+#include "frontend/cli/program.h"
+#include "frontend/cli/run_inputs.h"
+#include "runtime/error.h"
+#include "runtime/npy.h"
+
+namespace tgc::cli {
+
+CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
+  CLI::App* run = app.add_subcommand("run", "Run a function of a .tg file and print its outputs");
+  run->add_option("FILE", args.file, "the .tg program")->required()->type_name("");
+  run->add_option("--fn", args.fn, "the function to run (default: the file's only or last one)")
+      ->type_name("NAME");
+  run->add_option("--iters", args.iters, "how many times to call it (default 1)")
+      ->check(CLI::Range(1, INT_MAX).description(""))
+      ->type_name("N");
+  // One value per --input, so `--input x=a.npy FILE` leaves FILE alone.
+  run->add_option("--input", args.inputs,
+                  "NAME=FILE.npy or NAME=EXPR (a value expression: randn(400, 784, seed=1), "
+                  "zeros(3), 2.5); once per input")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
+      ->type_name("NAME=VALUE");
+  run->add_option("--out", args.out_dir, "save output i as DIR/<fn>_<i>.npy")->type_name("DIR");
+  run->add_flag("--print-outputs", args.print_outputs,
+                "with --iters N, print the outputs of every call, not only of the last");
+  return run;
+}
+
+namespace {
+
+void save_outputs(const std::string& dir, const std::string& fn, const std::vector<Tensor>& results) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw IOError(fmt::format("cannot create the output directory '{}': {}", dir, ec.message()),
+                  "--out", "give a directory that can be written");
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string path = output_path(dir, fn, i);
+    write_npy(path, results[i]);
+    fmt::print("Saved out{} to {}\n", i, path);
+  }
+}
+
+// The profiler writes the Chrome trace when the function is destroyed, after the run; a
+// path it cannot write is better reported before the run than after it.
+void check_trace_path(const std::string& path) {
+  if (path.empty()) return;
+  std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(parent, ec) || std::filesystem::is_directory(path, ec))
+    throw IOError(fmt::format("cannot write the profile trace '{}': {}", path,
+                              std::filesystem::is_directory(path, ec) ? "it is a directory"
+                                                                      : "its directory does not exist"),
+                  "", "give --profile-trace (or profile_trace=) a file in an existing directory");
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args, const GlobalFlags& flags) {
+  if (Config config = effective_config(flags); config.profile) check_trace_path(config.profile_trace);
+  lang::TgProgram program = load_program(args.file, flags, LoadFor::Running);
+  lang::TgFunction& fn = select_function(program, args.fn);
+  std::vector<Tensor> arguments = build_arguments(fn, args.inputs);
+
+  // Only the calls are timed, not the printing between them.
+  std::vector<Tensor> results;
+  double seconds = 0;
+  const bool print_each = args.print_outputs && args.iters > 1;
+  for (int i = 0; i < args.iters; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    results = fn.function(arguments);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (print_each) fmt::print("Call {}:\n{}", i + 1, format_outputs(fn.outputs, results));
+  }
+  fmt::print("{}\n", timing_line(fn.name, args.iters, seconds));
+  if (!print_each) fmt::print("{}", format_outputs(fn.outputs, results));
+  if (args.out_dir) save_outputs(*args.out_dir, fn.name, results);
+  finish_stdout();
+  // The program's functions print their profiles (--profile) to stderr as they are
+  // destroyed, when this returns.
+  return kExitOk;
+}
+
+}  // namespace tgc::cli

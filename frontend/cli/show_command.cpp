@@ -1,0 +1,64 @@
+// tgc show: the raw or optimized graph of one function as text or Graphviz dot, and the
+// optimizer's rewrites when asked.
+#include "frontend/cli/show_command.h"
+
+#include <fmt/core.h>
+
+#include "frontend/cli/errors.h"
+#include "frontend/cli/graph_dot.h"
+#include "frontend/cli/graph_text.h"
+#include "frontend/cli/program.h"
+#include "ops/core/graph.h"
+
+namespace tgc::cli {
+
+CLI::App* add_show_command(CLI::App& app, ShowArgs& args) {
+  CLI::App* show = app.add_subcommand("show", "Print a function's graph (before or after optimization)");
+  show->add_option("FILE", args.file, "the .tg program")->required()->type_name("");
+  show->add_option("--fn", args.fn, "the function to show (default: the file's only or last one)")
+      ->type_name("NAME");
+  show->add_option("--stage", args.stage, "raw (as built) or optimized (as run; the default)")
+      ->check(CLI::IsMember({"raw", "optimized"}))
+      ->type_name("STAGE");
+  show->add_option("--format", args.format,
+                   "text (one line per node, in execution order; the default) or dot (Graphviz)")
+      ->check(CLI::IsMember({"text", "dot"}))
+      ->type_name("FORMAT");
+  show->add_flag("--trace-rewrites", args.trace_rewrites,
+                 "also list every replacement the optimizer made (to stderr with --format dot)");
+  return show;
+}
+
+int show_command(const ShowArgs& args, const GlobalFlags& flags) {
+  lang::TgProgram program = load_program(args.file, flags, LoadFor::Inspecting, args.trace_rewrites);
+  const lang::TgFunction& fn = select_function(program, args.fn);
+  const bool raw = args.stage == "raw";
+  const Graph& graph = raw ? fn.function.raw_graph() : fn.function.graph();
+
+  std::vector<OutputLabel> labels;
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    if (i < fn.outputs.size())
+      labels.push_back({fmt::format("out{}", i), fn.outputs[i]});
+    else  // the values of the shared-variable updates follow the outputs
+      labels.push_back({fmt::format("update {}", i - fn.outputs.size()), ""});
+  }
+  const size_t nodes = graph.toposort().size();
+  const std::string title = fmt::format("{}: {} graph, {} node{}", signature(fn), args.stage, nodes,
+                                        nodes == 1 ? "" : "s");
+  const bool dot = args.format == "dot";
+  if (dot)
+    fmt::print("{}", graph_dot(graph, title, labels));
+  else
+    fmt::print("# {}\n{}", title, graph_text(graph, labels));
+
+  if (args.trace_rewrites) {
+    // Keep stdout a valid dot file.
+    std::FILE* to = dot ? stderr : stdout;
+    const std::vector<std::string>& trace = fn.function.rewrite_trace();
+    fmt::print(to, "rewrites ({}):\n", trace.size());
+    for (const std::string& line : trace) fmt::print(to, "  {}\n", line);
+  }
+  return kExitOk;
+}
+
+}  // namespace tgc::cli

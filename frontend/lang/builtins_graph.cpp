@@ -1,0 +1,212 @@
+// Builtin rows: gradients (tgc/grad.h) and function() with its updates, plus the device
+// markers gpu_from_host / device_result, which have no effect on the cpu device.
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "frontend/lang/builtins.h"
+#include "frontend/lang/convert.h"
+#include "ops/core/node.h"
+
+namespace tgc::lang {
+
+namespace {
+
+// The positions of the items of a list argument written literally ([a, b]), else the
+// argument's own position for each.
+Pos item_pos(const ArgValue& arg, size_t i) {
+  if (arg.expr && (arg.expr->kind == Expr::Kind::List || arg.expr->kind == Expr::Kind::Tuple) &&
+      i < arg.expr->items.size())
+    return arg.expr->items[i]->start;
+  return arg.pos;
+}
+
+std::string item_text(Args& a, const ArgValue& arg, size_t i, const Var& fallback) {
+  const Expr* e = nullptr;
+  if (arg.expr && (arg.expr->kind == Expr::Kind::List || arg.expr->kind == Expr::Kind::Tuple)) {
+    if (i < arg.expr->items.size()) e = arg.expr->items[i].get();
+  } else if (arg.expr && !arg.value.is_sequence()) {
+    e = arg.expr;
+  }
+  if (e) return std::string(a.ctx.src.text().substr(e->begin, e->end - e->begin));
+  return fallback.ptr()->label();
+}
+
+// A tensor or a list of tensors; `single` says which it was.
+std::vector<Var> one_or_many(Args& a, std::string_view name, bool& single) {
+  single = !a.value(name).is_sequence();
+  if (single) return {a.var(name)};
+  return a.vars(name);
+}
+
+// The number of nodes the outputs and update values depend on, counting up to `limit`.
+int64_t count_nodes(const std::vector<Var>& roots, int64_t limit) {
+  std::vector<const Variable*> stack;
+  for (const Var& r : roots) stack.push_back(r.ptr().get());
+  std::unordered_set<const Node*> seen;
+  while (!stack.empty() && static_cast<int64_t>(seen.size()) <= limit) {
+    const Variable* v = stack.back();
+    stack.pop_back();
+    if (v->kind() != Variable::Kind::Result || !seen.insert(v->owner()).second) continue;
+    for (const VarPtr& in : v->owner()->inputs()) stack.push_back(in.get());
+  }
+  return static_cast<int64_t>(seen.size());
+}
+
+// A graph to differentiate, within the node limit (the gradient's graph is a few times
+// larger than the cost's, so nested grad() calls grow geometrically).
+Var differentiable(Args& a, std::string_view name) {
+  Var v = a.var(name);
+  const int64_t limit = a.ctx.limits.max_function_nodes;
+  if (count_nodes({v}, limit) > limit)
+    a.fail(name, fmt::format("{}(): the graph of '{}' has more than {} nodes", a.fn.name, name, limit),
+           "the gradient would be too large; nested grad() calls grow graphs quickly");
+  return v;
+}
+
+Value grad_(Args& a) {
+  GradOptions opts;
+  const std::string mode = a.string("disconnected_inputs");
+  if (mode == "raise") opts.disconnected_inputs = DisconnectedInputs::Raise;
+  else if (mode == "warn") opts.disconnected_inputs = DisconnectedInputs::Warn;
+  else if (mode == "ignore") opts.disconnected_inputs = DisconnectedInputs::Ignore;
+  else a.fail("disconnected_inputs", "disconnected_inputs must be \"raise\", \"warn\" or \"ignore\", got \"" + mode + "\"",
+              "as in Theano's grad");
+  if (!a.is_none("consider_constant")) opts.consider_constant = to_ptrs(a.vars("consider_constant"));
+  bool single = false;
+  std::vector<Var> wrt = one_or_many(a, "wrt", single);
+  std::vector<Var> g = grad(differentiable(a, "cost"), wrt, opts);
+  return single ? Value(g[0]) : Value::vars(g);
+}
+
+Value lop_(Args& a) {
+  bool single = false;
+  std::vector<Var> wrt = one_or_many(a, "wrt", single);
+  std::vector<Var> g = Lop(differentiable(a, "f"), wrt, a.var("eval_points"));
+  return single ? Value(g[0]) : Value::vars(g);
+}
+
+// jacobian and hessian build one gradient per element: a limit keeps a typo in a length from
+// building millions of graphs.
+constexpr int64_t kMaxJacobianLength = 1024;
+
+Var small_vector(Args& a, std::string_view name) {
+  Var v = a.var(name);
+  if (v.ndim() == 1 && v.type().shape[0] > kMaxJacobianLength)
+    a.fail(name, fmt::format("{}() builds one gradient per element: {} elements are more than {}", a.fn.name,
+                             v.type().shape[0], kMaxJacobianLength),
+           "jacobian and hessian are meant for small vectors");
+  return v;
+}
+
+Value function_(Args& a) {
+  if (!a.ctx.program)
+    a.fail_at(a.pos, "function() cannot be used here", "functions are defined in .tg files: f = function([x], y)");
+  std::string name = a.opt_string("name").value_or(a.bound_name);
+  if (a.bound_name.empty())
+    a.fail_at(a.pos, "function() must be assigned to a name", "write f = function([x], [y]); tgc run --fn f runs it");
+  if (name.empty()) a.fail("name", "a function's name must not be empty", "leave name= out to use the assigned name");
+  for (const TgFunction& f : a.ctx.program->functions)
+    if (f.name == name)
+      a.fail_at(a.pos, "a function named '" + name + "' is already defined",
+                fmt::format("the first one is at line {}; give this one another name", f.loc.line));
+
+  std::vector<std::string> input_names, output_texts;
+  // Inputs: symbolic input variables, named as written in the list.
+  const ArgValue& inputs_arg = a.arg("inputs");
+  if (!inputs_arg.value.is_sequence())
+    a.fail("inputs", "argument 'inputs' of function must be a list of input variables, got " + inputs_arg.value.describe(),
+           "write function([x, y], ...), or function([], ...) for none");
+  std::vector<Var> inputs;
+  for (size_t i = 0; i < inputs_arg.value.items().size(); ++i) {
+    const Value& v = inputs_arg.value.items()[i];
+    if (!v.is_var() || v.as_var().ptr()->kind() != Variable::Kind::Input)
+      a.fail_at(item_pos(inputs_arg, i), "a function input must be a symbolic input variable, got " + v.describe(),
+                v.is_shared() ? "shared variables are implicit inputs: leave them out of the list"
+                              : "make inputs with scalar/vector/matrix/tensor(...)");
+    inputs.push_back(v.as_var());
+    input_names.push_back(item_text(a, inputs_arg, i, v.as_var()));
+  }
+  // Outputs: one tensor, or a list of them.
+  const ArgValue& outputs_arg = a.arg("outputs");
+  std::vector<Var> outputs;
+  if (outputs_arg.value.is_sequence()) {
+    for (size_t i = 0; i < outputs_arg.value.items().size(); ++i)
+      outputs.push_back(to_var(outputs_arg.value.items()[i], a.ctx, item_pos(outputs_arg, i), "an output of function"));
+  } else {
+    outputs.push_back(a.var("outputs"));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) output_texts.push_back(item_text(a, outputs_arg, i, outputs[i]));
+  // Updates: (shared variable, new value) pairs, as a list or a dict.
+  Updates updates;
+  const ArgValue& updates_arg = a.arg("updates");
+  if (!updates_arg.value.is_none()) {
+    if (!updates_arg.value.is_sequence())
+      a.fail("updates", "argument 'updates' of function must be a list of (shared, value) pairs, got " +
+                            updates_arg.value.describe(),
+             "write updates=[(w, w - 0.1 * gw)]");
+    for (size_t i = 0; i < updates_arg.value.items().size(); ++i) {
+      const Value& pair = updates_arg.value.items()[i];
+      const Pos p = item_pos(updates_arg, i);
+      if (!pair.is_sequence() || pair.items().size() != 2)
+        a.fail_at(p, "an update must be a pair (shared variable, new value), got " + pair.describe(),
+                  "write updates=[(w, w - 0.1 * gw)]");
+      if (!pair.items()[0].is_shared())
+        a.fail_at(p, "an update's first item must be a shared variable, got " + pair.items()[0].describe(),
+                  "only shared variables (made by shared(...)) can be updated");
+      Shared target(pair.items()[0].as_var().ptr());
+      const Value& nv = pair.items()[1];
+      Var value = nv.is_number() ? constant(nv.as_double(), target.dtype()) : to_var(nv, a.ctx, p, "an update's value");
+      updates.emplace_back(target, value);
+    }
+  }
+  std::vector<Var> roots = outputs;
+  for (const auto& [target, value] : updates) roots.push_back(value);
+  const int64_t limit = a.ctx.limits.max_function_nodes;
+  if (const int64_t n = count_nodes(roots, limit); n > limit)
+    a.fail_at(a.pos, fmt::format("function '{}' has more than {} nodes", name, limit),
+              "the graph is too large to compile here; nested grad() calls grow graphs quickly");
+  a.boolean("device_result");  // checked; a device result is an ordinary host result on the cpu device
+  FunctionOptions opts = a.ctx.options;
+  opts.name = name;
+  a.ctx.program->functions.push_back(TgFunction{name, std::move(input_names), std::move(output_texts),
+                                                a.ctx.src.loc(a.pos), function(inputs, outputs, updates, opts)});
+  return FunctionRef{static_cast<int>(a.ctx.program->functions.size()) - 1};
+}
+
+}  // namespace
+
+std::vector<BuiltinRow> graph_builtins(Family family) {
+  switch (family) {
+    case Family::Gradients:
+      return {
+          {"grad", "cost, wrt, consider_constant=None, disconnected_inputs=\"raise\"",
+           "d cost / d wrt for a 0-d cost; a list of gradients for a list wrt: gw, gb = grad(cost, [w, b])", grad_},
+          {"stop_gradient", "x", "x itself, but no gradient flows through it",
+           [](Args& a) -> Value { return stop_gradient(a.var("x")); }},
+          {"Lop", "f, wrt, eval_points", "the vector-Jacobian product eval_points^T (d f / d wrt)", lop_},
+          {"jacobian", "expression, wrt", "d expression[i] / d wrt for a vector of static length",
+           [](Args& a) -> Value {
+             differentiable(a, "expression");
+             return jacobian(small_vector(a, "expression"), a.var("wrt"));
+           }},
+          {"hessian", "cost, wrt", "the matrix of second derivatives of a 0-d cost w.r.t. a vector",
+           [](Args& a) -> Value { return hessian(differentiable(a, "cost"), small_vector(a, "wrt")); }},
+      };
+    case Family::Functions:
+      return {
+          {"function", "inputs, outputs, updates=None, name=None, device_result=false",
+           "compiles inputs -> outputs (one tensor or a list) with shared-variable updates; name defaults to the "
+           "assigned name; device_result=true leaves outputs on the device (no effect on cpu)",
+           function_},
+          {"gpu_from_host", "x", "marks x to stay on the device as a function output (no effect on cpu)",
+           [](Args& a) -> Value { return a.var("x"); }},
+      };
+    case Family::Inputs: case Family::Values: case Family::Math: case Family::Reductions: case Family::LinearAlgebra:
+    case Family::NeuralNet: case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation:
+      break;
+  }
+  return {};
+}
+
+}  // namespace tgc::lang

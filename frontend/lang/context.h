@@ -1,0 +1,25 @@
+// What evaluating a .tg program carries along: the source (for errors), the options and
+// limits it was loaded with, where load() looks for files, and the default random stream.
+#pragma once
+
+#include <string>
+
+#include "frontend/lang/source_text.h"
+#include "frontend/lang/tg_program.h"
+
+namespace tgc::lang {
+
+struct Context {
+  Context(const SourceText& source, const FunctionOptions& opts, const LoadLimits& lim);
+
+  const SourceText& src;
+  FunctionOptions options;  // for every function() of the file
+  LoadLimits limits;
+  DType floatx;             // options' floatX if set, else the global one
+  std::string base_dir;     // relative load() paths start here: the .tg file's folder
+  // Generators called without seed= draw from this stream, seeded with 0 so runs repeat.
+  RandomState stream{0};
+  TgProgram* program = nullptr;  // null when evaluating a lone value (eval_value)
+};
+
+}  // namespace tgc::lang

@@ -1,0 +1,273 @@
+// The evaluator: statements, names, calls (builtins and methods), attributes, indexing
+// and literals. Operators are in operators.cpp.
+#include "frontend/lang/evaluator.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "frontend/lang/builtins.h"
+#include "frontend/lang/convert.h"
+#include "frontend/lang/guarded.h"
+#include "runtime/suggest.h"
+
+namespace tgc::lang {
+
+namespace {
+
+using Kind = Expr::Kind;
+
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates,
+                         const std::string& otherwise) {
+  const std::string guess = closest_match(name, candidates);
+  return guess.empty() ? otherwise : "did you mean '" + guess + "'?";
+}
+
+Value predefined_value(const std::string& name, const Context& ctx) {
+  if (name == "pi") return std::numbers::pi;
+  if (name == "inf") return std::numeric_limits<double>::infinity();
+  if (name == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (name == "newaxis") return Value();
+  return std::string(dtype_name(ctx.floatx));  // floatX
+}
+
+// The methods of values of a receiver kind, for "did you mean".
+std::vector<std::string> method_names(Receiver r) {
+  std::vector<std::string> out;
+  for (const Builtin& b : builtins())
+    if (b.receiver == r) out.push_back(b.name);
+  if (r == Receiver::Tensor)
+    for (const char* attr : {"T", "ndim", "dtype", "shape", "name"}) out.emplace_back(attr);
+  return out;
+}
+
+}  // namespace
+
+const std::map<std::string, std::string>& predefined_names() {
+  static const std::map<std::string, std::string> names = {
+      {"pi", "3.14159..."},
+      {"inf", "floating-point infinity"},
+      {"nan", "not a number"},
+      {"newaxis", "None, for indexing: x[:, newaxis]"},
+      {"floatX", "the configured float dtype name (\"float32\" by default), for dtype= arguments"},
+  };
+  return names;
+}
+
+void Evaluator::run(const Module& module) {
+  for (const Stmt& s : module.statements) {
+    if (s.targets.empty())
+      throw ctx_.src.error(s.value->start, "this expression's value is not used",
+                           "assign it to a name: y = ...; a .tg file only builds graphs and functions");
+    const std::string bound = s.targets.size() == 1 && s.targets[0]->kind == Kind::Name ? s.targets[0]->text : "";
+    const Value v = eval(*s.value, bound);
+    for (const ExprPtr& t : s.targets) assign(*t, v);
+  }
+}
+
+void Evaluator::assign(const Expr& target, const Value& v) {
+  if (target.kind == Kind::Name) {
+    Value bound = v;
+    if (v.is_var()) {
+      Var x = v.as_var();
+      if (x.name().empty()) x.named(target.text);
+      if (ctx_.program) ctx_.program->variables[target.text] = x;
+    } else if (ctx_.program) {
+      ctx_.program->variables.erase(target.text);
+    }
+    names_[target.text] = std::move(bound);
+    return;
+  }
+  // a, b = value: unpack a list or tuple of the same length.
+  if (!v.is_sequence())
+    throw ctx_.src.error(target.pos, "cannot unpack " + v.describe() + " into " + std::to_string(target.items.size()) + " names",
+                         "the right side must be a list or tuple, e.g. gw, gb = grad(cost, [w, b])");
+  if (v.items().size() != target.items.size())
+    throw ctx_.src.error(target.pos,
+                         fmt::format("cannot unpack {} values into {} names", v.items().size(), target.items.size()),
+                         "give as many names as there are values");
+  for (size_t i = 0; i < target.items.size(); ++i) assign(*target.items[i], v.items()[i]);
+}
+
+Value Evaluator::eval(const Expr& e, const std::string& bound_name) {
+  switch (e.kind) {
+    case Kind::Name: return name(e);
+    case Kind::Int: return e.int_value;
+    case Kind::Float: return e.float_value;
+    case Kind::String: return e.text;
+    case Kind::Bool: return e.bool_value;
+    case Kind::None: return Value();
+    case Kind::List: case Kind::Tuple: case Kind::Dict: return sequence(e);
+    case Kind::Unary: return unary(e);
+    case Kind::Binary: return binary(e);
+    case Kind::Call: return call(e, bound_name);
+    case Kind::Attribute: return attribute(e);
+    case Kind::Subscript: return subscript(e);
+    case Kind::Slice:
+      throw ctx_.src.error(e.pos, "a slice is only allowed inside [...]", "e.g. x[1:3]");
+  }
+  return Value();
+}
+
+Value Evaluator::name(const Expr& e) {
+  if (auto it = names_.find(e.text); it != names_.end()) return it->second;
+  if (predefined_names().count(e.text)) return predefined_value(e.text, ctx_);
+  if (find_builtin(e.text))
+    throw ctx_.src.error(e.pos, "'" + e.text + "' is a function", "call it: " + e.text + "(...)");
+  std::vector<std::string> known;
+  for (const auto& [n, v] : names_) known.push_back(n);
+  for (const auto& [n, d] : predefined_names()) known.push_back(n);
+  throw ctx_.src.error(e.pos, "unknown name '" + e.text + "'",
+                       did_you_mean(e.text, known, "assign it before using it: " + e.text + " = ..."));
+}
+
+Value Evaluator::sequence(const Expr& e) {
+  std::vector<Value> items;
+  if (e.kind == Kind::Dict) {
+    // A dict is its (key, value) pairs, in order: updates={w: w - 0.1 * gw}.
+    for (size_t i = 0; i + 1 < e.items.size(); i += 2)
+      items.push_back(Value::tuple({eval(*e.items[i]), eval(*e.items[i + 1])}));
+  } else {
+    for (const ExprPtr& item : e.items) items.push_back(eval(*item));
+  }
+  Value v = e.kind == Kind::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+  if (v.nesting() > kMaxNesting)
+    throw ctx_.src.error(e.pos, "lists nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
+                         "flatten the structure");
+  return v;
+}
+
+Value Evaluator::call(const Expr& e, const std::string& bound_name) {
+  const Expr& callee = *e.items[0];
+  const Builtin* fn = nullptr;
+  std::vector<ArgValue> positional;
+  std::shared_ptr<RandomState> rng;
+  if (callee.kind == Kind::Name) {
+    fn = find_builtin(callee.text);
+    if (!fn) {
+      if (names_.count(callee.text))
+        throw ctx_.src.error(callee.pos, "'" + callee.text + "' is not a function",
+                             "it is " + names_.at(callee.text).describe() + "; only builtins can be called");
+      std::string hint = did_you_mean(callee.text, builtin_names(), "docs/language.md lists the builtins");
+      if (callee.text == "print")
+        hint = "`tgc run FILE --print-outputs` prints a function's outputs";
+      throw ctx_.src.error(callee.pos, "unknown function '" + callee.text + "'", hint);
+    }
+  } else {
+    // A method: x.sum(axis=0) is sum(x, axis=0); rng.rand(3) draws from rng.
+    const Expr& object = *callee.items[0];
+    const Value self = eval(object);
+    const Receiver r = self.is_rng() ? Receiver::Rng
+                       : (self.is_var() || self.is_tensor()) ? Receiver::Tensor
+                                                             : Receiver::None;
+    if (const Builtin* b = find_builtin(callee.text); b && r != Receiver::None && b->receiver == r) fn = b;
+    if (!fn) {
+      std::vector<std::string> methods = r == Receiver::None ? std::vector<std::string>{} : method_names(r);
+      throw ctx_.src.error(callee.pos, self.describe() + " has no method '" + callee.text + "'",
+                           did_you_mean(callee.text, methods,
+                                        r == Receiver::None ? "only tensors and RandomStates have methods"
+                                                            : "docs/language.md lists the methods"));
+    }
+    if (r == Receiver::Rng) rng = self.as_rng();
+    else positional.push_back(ArgValue{self, object.start, &object});
+  }
+  std::vector<std::pair<std::string, ArgValue>> keywords;
+  for (const Arg& a : e.args) {
+    ArgValue v{eval(*a.value), a.value->start, a.value.get()};
+    if (a.keyword.empty()) {
+      positional.push_back(std::move(v));
+    } else {
+      v.pos = a.keyword_pos;
+      keywords.emplace_back(a.keyword, std::move(v));
+    }
+  }
+  Args args(ctx_, *fn, e.pos, std::move(positional), std::move(keywords));
+  args.bound_name = bound_name;
+  args.rng = std::move(rng);
+  return guarded(ctx_.src, e.pos, [&] { return fn->call(args); });
+}
+
+Value Evaluator::attribute(const Expr& e) {
+  const Value self = eval(*e.items[0]);
+  const std::string& attr = e.text;
+  if (self.is_var() || self.is_tensor()) {
+    const int ndim = self.is_var() ? self.as_var().ndim() : self.as_tensor().ndim();
+    if (attr == "ndim") return ndim;
+    if (attr == "dtype") return std::string(dtype_name(self.is_var() ? self.as_var().dtype() : self.as_tensor().dtype()));
+    if (attr == "T")
+      return guarded(ctx_.src, e.pos, [&] { return transpose(to_var(self, ctx_, e.pos, "x")); });
+    if (attr == "shape") {
+      std::vector<Value> dims;
+      if (self.is_tensor()) {
+        for (int64_t d : self.as_tensor().shape()) dims.emplace_back(d);
+      } else {
+        for (int64_t d : self.as_var().type().shape) dims.push_back(d == kUnknownDim ? Value() : Value(d));
+      }
+      return Value::tuple(std::move(dims));
+    }
+    if (attr == "name" && self.is_var()) return self.as_var().name();
+    if (const Builtin* b = find_builtin(attr); b && b->receiver == Receiver::Tensor)
+      throw ctx_.src.error(e.pos, "'" + attr + "' is a method", "call it: x." + attr + "(...)");
+  }
+  if (self.is_rng())
+    if (const Builtin* b = find_builtin(attr); b && b->receiver == Receiver::Rng)
+      throw ctx_.src.error(e.pos, "'" + attr + "' is a method", "call it: rng." + attr + "(...)");
+  const Receiver r = self.is_rng() ? Receiver::Rng : (self.is_var() || self.is_tensor()) ? Receiver::Tensor : Receiver::None;
+  throw ctx_.src.error(e.pos, self.describe() + " has no attribute '" + attr + "'",
+                       did_you_mean(attr, r == Receiver::None ? std::vector<std::string>{} : method_names(r),
+                                    "tensors have T, ndim, dtype, shape and methods such as sum()"));
+}
+
+Value Evaluator::subscript(const Expr& e) {
+  const Value target = eval(*e.items[0]);
+  // Lists and tuples: one integer index (negative from the end).
+  if (target.is_sequence()) {
+    if (e.items.size() != 2 || e.items[1]->kind == Kind::Slice)
+      throw ctx_.src.error(e.pos, "a list is indexed by one integer", "e.g. grads[0]");
+    const Value i = eval(*e.items[1]);
+    if (!i.is_int()) throw ctx_.src.error(e.items[1]->start, "a list index must be an integer, got " + i.describe(), "e.g. grads[0]");
+    const int64_t n = static_cast<int64_t>(target.items().size());
+    const int64_t k = i.as_int() < 0 ? i.as_int() + n : i.as_int();
+    if (k < 0 || k >= n)
+      throw ctx_.src.error(e.items[1]->start, fmt::format("list index {} is out of range (the list has {} items)", i.as_int(), n),
+                           "indices run from 0 to len - 1, or from -len to -1");
+    return target.items()[k];
+  }
+  if (!target.is_var() && !target.is_tensor())
+    throw ctx_.src.error(e.pos, target.describe() + " cannot be indexed", "index tensors, lists and tuples");
+  std::vector<Index> index;
+  for (size_t k = 1; k < e.items.size(); ++k) {
+    const Expr& entry = *e.items[k];
+    if (entry.kind == Kind::Slice) {
+      std::optional<int64_t> parts[3];
+      for (int p = 0; p < 3; ++p) {
+        if (!entry.items[p]) continue;
+        const Value v = eval(*entry.items[p]);
+        if (v.is_none()) continue;
+        if (!v.is_int())
+          throw ctx_.src.error(entry.items[p]->start, "a slice bound must be an integer or None, got " + v.describe(),
+                               "e.g. x[1:], x[::2], x[:-1]");
+        parts[p] = v.as_int();
+      }
+      index.emplace_back(Slice{parts[0], parts[1], parts[2]});
+      continue;
+    }
+    const Value v = eval(entry);
+    if (v.is_none()) {
+      index.emplace_back(newaxis);
+    } else if (v.is_int()) {
+      index.emplace_back(v.as_int());
+    } else if (v.is_var() || v.is_tensor() || v.is_sequence()) {
+      index.emplace_back(to_var(v, ctx_, entry.start, "an index"));
+    } else {
+      throw ctx_.src.error(entry.start, "an index must be an integer, a slice, None or an integer tensor, got " + v.describe(),
+                           "e.g. x[0], x[1:, ::2], x[:, None], x[idx]");
+    }
+  }
+  const Var x = to_var(target, ctx_, e.items[0]->start, "the indexed value");
+  return guarded(ctx_.src, e.pos, [&] { return x[index]; });
+}
+
+}  // namespace tgc::lang

@@ -1,0 +1,42 @@
+// The .tg evaluator: runs a module's assignments, building graphs through the builtins and
+// the C++ API, binding names and compiling functions into the Context's program. Every
+// error becomes a SourceError at the expression that caused it.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "frontend/lang/ast.h"
+#include "frontend/lang/context.h"
+#include "frontend/lang/value.h"
+
+namespace tgc::lang {
+
+class Evaluator {
+ public:
+  explicit Evaluator(Context& ctx) : ctx_(ctx) {}
+
+  // Runs every statement in order.
+  void run(const Module& module);
+  // The value of one expression; `bound_name` is the name a call's result is assigned to.
+  Value eval(const Expr& e, const std::string& bound_name = "");
+
+ private:
+  void assign(const Expr& target, const Value& v);
+  Value name(const Expr& e);
+  Value unary(const Expr& e);
+  Value binary(const Expr& e);
+  Value call(const Expr& e, const std::string& bound_name);
+  Value attribute(const Expr& e);
+  Value subscript(const Expr& e);
+  Value sequence(const Expr& e);
+
+  Context& ctx_;
+  std::map<std::string, Value> names_;
+};
+
+// The names every .tg file starts with (pi, inf, nan, newaxis, floatX), for the evaluator
+// and the reference.
+const std::map<std::string, std::string>& predefined_names();
+
+}  // namespace tgc::lang

@@ -1,0 +1,82 @@
+// The .tg entry points: load a file or a source text into a TgProgram, and evaluate a lone
+// value expression for the CLI's --input.
+#include "frontend/lang/tg_program.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/lang/context.h"
+#include "frontend/lang/convert.h"
+#include "frontend/lang/evaluator.h"
+#include "frontend/lang/guarded.h"
+#include "frontend/lang/parser.h"
+
+namespace tgc::lang {
+
+namespace {
+
+DType floatx_of(const FunctionOptions& options) {
+  auto it = options.config.find("floatX");
+  if (it == options.config.end()) return floatX();
+  Config c;
+  c.set("floatX", it->second, "function options");
+  return c.floatX;
+}
+
+}  // namespace
+
+Context::Context(const SourceText& source, const FunctionOptions& opts, const LoadLimits& lim)
+    : src(source), options(opts), limits(lim), floatx(floatx_of(opts)) {
+  base_dir = std::filesystem::path(source.file()).parent_path().string();
+}
+
+TgFunction* TgProgram::find(std::string_view name) {
+  for (TgFunction& f : functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+TgFunction* TgProgram::default_function() { return functions.empty() ? nullptr : &functions.back(); }
+
+TgProgram load_source(std::string_view source, std::string_view file_name, const FunctionOptions& options,
+                      const LoadLimits& limits) {
+  SourceText src{std::string(file_name), std::string(source)};
+  Module module = parse_module(src);
+  TgProgram program;
+  program.file = std::string(file_name);
+  Context ctx(src, options, limits);
+  ctx.program = &program;
+  Evaluator(ctx).run(module);
+  return program;
+}
+
+TgProgram load_source(std::string_view source, std::string_view file_name, const FunctionOptions& options) {
+  return load_source(source, file_name, options, LoadLimits{});
+}
+
+TgProgram load_file(const std::string& path, const FunctionOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw IOError("cannot read '" + path + "': it is a directory", "", "give the path of a .tg file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IOError("cannot read '" + path + "': no such file or not readable", "", "check the path");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw IOError("cannot read '" + path + "'", "", "check the file");
+  return load_source(text.str(), path, options);
+}
+
+Tensor eval_value(std::string_view expr, std::string_view file_name) {
+  SourceText src{std::string(file_name), std::string(expr)};
+  ExprPtr e = parse_expression(src);
+  Context ctx(src, FunctionOptions{}, LoadLimits{});
+  ctx.base_dir.clear();  // relative load() paths start at the current folder
+  const Value v = Evaluator(ctx).eval(*e);
+  if (!v.is_tensor() && !v.is_number() && !v.is_sequence() && !v.is_var())
+    throw src.error(e->pos, "expected a value, got " + v.describe(),
+                    "write a generator call such as randn(400, 784, seed=1), zeros(3, 4), load(\"x.npy\") or a number");
+  return guarded(src, e->pos, [&] { return to_tensor(v, ctx, e->pos, "the value"); });
+}
+
+}  // namespace tgc::lang

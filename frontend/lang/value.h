@@ -1,0 +1,84 @@
+// The values a .tg program computes with: None, bools, integers, floats, strings, symbolic
+// tensors (Var, shared variables included), concrete tensors (what generators and load()
+// make), lists and tuples, RandomStates and compiled functions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <tgc/tgc.h>
+
+namespace tgc::lang {
+
+struct NoneValue {};
+// A function() result: its index in TgProgram::functions.
+struct FunctionRef {
+  int index = 0;
+};
+struct Sequence;
+
+class Value {
+ public:
+  using Data = std::variant<NoneValue, bool, int64_t, double, std::string, Var, Tensor,
+                            std::shared_ptr<const Sequence>, std::shared_ptr<RandomState>, FunctionRef>;
+
+  Value() = default;
+  Value(bool b) : data_(b) {}                      // NOLINT: implicit by design
+  Value(int64_t i) : data_(i) {}                   // NOLINT
+  Value(int i) : data_(static_cast<int64_t>(i)) {}  // NOLINT
+  Value(double d) : data_(d) {}                    // NOLINT
+  Value(std::string s) : data_(std::move(s)) {}    // NOLINT
+  Value(const char* s) : data_(std::string(s)) {}  // NOLINT
+  Value(Var v) : data_(std::move(v)) {}            // NOLINT
+  Value(Tensor t) : data_(std::move(t)) {}         // NOLINT
+  Value(std::shared_ptr<RandomState> r) : data_(std::move(r)) {}  // NOLINT
+  Value(FunctionRef f) : data_(f) {}               // NOLINT
+  static Value list(std::vector<Value> items);
+  static Value tuple(std::vector<Value> items);
+  static Value vars(const std::vector<Var>& vars);  // a list
+  // How deeply sequences nest in this value: 0 for anything but a list or tuple.
+  int nesting() const;
+
+  bool is_none() const { return holds<NoneValue>(); }
+  bool is_bool() const { return holds<bool>(); }
+  bool is_int() const { return holds<int64_t>(); }
+  bool is_float() const { return holds<double>(); }
+  bool is_number() const { return is_bool() || is_int() || is_float(); }
+  bool is_string() const { return holds<std::string>(); }
+  bool is_var() const { return holds<Var>(); }
+  bool is_shared() const;
+  bool is_tensor() const { return holds<Tensor>(); }
+  bool is_sequence() const { return holds<std::shared_ptr<const Sequence>>(); }
+  bool is_tuple() const;
+  bool is_rng() const { return holds<std::shared_ptr<RandomState>>(); }
+  bool is_function() const { return holds<FunctionRef>(); }
+
+  bool as_bool() const { return std::get<bool>(data_); }
+  int64_t as_int() const { return is_bool() ? static_cast<int64_t>(as_bool()) : std::get<int64_t>(data_); }
+  double as_double() const;  // any number
+  const std::string& as_string() const { return std::get<std::string>(data_); }
+  const Var& as_var() const { return std::get<Var>(data_); }
+  const Tensor& as_tensor() const { return std::get<Tensor>(data_); }
+  const std::vector<Value>& items() const;
+  const std::shared_ptr<RandomState>& as_rng() const { return std::get<std::shared_ptr<RandomState>>(data_); }
+  FunctionRef as_function() const { return std::get<FunctionRef>(data_); }
+
+  // How messages name the value: "an integer", "a symbolic float32 matrix (?, 784)".
+  std::string describe() const;
+
+ private:
+  template <typename T>
+  bool holds() const { return std::holds_alternative<T>(data_); }
+  Data data_;
+};
+
+struct Sequence {
+  std::vector<Value> items;
+  bool is_tuple = false;
+  int depth = 1;  // how deeply sequences nest in it (a flat list is 1)
+};
+
+}  // namespace tgc::lang

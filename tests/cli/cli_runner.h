@@ -1,0 +1,39 @@
+// Runs the built tgc binary for the CLI tests: its exit code, stdout and stderr, in a clean
+// environment (HOME in a scratch folder so no ~/.tgcrc is read; TGC_FLAGS only naming the
+// suite's kernel cache, plus what a test asks for).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tgc::test {
+
+struct CliResult {
+  int exit_code = -1;  // the process's exit status; 128 + N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// Runs `tgc args...` with `env` ("KEY=VALUE") added to the clean environment; a
+// "TGC_FLAGS=..." entry is appended to the suite's own flags.
+CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+
+// A fresh empty folder under the system's temporary folder, removed when the object dies.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes `bytes` to path()/name and returns the file's path.
+  std::string write(const std::string& name, const std::string& bytes) const;
+
+ private:
+  std::string path_;
+};
+
+// The path of examples/<name>.
+std::string example(const std::string& name);
+
+}  // namespace tgc::test

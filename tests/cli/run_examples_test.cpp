@@ -1,0 +1,144 @@
+// Golden tests: every example of examples/*.tg run through the built tgc binary, its outputs
+// saved with --out and compared with values computed independently (NumPy-generated files
+// in tests/data/cli/, or tgc's NumPy-compatible RandomState and the C library's exp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <regex>
+
+#include <tgc/tgc.h>
+
+#include "cli/cli_runner.h"
+#include "support/op_test_util.h"
+
+namespace tgc::test {
+namespace {
+
+std::string data(const std::string& name) { return std::string(TGC_TEST_DATA_DIR) + "/cli/" + name + ".npy"; }
+
+// Runs `args` plus --out into a scratch folder; expects success and returns the outputs.
+struct Run {
+  ScratchDir dir;
+  CliResult result;
+  Tensor output(const std::string& fn, int i) const {
+    return read_npy(dir.path() + "/" + fn + "_" + std::to_string(i) + ".npy");
+  }
+};
+
+std::unique_ptr<Run> run_ok(std::vector<std::string> args) {
+  auto run = std::make_unique<Run>();
+  args.insert(args.end(), {"--out", run->dir.path()});
+  run->result = run_tgc(args);
+  EXPECT_EQ(run->result.exit_code, 0) << run->result.err;
+  return run;
+}
+
+// The tutorial's values: exp of RandomState(22).rand(230400) as float32.
+Tensor check1_expected() {
+  RandomState rng(22);
+  std::vector<float> x = rng.rand({230400}).astype(DType::Float32).to_vector<float>();
+  for (float& v : x) v = std::exp(v);
+  return Tensor::from_vector(x);
+}
+
+const char* kTutorialResult =
+    "Result is [1.23178029 1.61879337 1.52278066 ... 2.20771813 2.29967761 1.62323284]\n";
+
+TEST(CliExamples, Check1PrintsTheTutorialsResult) {
+  auto run = run_ok({"run", example("check1.tg")});
+  EXPECT_TRUE(std::regex_search(run->result.out, std::regex(R"(^Calling check1 once took \d+\.\d{6} seconds\n)")))
+      << run->result.out;
+  EXPECT_NE(run->result.out.find("out0 = exp(x): float32 (230400,)\n"), std::string::npos) << run->result.out;
+  EXPECT_NE(run->result.out.find(kTutorialResult), std::string::npos) << run->result.out;
+  expect_same(run->output("check1", 0), check1_expected(), 2e-7);
+}
+
+TEST(CliExamples, Check1LoopPrintsTheLoopTime) {
+  CliResult r = run_tgc({"run", example("check1.tg"), "--iters", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(^Looping 3 times took \d+\.\d{6} seconds \(\d+\.\d{6} seconds per call\)\n)")))
+      << r.out;
+  EXPECT_NE(r.out.find(kTutorialResult), std::string::npos) << r.out;
+}
+
+TEST(CliExamples, Check2KeepsTheResultOnTheDeviceAndRunsAsCheck1OnCpu) {
+  auto run = run_ok({"run", example("check2.tg")});
+  EXPECT_NE(run->result.out.find(kTutorialResult), std::string::npos) << run->result.out;
+  expect_same(run->output("check2", 0), check1_expected(), 2e-7);
+}
+
+TEST(CliExamples, SumOfSquaresOfOnes) {
+  auto run = run_ok({"run", example("sumsq.tg")});
+  expect_same(run->output("sum_of_squares", 0), Tensor::full(DType::Float32, {}, 16000000.0));
+  EXPECT_NE(run->result.out.find("Result is 16000000.0\n"), std::string::npos) << run->result.out;
+}
+
+TEST(CliExamples, TwoOutputsFromNpyFiles) {
+  auto run = run_ok({"run", example("two_outputs.tg"), "--input", "x=" + data("two_x"), "--input",
+                     "y=" + data("two_y")});
+  expect_same(run->output("two_outputs", 0), read_npy(data("two_sum")));
+  expect_same(run->output("two_outputs", 1), read_npy(data("two_diff")));
+  EXPECT_NE(run->result.out.find("out0 = x + y: float32 (4, 5)\n"), std::string::npos) << run->result.out;
+  EXPECT_NE(run->result.out.find("out1 = x - y: float32 (4, 5)\n"), std::string::npos) << run->result.out;
+}
+
+TEST(CliExamples, TwoOutputsFromGeneratorExpressions) {
+  // rand(4, 5, seed=1) draws NumPy's values (float64), converted to the input's float32.
+  auto run = run_ok({"run", example("two_outputs.tg"), "--input", "y=rand(4, 5, seed=2)", "--input",
+                     "x=rand(4, 5, seed=1)"});
+  expect_same(run->output("two_outputs", 0), read_npy(data("two_sum")));
+  expect_same(run->output("two_outputs", 1), read_npy(data("two_diff")));
+}
+
+TEST(CliExamples, Matmul) {
+  auto run = run_ok({"run", example("matmul.tg"), "--input", "x=" + data("mm_x"), "--input", "y=" + data("mm_y")});
+  expect_same(run->output("matmul", 0), read_npy(data("mm_xy")), 1e-6, 1e-6);
+}
+
+TEST(CliExamples, LogisticRegressionTrainsWithUpdatesAcrossCalls) {
+  // 20 steps: the outputs of the last call depend on the 19 updates before it.
+  auto run = run_ok({"run", example("logreg.tg"), "--fn", "train", "--iters", "20"});
+  EXPECT_TRUE(std::regex_search(run->result.out, std::regex(R"(^Looping 20 times took )"))) << run->result.out;
+  expect_same(run->output("train", 0), read_npy(data("logreg_prediction")));
+  expect_same(run->output("train", 1), read_npy(data("logreg_xent")), 1e-3, 1e-6);
+}
+
+TEST(CliExamples, PrintOutputsShowsEveryCall) {
+  CliResult r = run_tgc({"run", example("sumsq.tg"), "--iters", "2", "--print-outputs"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Call 1:\nout0 = sum(a ** 2): float32 ()\nResult is 16000000.0\nCall 2:\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CliExamples, ProfilePrintsTheReportAfterTheRun) {
+  ScratchDir dir;
+  const std::string trace = dir.path() + "/trace.json";
+  CliResult r = run_tgc({"--profile", "run", example("check1.tg"), "--iters", "2", "--profile-trace", trace});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("Function profiling\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Time in 2 calls to Function.__call__"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("in cpu ops"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(trace));
+}
+
+TEST(CliExamples, FlagsFromTgcFlagsAndTheCommandLine) {
+  // TGC_FLAGS applies; a command-line flag overrides it.
+  CliResult from_env = run_tgc({"run", example("sumsq.tg")}, {"TGC_FLAGS=profile=true"});
+  EXPECT_EQ(from_env.exit_code, 0) << from_env.err;
+  EXPECT_NE(from_env.err.find("Function profiling"), std::string::npos) << from_env.err;
+  // floatX=float64 makes the untyped constructors float64.
+  CliResult f64 = run_tgc({"run", example("two_outputs.tg"), "--floatX", "float64", "--input",
+                           "x=zeros(2)", "--input", "y=ones(2)"});
+  EXPECT_EQ(f64.exit_code, 2) << f64.err;  // matrix inputs given vectors
+  EXPECT_NE(f64.err.find("float64 matrix"), std::string::npos) << f64.err;
+  CliResult bad_env = run_tgc({"run", example("sumsq.tg")}, {"TGC_FLAGS=optimizr=none"});
+  EXPECT_EQ(bad_env.exit_code, 2);
+  EXPECT_NE(bad_env.err.find("did you mean 'optimizer'"), std::string::npos) << bad_env.err;
+}
+
+}  // namespace
+}  // namespace tgc::test

@@ -1,0 +1,160 @@
+// tgc show, emit and devices through the binary: the optimized graphs of the examples (one
+// fused node for two_outputs and for sumsq), the dot format, the rewrite trace, the Kernel
+// IR listing and the errors for code generators this build lacks.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "backends/cpu/cpu_backend.h"
+#include "cli/cli_runner.h"
+#include "cli/dot_check.h"
+
+namespace tgc::test {
+namespace {
+
+// The node lines of tgc show's text format (between "inputs:" and "outputs:").
+std::vector<std::string> node_lines(const std::string& text) {
+  std::vector<std::string> nodes;
+  std::istringstream in(text);
+  std::string line;
+  bool in_nodes = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("inputs:")) in_nodes = true;
+    else if (line == "outputs:") in_nodes = false;
+    else if (in_nodes) nodes.push_back(line);
+  }
+  return nodes;
+}
+
+CliResult show(std::vector<std::string> args) {
+  args.insert(args.begin(), "show");
+  CliResult r = run_tgc(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r;
+}
+
+TEST(CliShow, TwoOutputsFuseIntoOneNodeProducingBoth) {
+  CliResult r = show({example("two_outputs.tg"), "--stage", "optimized"});
+  std::vector<std::string> nodes = node_lines(r.out);
+  ASSERT_EQ(nodes.size(), 1u) << r.out;
+  EXPECT_TRUE(nodes[0].starts_with("t0, t1 = Composite{add(i0,i1), sub(i0,i1)}(x, y)")) << r.out;
+  EXPECT_NE(r.out.find("  out0 = t0   # x + y\n  out1 = t1   # x - y\n"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.out.starts_with("# two_outputs(x: float32 matrix (?, ?), y: float32 matrix (?, ?)): "
+                                "optimized graph, 1 node\n"))
+      << r.out;
+}
+
+TEST(CliShow, RawStageIsTheGraphAsBuilt) {
+  CliResult r = show({example("two_outputs.tg"), "--stage", "raw"});
+  std::vector<std::string> nodes = node_lines(r.out);
+  ASSERT_EQ(nodes.size(), 2u) << r.out;
+  EXPECT_TRUE(nodes[0].starts_with("t0 = Elemwise{add}(x, y)")) << r.out;
+  EXPECT_TRUE(nodes[1].starts_with("t1 = Elemwise{sub}(x, y)")) << r.out;
+}
+
+TEST(CliShow, SumOfSquaresIsOneFusedReduction) {
+  CliResult r = show({"--stage", "optimized", example("sumsq.tg")});
+  std::vector<std::string> nodes = node_lines(r.out);
+  ASSERT_EQ(nodes.size(), 1u) << r.out;
+  EXPECT_TRUE(nodes[0].starts_with("t0 = Composite{sum{axis=[0,1]}(square(i0))}(a)")) << r.out;
+}
+
+TEST(CliShow, OptimizerFlagsReachTheFunction) {
+  // --optimizer none leaves the graph as built; excluding fusion keeps the two nodes.
+  EXPECT_EQ(node_lines(show({example("two_outputs.tg"), "--optimizer", "none"}).out).size(), 2u);
+  EXPECT_EQ(node_lines(show({example("sumsq.tg"), "--optimizer-excluding", "fuse_elemwise"}).out).size(), 2u);
+}
+
+TEST(CliShow, UpdatesAreListedAfterTheOutputs) {
+  CliResult r = show({example("logreg.tg"), "--fn", "train"});
+  EXPECT_NE(r.out.find("  out0 = "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("   # prediction\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("   # xent\n  update 0 = "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  update 1 = "), std::string::npos) << r.out;
+}
+
+TEST(CliShow, DotFormatOfEveryExampleIsWellFormed) {
+  const std::vector<std::vector<std::string>> programs = {
+      {"check1.tg"}, {"check2.tg"}, {"logreg.tg", "--fn", "train"}, {"sumsq.tg"}, {"two_outputs.tg"}, {"matmul.tg"}};
+  for (const auto& p : programs) {
+    for (const char* stage : {"raw", "optimized"}) {
+      std::vector<std::string> args = {example(p[0]), "--format", "dot", "--stage", stage};
+      args.insert(args.end(), p.begin() + 1, p.end());
+      CliResult r = show(args);
+      DotCounts counts;
+      EXPECT_TRUE(well_formed_dot(r.out, &counts)) << p[0] << " " << stage << "\n" << r.out;
+      EXPECT_GE(counts.ops, 1) << p[0];
+    }
+  }
+  DotCounts two;
+  ASSERT_TRUE(well_formed_dot(show({example("two_outputs.tg"), "--format", "dot"}).out, &two));
+  EXPECT_EQ(two.ops, 1);
+  EXPECT_EQ(two.variables, 4);
+}
+
+TEST(CliShow, InspectingNeverPrintsProfiles) {
+  // show and emit never call the functions: an empty profile would be noise.
+  CliResult r = run_tgc({"--profile", "show", example("check1.tg")}, {"TGC_FLAGS=profile=true"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  CliResult e = run_tgc({"emit", example("check1.tg"), "--target", "kir", "--profile"});
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(e.err, "");
+}
+
+TEST(CliShow, TraceRewritesListsTheFusion) {
+  CliResult text = show({example("two_outputs.tg"), "--trace-rewrites"});
+  EXPECT_NE(text.out.find("rewrites (1):\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("fuse_elemwise"), std::string::npos) << text.out;
+  // With --format dot the trace goes to stderr, so stdout stays a dot file.
+  CliResult dot = show({example("two_outputs.tg"), "--trace-rewrites", "--format", "dot"});
+  EXPECT_TRUE(well_formed_dot(dot.out)) << dot.out;
+  EXPECT_NE(dot.err.find("fuse_elemwise"), std::string::npos) << dot.err;
+  CliResult none = show({example("matmul.tg"), "--trace-rewrites", "--optimizer", "none"});
+  EXPECT_NE(none.out.find("rewrites (0):\n"), std::string::npos) << none.out;
+}
+
+TEST(CliEmit, KernelIrOfEachFusedNode) {
+  CliResult r = run_tgc({"emit", example("two_outputs.tg"), "--target", "kir"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "# kernel 0: t0, t1 = Composite{add(i0,i1), sub(i0,i1)}(x, y)\n"
+            "kernel(i0: float32[?,?], i1: float32[?,?]) loop rank 2\n"
+            "  v0 = load i0; v1 = load i1; v2 = add(v0, v1); v3 = sub(v0, v1)\n"
+            "  out0 = v2; out1 = v3\n");
+  CliResult sumsq = run_tgc({"emit", example("sumsq.tg"), "--target", "kir"});
+  EXPECT_NE(sumsq.out.find("reduce axes [0, 1]"), std::string::npos) << sumsq.out;
+  CliResult none = run_tgc({"emit", example("matmul.tg"), "--target", "kir"});
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_NE(none.out.find("no fused kernel in the optimized graph; its one node runs op by op"), std::string::npos)
+      << none.out;
+}
+
+TEST(CliEmit, BackendsNotInThisBuildExitWith2) {
+  for (const char* target : {"cuda", "opencl"}) {
+    CliResult r = run_tgc({"emit", example("check1.tg"), "--target", target});
+    EXPECT_EQ(r.exit_code, 2) << target;
+    EXPECT_NE(r.err.find(std::string("the ") + target + " backend is not built in this tgc"), std::string::npos)
+        << r.err;
+  }
+  CliResult cpu = run_tgc({"emit", example("sumsq.tg"), "--target", "cpu"});
+  if (llvm_backend_available()) {
+    EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_NE(cpu.out.find("# kernel 0: "), std::string::npos) << cpu.out;
+    EXPECT_NE(cpu.out.find("define "), std::string::npos) << cpu.out;  // an LLVM IR function
+  } else {
+    EXPECT_EQ(cpu.exit_code, 2);
+    EXPECT_NE(cpu.err.find("the cpu (LLVM) code generator is not built in this tgc"), std::string::npos) << cpu.err;
+  }
+}
+
+TEST(CliDevices, SaysWhichCpuPathIsActive) {
+  CliResult r = run_tgc({"devices"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("cpu      available  (" + cpu_backend_description() + ";"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cuda     not built"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("opencl   not built"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace tgc::test

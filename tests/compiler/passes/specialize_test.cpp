@@ -1,0 +1,195 @@
+// specialize's rules: each rewrites what its comment says (structure: the op names in
+// toposort order, the Gemm/Gemv inputs), agrees with the graph as built on random inputs,
+// and leaves alone what it must not touch (integer products, shared dots, mixed dtypes,
+// vector lengths that may broadcast).
+#include "compiler/passes/specialize.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "canon_test_util.h"
+#include "ops/blas/gemm.h"
+#include "ops/core/apply.h"
+
+namespace tgc {
+namespace {
+
+using ::testing::ElementsAre;
+using test::expect_same_results;
+using test::op_names;
+
+constexpr DType f64 = DType::Float64;
+constexpr DType f32 = DType::Float32;
+
+test::PassRun spec(const std::vector<Var>& inputs, const std::vector<Var>& outputs, const PassContext& ctx = {}) {
+  return test::run_pass(specialize, inputs, outputs, ctx);
+}
+
+// The value of a 0-d constant input of the node producing output o (alpha, beta).
+double constant_input(const test::PassRun& r, int input, size_t o = 0) {
+  const VarPtr& v = r.after.outputs()[o]->owner()->inputs()[input];
+  EXPECT_EQ(v->kind(), Variable::Kind::Constant) << v->label();
+  return v->kind() == Variable::Kind::Constant ? v->constant_value().at({}) : 0.0;
+}
+const Variable* input_of(const test::PassRun& r, int input, size_t o = 0) {
+  return r.after.outputs()[o]->owner()->inputs()[input].get();
+}
+
+TEST(Specialize, DotPlusAddendBecomesGemmInEveryOrder) {
+  Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64);
+  auto r = spec({x, y, c}, {dot(x, y) + c, c + dot(x, y), c - dot(x, y), dot(x, y) - c});
+  EXPECT_TRUE(r.changed);
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemm", "Gemm", "Gemm", "Gemm"));
+  const double alphas[] = {1, 1, -1, 1}, betas[] = {1, 1, 1, -1};
+  for (size_t o = 0; o < 4; ++o) {
+    EXPECT_EQ(input_of(r, ScaledMatmul::kC, o), r.after.inputs()[2].get());
+    EXPECT_EQ(constant_input(r, ScaledMatmul::kAlpha, o), alphas[o]) << "output " << o;
+    EXPECT_EQ(constant_input(r, ScaledMatmul::kBeta, o), betas[o]) << "output " << o;
+  }
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, ScalesFoldIntoAlphaAndBeta) {
+  Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64), a = scalar("a", f64);
+  auto r = spec({x, y, c, a}, {dot(x, y) * 2 + c * 0.5, 3 * dot(x, y), -dot(x, y), a * dot(x, y) - c});
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemm", "Gemm", "Gemm", "Gemm"));
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kAlpha, 0), 2);
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kBeta, 0), 0.5);
+  EXPECT_EQ(input_of(r, ScaledMatmul::kC, 0), r.after.inputs()[2].get());  // c, not c * 0.5
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kAlpha, 1), 3);
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kBeta, 1), 0);  // no addend
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kAlpha, 2), -1);
+  EXPECT_EQ(input_of(r, ScaledMatmul::kAlpha, 3), r.after.inputs()[3].get());  // a, a symbolic scale
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kBeta, 3), -1);
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, TransposesBecomeFlags) {
+  Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64);
+  auto r = spec({x, y, c}, {dot(x.T(), y), dot(x, y.T()) + c, dot(x.T(), y.T()) * 2});
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemm{transA}", "Gemm{transB}", "Gemm{transA,transB}"));
+  EXPECT_EQ(input_of(r, ScaledMatmul::kA, 0), r.after.inputs()[0].get());
+  EXPECT_EQ(input_of(r, ScaledMatmul::kB, 2), r.after.inputs()[1].get());
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, TransposedOperandsOfAGemmBecomeFlags) {
+  // A Gemm whose operands are transposes (as a rewrite after specialize's own could leave it).
+  Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64);
+  Var one = constant(1.0, f64);
+  Var g(apply1(std::make_shared<Gemm>(false, true), {x.T().ptr(), y.T().ptr(), c.ptr(), one.ptr(), one.ptr()}));
+  auto r = spec({x, y, c}, {g});
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemm{transA}"));
+  EXPECT_EQ(input_of(r, ScaledMatmul::kA), r.after.inputs()[0].get());
+  EXPECT_EQ(input_of(r, ScaledMatmul::kB), r.after.inputs()[1].get());
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, MatrixVectorProductsBecomeGemv) {
+  Var m = matrix("m", f64), v = vector("v", f64), c = vector("c", f64);
+  // dot(v, m) = m^T v: Gemv{transA} of m; dot(v, m.T) = m v: Gemv of m.
+  auto r = spec({m, v, c}, {dot(m, v) + c, c - 2 * dot(v, m), dot(v, m.T()) + c, dot(m.T(), v)});
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemv", "Gemv{transA}", "Gemv", "Gemv{transA}"));
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kAlpha, 1), -2);
+  for (size_t o = 0; o < 4; ++o) EXPECT_EQ(input_of(r, ScaledMatmul::kA, o), r.after.inputs()[0].get());
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, LogisticRegressionUpdateIsOneGemv) {
+  // The tutorial's update of w: w - 0.01 * dot(x.T, g), float32 and w a shared variable.
+  RandomState rng(1);
+  Shared w = shared(rng.randn({4}).astype(f32), "w");
+  Var x = matrix("x", f32), g = vector("g", f32);
+  auto r = spec({x, g}, {w - 0.01 * dot(x.T(), g)});
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemv{transA}"));
+  EXPECT_EQ(input_of(r, ScaledMatmul::kA), r.after.inputs()[0].get());
+  EXPECT_EQ(input_of(r, ScaledMatmul::kB), r.after.inputs()[1].get());
+  EXPECT_EQ(input_of(r, ScaledMatmul::kC), w.ptr().get());
+  EXPECT_FLOAT_EQ(constant_input(r, ScaledMatmul::kAlpha), -0.01);
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kBeta), 1);
+  expect_same_results(r, 1e-6, 4);
+}
+
+TEST(Specialize, AGemmWithAnAddendAbsorbsFurtherTerms) {
+  // (dot + c) * 2 - d: the addend becomes d's combination with c, the product stays one Gemm.
+  Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64), d = matrix("d", f64);
+  auto r = spec({x, y, c, d}, {d - (dot(x, y) + c) * 2});
+  ASSERT_EQ(r.after.outputs()[0]->owner()->op().name(), "Gemm");
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kAlpha), -2);
+  EXPECT_EQ(constant_input(r, ScaledMatmul::kBeta), 1);
+  std::vector<std::string> names = op_names(r.after);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "Gemm"), 1);
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, BiasRowBroadcastsIntoTheGemm) {
+  Var x = matrix("x", f64), W = matrix("W", f64), b = vector("b", f64);
+  auto r = spec({x, W, b}, {dot(x, W) + b});
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemm"));
+  EXPECT_EQ(input_of(r, ScaledMatmul::kC), r.after.inputs()[2].get());
+  expect_same_results(r, 1e-12);
+  expect_same_results(r, 1e-12, 1);  // every dim 1: the bias and the product broadcast alike
+}
+
+TEST(Specialize, LeavesAloneWhatItMustNot) {
+  Var xi = matrix("xi", DType::Int32), ci = matrix("ci", DType::Int32);
+  Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64);
+  Var x32 = matrix("x32", f32), c64 = matrix("c64", f64);
+  Var u = vector("u", f64), v = vector("v", f64), s = scalar("s", f64);
+  Var shared_dot = dot(x, y);
+  auto r = spec({xi, ci, x, y, c, x32, c64, u, v, s},
+                {dot(xi, xi) + ci,                // integers: no BLAS
+                 shared_dot + c, shared_dot * 2,  // the product has two readers
+                 dot(x32, x32) + c64,             // float32 product, float64 sum
+                 dot(u, v) + s,                   // vector . vector is already BLAS's dot
+                 dot(u, x) + c});                 // the addend has more dims than the product
+  EXPECT_FALSE(r.changed);
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, SumOfProductOfVectorsBecomesDot) {
+  Var x = tensor("x", f64, {5}), y = tensor("y", f64, {5});
+  Var a = vector("a", f64), b = vector("b", f64), i = tensor("i", DType::Int32, {5});
+  auto r = spec({x, y, a, b, i}, {sum(x * y), sum(a * a), sum(a * b), sum(i * i)});
+  // Only the first two: a and b may differ in length (one of them 1, broadcast), and integers
+  // have no BLAS dot.
+  EXPECT_THAT(op_names(r.after), ElementsAre("Dot", "Dot", "Elemwise{mul}", "Sum", "Elemwise{mul}", "Sum"));
+  expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, SumOfAProductReadElsewhereStays) {
+  Var x = tensor("x", f64, {5}), y = tensor("y", f64, {5});
+  Var p = x * y;
+  auto r = spec({x, y}, {sum(p), p});
+  EXPECT_FALSE(r.changed);
+}
+
+TEST(Specialize, RulesCanBeExcludedOneByOne) {
+  Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64);
+  PassContext ctx;
+  ctx.excluded = {"dot_transpose_to_flags"};
+  auto r = spec({x, y, c}, {dot(x.T(), y), dot(x, y) + c}, ctx);
+  EXPECT_THAT(op_names(r.after), ElementsAre("DimShuffle{1,0}", "Dot", "Gemm"));
+}
+
+TEST(Specialize, RunsInTheFastRunPipelineOfFunctions) {
+  Var x = matrix("x", f32), y = vector("y", f32);
+  RandomState rng(2);
+  Shared w = shared(rng.randn({6}).astype(f32), "w");
+  Var update = w - 0.1f * dot(x.T(), y);
+  Function fast = function({x, y}, {update});
+  Function none = function({x, y}, {update}, {}, {.config = {{"optimizer", "none"}}});
+  Function excluded = function({x, y}, {update}, {}, {.config = {{"optimizer_excluding", "specialize"}}});
+  auto has_gemv = [](const Function& f) {
+    for (const std::string& s : f.toposort())
+      if (s.rfind("Gemv", 0) == 0) return true;
+    return false;
+  };
+  EXPECT_TRUE(has_gemv(fast));
+  EXPECT_FALSE(has_gemv(excluded));
+  Tensor xs = rng.randn({3, 6}).astype(f32), ys = rng.randn({3}).astype(f32);
+  test::expect_close(fast(xs, ys)[0], none(xs, ys)[0], 1e-5, 1e-6);
+}
+
+}  // namespace
+}  // namespace tgc

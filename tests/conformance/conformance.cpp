@@ -1,0 +1,251 @@
+// The conformance harness: compile a case on the backend under test and on the reference,
+// run both on every argument set, compare. Also instantiates the one suite per backend.
+#include "conformance/conformance.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "backends/backend_registry.h"
+#include "compiler/kernel/composite_op.h"
+#include "ops/core/graph.h"
+#include "runtime/error.h"
+#include "support/op_test_util.h"
+
+namespace tgc::conformance {
+
+std::vector<std::string> suite_backends() { return built_backends(); }
+
+namespace {
+
+// The kernel cache of this process's functions, created on first use and removed when the
+// run ends (CountsPrinter below): every run compiles what it checks.
+std::string& cache_dir_path() {
+  static std::string dir;
+  return dir;
+}
+
+const std::string& cache_dir() {
+  std::string& dir = cache_dir_path();
+  if (dir.empty()) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tgc-conformance-XXXXXX").string();
+    TGC_INTERNAL_CHECK(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary kernel cache directory");
+    dir = tmpl;
+  }
+  return dir;
+}
+
+std::vector<std::pair<std::string, CaseFamily>>& family_list() {
+  static std::vector<std::pair<std::string, CaseFamily>> list;
+  return list;
+}
+
+}  // namespace
+
+bool register_family(const std::string& name, CaseFamily build) {
+  family_list().emplace_back(name, build);
+  return true;
+}
+
+const std::vector<std::pair<std::string, CaseFamily>>& families() { return family_list(); }
+
+Counts& counts(const std::string& backend) {
+  static std::map<std::string, Counts> all;
+  return all[backend];
+}
+
+namespace {
+
+// What a call gave: its results, or the error it raised (class and message without the
+// location, which names the node that failed: an Elemwise in one graph, a Composite in the other).
+struct Outcome {
+  std::vector<Tensor> results;
+  std::string error;  // "" when the call succeeded
+};
+
+std::string error_class(const Error& e) {
+  if (dynamic_cast<const TypeError*>(&e)) return "TypeError";
+  if (dynamic_cast<const ShapeError*>(&e)) return "ShapeError";
+  if (dynamic_cast<const ValueError*>(&e)) return "ValueError";
+  if (dynamic_cast<const InputError*>(&e)) return "InputError";
+  if (dynamic_cast<const ConfigError*>(&e)) return "ConfigError";
+  if (dynamic_cast<const IOError*>(&e)) return "IOError";
+  if (dynamic_cast<const InternalError*>(&e)) return "InternalError";
+  return "Error";
+}
+
+Outcome call(Function& f, const std::vector<Tensor>& args) {
+  Outcome out;
+  try {
+    out.results = f(args);
+  } catch (const Error& e) {
+    out.error = error_class(e) + ": " + e.what_part();
+  } catch (const std::exception& e) {
+    out.error = std::string("std::exception: ") + e.what();
+  }
+  return out;
+}
+
+std::string args_str(const Case& c, const std::vector<Tensor>& args) {
+  std::string s;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string name = i < c.inputs.size() ? c.inputs[i].name() : "?";
+    s += "  " + name + " = " + std::string(dtype_name(args[i].dtype())) + " " + shape_str(args[i].shape()) +
+         " strides " + shape_str(args[i].strides()) + ": " + args[i].str() + "\n";
+  }
+  return s;
+}
+
+::testing::AssertionResult compare(const Tensor& got, const Tensor& want, const Tolerance& tol) {
+  if (want.dtype() == DType::Float32) return test::same_values(got, want, tol.rtol32, tol.atol32);
+  if (want.dtype() == DType::Float64) return test::same_values(got, want, tol.rtol64, tol.atol64);
+  return test::same_values(got, want);
+}
+
+}  // namespace
+
+std::string check_case(const std::string& backend, const Case& c) {
+  Counts& n = counts(backend);
+  ++n.cases;
+  const std::string header = "case " + c.name + " on backend " + backend + ": ";
+
+  FunctionOptions ref_options{.name = c.name + " (reference)", .config = c.config};
+  ref_options.config["optimizer"] = "none";
+  FunctionOptions options{.name = c.name + " (" + backend + ")", .config = c.config};
+  // A fresh kernel cache: every run compiles what it checks (no entry of an earlier run).
+  options.config["cache_dir"] = cache_dir();
+
+  std::optional<Function> ref, f;
+  try {
+    ForcedBackendForTests force("reference");
+    ref.emplace(function(c.inputs, c.outputs, {}, ref_options));
+  } catch (const std::exception& e) {
+    return header + "the reference does not compile (a test bug): " + e.what();
+  }
+  try {
+    ForcedBackendForTests force(backend);
+    f.emplace(function(c.inputs, c.outputs, {}, options));
+  } catch (const std::exception& e) {
+    return header + "does not compile: " + e.what() + "\ngraph:\n" + ref->graph().str();
+  }
+  for (Node* node : f->graph().toposort()) {
+    const auto* composite = dynamic_cast<const Composite*>(&node->op());
+    if (!composite) continue;
+    ++n.composites;
+    n.kernels.insert(composite->kernel().hash());
+    for (const KernelValue& v : composite->kernel().values)
+      if (v.kind == KernelValue::Kind::Op) ++n.kernel_ops[v.op];
+  }
+
+  auto graphs = [&] {
+    return "graph (optimizer=none):\n" + ref->graph().str() + "graph (optimized, " + backend + "):\n" +
+           f->graph().str();
+  };
+  for (size_t k = 0; k < c.arg_sets.size(); ++k) {
+    const std::vector<Tensor>& args = c.arg_sets[k];
+    ++n.calls;
+    Outcome want = call(*ref, args);
+    Outcome got = call(*f, args);
+    const std::string where = header + "argument set " + std::to_string(k) + ":\n" + args_str(c, args);
+    if (want.error != got.error) {
+      if (want.error.empty()) return where + "raises " + got.error + "\n" + graphs();
+      return where + "the reference raises " + want.error + "\nthe backend " +
+             (got.error.empty() ? std::string("raises nothing") : "raises " + got.error) + "\n" + graphs();
+    }
+    if (!want.error.empty()) continue;  // both raise the same error
+    if (got.results.size() != want.results.size()) return where + "wrong number of outputs\n" + graphs();
+    for (size_t o = 0; o < want.results.size(); ++o) {
+      if (!want.results[o].defined())
+        return where + "the reference's output " + std::to_string(o) + " is undefined\n" + graphs();
+      if (!got.results[o].defined()) return where + "output " + std::to_string(o) + " is undefined\n" + graphs();
+    }
+    for (size_t o = 0; o < want.results.size(); ++o) {
+      const Tolerance& tol = o < c.tolerances.size() ? c.tolerances[o] : c.tolerance;
+      if (auto same = compare(got.results[o], want.results[o], tol); !same)
+        return where + "output " + std::to_string(o) +
+               (c.outputs[o].name().empty() ? std::string() : " (" + c.outputs[o].name() + ")") + ": " +
+               same.message() + "\ngot      " + got.results[o].str() + "\nexpected " + want.results[o].str() + "\n" +
+               graphs();
+    }
+  }
+  return "";
+}
+
+void expect_conforms(const std::string& backend, const Case& c) {
+  std::string report = check_case(backend, c);
+  if (!report.empty()) ADD_FAILURE() << report;
+}
+
+Tensor tiled(const Tensor& t, int64_t n, int64_t phase) {
+  const int64_t len = t.shape().at(0);
+  Shape shape = t.shape();
+  shape[0] = n;
+  Tensor out = Tensor::empty(t.dtype(), shape);
+  if (len == 0 || n == 0) return out;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t j = (i + phase) % len;
+    copy_elements(test::slice_view(t, 0, j, j + 1), test::slice_view(out, 0, i, i + 1));
+  }
+  return out;
+}
+
+std::vector<std::vector<Tensor>> layouts(const std::vector<Tensor>& args) {
+  std::vector<Tensor> column_major, reversed, strided;
+  for (const Tensor& a : args) {
+    if (a.ndim() == 0) {
+      column_major.push_back(a);
+      reversed.push_back(a);
+      strided.push_back(a);
+      continue;
+    }
+    column_major.push_back(a.ndim() >= 2 ? test::fortran_layout(a) : a);
+    reversed.push_back(test::reversed_layout(a, 0));
+    // The values at every second element of a buffer twice as long.
+    Shape big_shape = a.shape();
+    big_shape[0] *= 2;
+    Tensor big = Tensor::zeros(a.dtype(), big_shape);
+    Tensor view = test::slice_view(big, 0, 0, big_shape[0], 2);
+    copy_elements(a, view);
+    strided.push_back(view);
+  }
+  std::vector<std::vector<Tensor>> out{args};
+  bool any_matrix = false;
+  for (const Tensor& a : args) any_matrix = any_matrix || a.ndim() >= 2;
+  if (any_matrix) out.push_back(column_major);
+  out.push_back(reversed);
+  out.push_back(strided);
+  return out;
+}
+
+Tensor random_values(RandomState& rng, DType dtype, const Shape& shape, double lo, double hi) {
+  if (is_float(dtype)) return rng.uniform(lo, hi, shape).astype(dtype);
+  if (dtype == DType::Bool) return rng.randint(0, 2, shape, DType::Bool);
+  return rng.randint(static_cast<int64_t>(lo), static_cast<int64_t>(hi), shape, dtype);
+}
+
+// Prints what each backend compiled when the run ends.
+class CountsPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (!cache_dir_path().empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(cache_dir_path(), ignored);
+    }
+    for (const std::string& b : suite_backends()) {
+      const Counts& n = counts(b);
+      std::printf("[conformance] %s: %d cases, %d calls, %d Composite nodes, %zu distinct kernels\n", b.c_str(),
+                  n.cases, n.calls, n.composites, n.kernels.size());
+    }
+  }
+};
+
+const ::testing::Environment* const kCountsPrinter = ::testing::AddGlobalTestEnvironment(new CountsPrinter);
+
+}  // namespace tgc::conformance
+
+namespace tgc::conformance {
+// The one suite, once per built backend: AllBackends/Conformance.<Test>/<backend>.
+INSTANTIATE_TEST_SUITE_P(AllBackends, Conformance, ::testing::ValuesIn(suite_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+}  // namespace tgc::conformance

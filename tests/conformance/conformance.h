@@ -1,0 +1,98 @@
+// The conformance harness: a Case is a graph plus argument sets; each case is compiled with
+// function() on the backend under test (default optimizer) and on the reference backend with
+// optimizer=none (the per-op evaluation), run on every argument set, and the results compared.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <tgc/tgc.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ops/elemwise/scalar_op.h"
+
+namespace tgc::conformance {
+
+// The backends the suite is instantiated over: every backend this build has
+// (built_backends() in backends/backend_registry.h), the reference first.
+std::vector<std::string> suite_backends();
+
+// Per-dtype tolerances of a float output: |got - want| <= atol + rtol * |want| where want is
+// finite (NaN matches NaN, infinities must match). Integer and bool outputs are always exact.
+struct Tolerance {
+  double rtol32 = 0, atol32 = 0;  // float32 outputs
+  double rtol64 = 0, atol64 = 0;  // float64 outputs
+};
+
+// Non-transcendental float ops round once, like the reference: exact.
+inline constexpr Tolerance kExact{};
+// Transcendental rows: the LLVM backend's libmvec functions may differ from glibc's by one
+// float32 ulp / a few float64 ulps (docs/cpu-backend.md, "Scalar semantics").
+inline constexpr Tolerance kUlps{1.2e-7, 0, 1e-14, 0};
+// Reductions and products: the summation order differs (vector partial sums, gemm
+// blocking); the cases' inputs are of magnitude ~1.
+inline constexpr Tolerance kSummation{2e-6, 2e-6, 1e-12, 1e-12};
+// Whole graphs the optimizer rewrites (stabilisation, sum(x*y) -> dot, reassociation): the
+// tolerance of the optimizer's own property test (tests/compiler/optimizer_property_test.cpp).
+inline constexpr Tolerance kRewritten{1e-3, 1e-4, 1e-8, 1e-10};
+
+struct Case {
+  std::string name;
+  std::vector<Var> inputs;
+  std::vector<Var> outputs;
+  std::vector<std::vector<Tensor>> arg_sets;    // each one call, one tensor per input
+  Tolerance tolerance = kExact;                 // of every output, unless...
+  std::vector<Tolerance> tolerances{};          // ...given here, one per output
+  std::map<std::string, std::string> config{};  // extra config keys of both functions (floatX)
+};
+
+// A family of cases, built on demand (graphs and values only: cheap). Each test file
+// registers its families; the coverage test builds them all to check that every op of the op
+// set appears in some case.
+using CaseFamily = std::vector<Case> (*)();
+bool register_family(const std::string& name, CaseFamily build);
+const std::vector<std::pair<std::string, CaseFamily>>& families();
+
+// What the suite compiled, per backend (printed at the end of the run).
+struct Counts {
+  int cases = 0;
+  int calls = 0;
+  int composites = 0;                      // Composite nodes in the optimized graphs
+  std::set<uint64_t> kernels;              // their distinct kernels (hashes): what a JIT compiles
+  std::map<ScalarOpKind, int> kernel_ops;  // Op values of each scalar-op row in their kernels
+};
+Counts& counts(const std::string& backend);
+
+// "" when every output of every call of `c` on `backend` matches the reference evaluation
+// (the same error class and message when the reference throws); else what differs, with
+// the case's name, the arguments and both graphs.
+std::string check_case(const std::string& backend, const Case& c);
+
+// ADD_FAILURE with check_case's report unless it is "".
+void expect_conforms(const std::string& backend, const Case& c);
+
+// The fixture of every conformance test: the parameter is the backend's name.
+class Conformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  const std::string& backend() const { return GetParam(); }
+  void expect_conforms(const Case& c) const { conformance::expect_conforms(backend(), c); }
+  void expect_all_conform(CaseFamily build) const {
+    for (const Case& c : build()) expect_conforms(c);
+  }
+};
+
+// Argument variants holding the same values in other memory layouts: the values as given,
+// column-major (when an input has rank >= 2), read through a negative stride along axis 0,
+// and every second element of a larger buffer along axis 0.
+std::vector<std::vector<Tensor>> layouts(const std::vector<Tensor>& args);
+
+// `t` repeated along axis 0 to length n, starting at element `phase` (rank >= 1).
+Tensor tiled(const Tensor& t, int64_t n, int64_t phase = 0);
+
+// Uniform values in [lo, hi) of `dtype` (integers: randint over [lo, hi)).
+Tensor random_values(RandomState& rng, DType dtype, const Shape& shape, double lo = -2, double hi = 2);
+
+}  // namespace tgc::conformance

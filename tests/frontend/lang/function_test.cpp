@@ -1,0 +1,162 @@
+// function() in .tg files: names, inputs and outputs as written, updates applied by calls,
+// grad with tuple assignment, the tutorial's check1 and logistic-regression programs, and
+// the device markers that have no effect on the cpu device.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "lang_test_util.h"
+
+namespace tgc::lang {
+namespace {
+
+using test::load;
+
+TEST(Function, NamesInputsAndOutputsAsWritten) {
+  TgProgram p = load("x = matrix('x')\ny = matrix('y')\nf = function([x, y], [x + y, x - y])\n"
+                     "g = function([x], exp(x), name='expo')\n");
+  ASSERT_EQ(p.functions.size(), 2u);
+  EXPECT_EQ(p.functions[0].name, "f");
+  EXPECT_EQ(p.functions[0].function.name(), "f");
+  EXPECT_EQ(p.functions[0].inputs, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(p.functions[0].outputs, (std::vector<std::string>{"x + y", "x - y"}));
+  EXPECT_EQ(p.functions[0].loc.line, 3);
+  EXPECT_EQ(p.functions[0].loc.col, 5);
+  EXPECT_EQ(p.functions[1].name, "expo");
+  EXPECT_EQ(p.functions[1].outputs, (std::vector<std::string>{"exp(x)"}));
+  EXPECT_EQ(p.find("expo"), &p.functions[1]);
+  EXPECT_EQ(p.find("g"), nullptr);
+  EXPECT_EQ(p.default_function(), &p.functions[1]);
+}
+
+TEST(Function, TwoOutputsFromOneFunction) {
+  TgProgram p = load("x = vector()\ny = vector()\nf = function([x, y], [x + y, x - y])\n");
+  auto out = p.find("f")->function(Tensor::from_vector<float>({1, 2}), Tensor::from_vector<float>({3, 5}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{4, 7}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{-2, -3}));
+}
+
+TEST(Function, UpdatesAreAppliedByEachCall) {
+  TgProgram p = load("x = vector()\nw = shared(zeros(2, dtype=floatX), name='w')\ncount = shared(0, name='count')\n"
+                     "f = function([x], w * 2, updates=[(w, w + x), (count, count + 1)], name='train')\n");
+  TgFunction* f = p.find("train");
+  ASSERT_NE(f, nullptr);
+  auto first = f->function(Tensor::from_vector<float>({1, 2}));
+  auto second = f->function(Tensor::from_vector<float>({1, 2}));
+  EXPECT_EQ(first[0].to_vector<float>(), (std::vector<float>{0, 0}));
+  EXPECT_EQ(second[0].to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_EQ(Shared(p.variables.at("count").ptr()).get_value().item<int64_t>(), 2);
+  EXPECT_EQ(Shared(p.variables.at("w").ptr()).get_value().to_vector<float>(), (std::vector<float>{2, 4}));
+}
+
+TEST(Function, GradWithTupleAssignment) {
+  // cost = sum(w * x) + b**2: d/dw = x, d/db = 2b.
+  TgProgram p = load("x = dvector()\nw = shared(ones(3), name='w')\nb = shared(3.0, dtype='float64')\n"
+                     "cost = sum(w * x) + b ** 2\ngw, gb = grad(cost, [w, b])\ng1 = grad(cost, w)\n"
+                     "f = function([x], [gw, gb, g1])\n");
+  auto out = p.default_function()->function(Tensor::from_vector<double>({1, 2, 3}));
+  EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{1, 2, 3}));
+  EXPECT_DOUBLE_EQ(out[1].item<double>(), 6);
+  EXPECT_TRUE(tensors_equal(out[2], out[0]));
+}
+
+TEST(Function, Check1ProgramPrintsTheTutorialsNumbers) {
+  TgProgram p = load("vlen = 10 * 30 * 768  # 10 x #cores x # threads per core\n"
+                     "x = shared(asarray(rand(vlen, seed=22), floatX), name='x')\n"
+                     "f = function([], exp(x))\n");
+  auto out = p.default_function()->function();
+  ASSERT_EQ(out[0].shape(), (Shape{230400}));
+  EXPECT_EQ(out[0].dtype(), DType::Float32);
+  EXPECT_THAT(out[0].str(), ::testing::StartsWith("[1.23178029 1.61879337 1.52278066 ..."));
+  EXPECT_THAT(out[0].str(), ::testing::EndsWith("2.20771813 2.29967761 1.62323284]"));
+  // The dtype= keyword of the generator gives the same float32 values.
+  TgProgram q = load("x = shared(rand(230400, seed=22, dtype='float32'))\nf = function([], exp(x))\n");
+  EXPECT_TRUE(tensors_equal(q.default_function()->function()[0], out[0]));
+}
+
+TEST(Function, LogisticRegressionTrainsAndPredicts) {
+  // The tutorial's program (smaller and shorter), with the stable cross-entropy.
+  TgProgram p = load(R"(
+rng = RandomState(22)
+N = 40
+feats = 100
+D = (rng.randn(N, feats), rng.randint(size=N, low=0, high=2))
+training_steps = 200
+x = dmatrix("x")
+y = dvector("y")
+w = shared(rng.randn(feats), name="w")
+b = shared(0., dtype="float64", name="b")
+z = dot(x, w) + b
+p_1 = sigmoid(z)
+prediction = p_1 > 0.5
+xent = softplus(-z) + (1 - y) * z   # -y*log(p_1) - (1-y)*log(1-p_1), stably
+cost = xent.mean() + 0.01 * (w ** 2).sum()
+gw, gb = grad(cost, [w, b])
+train = function(inputs=[x, y], outputs=[prediction, xent], updates=((w, w - 0.1 * gw), (b, b - 0.1 * gb)))
+predict = function(inputs=[x], outputs=prediction)
+data_x = shared(D[0])
+data_y = shared(D[1])
+)");
+  RandomState rng(22);
+  Tensor dx = rng.randn({40, 100});
+  Tensor dy = rng.randint(0, 2, {40}).astype(DType::Float64);
+  TgFunction* train = p.find("train");
+  ASSERT_NE(train, nullptr);
+  double first = 0, last = 0;
+  for (int i = 0; i < 200; ++i) {
+    auto out = train->function(dx, dy);
+    double mean = 0;
+    for (double v : out[1].to_vector<double>()) mean += v / 40;
+    (i == 0 ? first : last) = mean;
+  }
+  EXPECT_LT(last, first);
+  auto pred = p.find("predict")->function(dx)[0].to_vector<bool>();
+  const auto labels = dy.to_vector<double>();
+  int correct = 0;
+  for (size_t i = 0; i < labels.size(); ++i) correct += pred[i] == (labels[i] > 0.5);
+  EXPECT_GE(correct, 38);
+}
+
+TEST(Function, GpuMarkersHaveNoEffectOnCpu) {
+  TgProgram p = load("x = shared(rand(3, seed=22, dtype=floatX), name='x')\n"
+                     "f = function([], gpu_from_host(exp(x)))\n"
+                     "g = function([], exp(x), device_result=true)\n"
+                     "h = function([], exp(x))\n");
+  auto a = p.find("f")->function()[0];
+  auto b = p.find("g")->function()[0];
+  auto c = p.find("h")->function()[0];
+  EXPECT_TRUE(a.on_host());
+  EXPECT_TRUE(tensors_equal(a, c));
+  EXPECT_TRUE(tensors_equal(b, c));
+}
+
+TEST(Function, OptionsReachTheCompiledFunction) {
+  FunctionOptions opts;
+  opts.config = {{"optimizer", "none"}};
+  TgProgram p = load_source("x = vector()\nf = function([x], x * 1)\n", "t.tg", opts);
+  EXPECT_EQ(p.default_function()->function.config().optimizer, "none");
+}
+
+TEST(Function, FloatXFromTheOptions) {
+  FunctionOptions opts;
+  opts.config = {{"floatX", "float64"}};
+  TgProgram p = load_source("x = vector()\nc = shared(0.5)\nf = function([x], x + c)\n", "t.tg", opts);
+  EXPECT_EQ(p.variables.at("x").dtype(), DType::Float64);
+  EXPECT_EQ(p.variables.at("c").dtype(), DType::Float64);
+}
+
+TEST(Function, LoadFileReadsAndLabelsTheFile) {
+  const std::string path = ::testing::TempDir() + "/lang_function_test.tg";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("x = vector()\nf = function([x], x + 1)\n", f);
+    std::fclose(f);
+  }
+  TgProgram p = load_file(path);
+  EXPECT_EQ(p.file, path);
+  EXPECT_EQ(p.functions.size(), 1u);
+  EXPECT_THROW(load_file(::testing::TempDir() + "/no_such_file.tg"), IOError);
+}
+
+}  // namespace
+}  // namespace tgc::lang
