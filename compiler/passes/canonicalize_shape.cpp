@@ -121,8 +121,9 @@ std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv&) {
 }
 
 std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv&) {
+  if (!op_of<ReshapeLike>(n)) return {};  // before reading input 1: other ops may have one input
   const Type& like = n.inputs()[1]->type();
-  if (!op_of<ReshapeLike>(n) || !like.fully_known()) return {};
+  if (!like.fully_known()) return {};
   return {apply1(std::make_shared<Reshape>(like.shape), {n.inputs()[0]})};
 }
 

@@ -61,9 +61,13 @@ std::vector<int> dimshuffle_pattern(Args& a) {
 
 Value reshape_(Args& a) {
   std::vector<int64_t> shape = a.rest_ints();
-  for (int64_t d : shape)
-    if (d < -1) a.fail_at(a.rest().empty() ? a.pos : a.rest()[0].pos, fmt::format("reshape: invalid size {}", d),
-                          "sizes are >= 0, with at most one -1 for the size inferred");
+  const Pos where = a.rest().empty() ? a.pos : a.rest()[0].pos;
+  int64_t product = 1;
+  for (int64_t d : shape) {
+    if (d < -1) a.fail_at(where, fmt::format("reshape: invalid size {}", d), "sizes are >= 0, with at most one -1 for the size inferred");
+    if (d >= 0 && __builtin_mul_overflow(product, d, &product))
+      a.fail_at(where, "reshape: the sizes' product does not fit in 64 bits", "no tensor has that many elements");
+  }
   return reshape(a.var("x"), shape);
 }
 
@@ -75,8 +79,12 @@ Value alloc_(Args& a) {
 
 Value split_(Args& a) {
   std::vector<int64_t> sizes = a.int_list("sizes");
-  for (int64_t s : sizes)
+  int64_t total = 0;
+  for (int64_t s : sizes) {
     if (s < 0) a.fail("sizes", fmt::format("split: negative size {}", s), "sizes are >= 0 and add up to the axis' length");
+    if (__builtin_add_overflow(total, s, &total))
+      a.fail("sizes", "split: the sizes add up to more than 2**63 - 1", "sizes add up to the axis' length");
+  }
   return Value::vars(split(a.var("x"), sizes, a.axis_int("axis")));
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -249,7 +250,10 @@ Value Evaluator::subscript(const Expr& e) {
         if (!v.is_int())
           throw ctx_.src.error(entry.items[p]->start, "a slice bound must be an integer or None, got " + v.describe(),
                                "e.g. x[1:], x[::2], x[:-1]");
-        parts[p] = v.as_int();
+        // NumPy clamps slice bounds to the axis; clamping to +-2**62 first changes no result
+        // (no axis is that long) and keeps the ops' bound arithmetic from overflowing.
+        constexpr int64_t kBound = int64_t{1} << 62;
+        parts[p] = std::clamp(v.as_int(), -kBound, kBound);
       }
       index.emplace_back(Slice{parts[0], parts[1], parts[2]});
       continue;

@@ -15,7 +15,9 @@ void Split::check_sizes(int64_t dim) const {
     if (s < 0)
       throw ValueError(fmt::format("split: negative piece size {} in sizes [{}]", s, fmt::join(sizes_, ", ")), "",
                        "every piece size must be >= 0");
-    total += s;
+    if (__builtin_add_overflow(total, s, &total))
+      throw ValueError(fmt::format("split: sizes [{}] sum past 2**63", fmt::join(sizes_, ", ")), "",
+                       "the piece sizes must add up to the size of the split axis");
   }
   if (dim != kUnknownDim && total != dim)
     throw ShapeError(fmt::format("split: sizes [{}] sum to {} but axis {} has size {}", fmt::join(sizes_, ", "),

@@ -33,7 +33,9 @@ Shape resolve_reshape(const Shape& target, int64_t size) {
   int unknown = check_target(target);
   int64_t known = 1;
   for (int64_t d : target)
-    if (d != -1) known *= d;
+    if (d != -1 && __builtin_mul_overflow(known, d, &known))
+      throw ShapeError("reshape: the target shape " + shape_str(target) + " has more than 2**63 elements", "",
+                       "check the target shape");
   Shape out = target;
   bool ok;
   if (unknown < 0) {

@@ -51,6 +51,10 @@ TEST(Split, SizesMustSumToTheAxis) {
   EXPECT_THROW(Split(0, {}).infer_types({Type(DType::Float32, {2})}), ValueError);
   EXPECT_THROW(Split(0, {1}).infer_types({Type(DType::Float32, {})}), TypeError);
   EXPECT_THROW(Split(2, {1}).infer_types({Type(DType::Float32, {1, 1})}), ShapeError);
+  // Found by fuzzing the .tg language: the sum must not overflow (UB) but be an error.
+  const int64_t huge = int64_t(1) << 62;
+  EXPECT_THAT([&] { Split(0, {huge, huge, huge}).infer_types({Type(DType::Float32, {-1})}); },
+              ::testing::ThrowsMessage<ValueError>(HasSubstr("sum past 2**63")));
 }
 
 TEST(JoinApi, SplitReturnsOneVarPerPiece) {

@@ -12,6 +12,12 @@ namespace {
 using ::testing::HasSubstr;
 using namespace test;
 
+TEST(Reshape, ATargetWithMoreThan2To63ElementsIsAShapeError) {
+  // Found by fuzzing the .tg language: the product of the target dims must not overflow.
+  const int64_t huge = int64_t(1) << 40;
+  EXPECT_THROW(resolve_reshape({huge, huge, -1}, 0), ShapeError);
+}
+
 TEST(Reshape, NamePrintsTheTarget) {
   EXPECT_EQ(Reshape({5, -1}).name(), "Reshape{(5, -1)}");
   EXPECT_EQ(Reshape({-1}).name(), "Reshape{(-1,)}");
