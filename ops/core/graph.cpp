@@ -12,15 +12,15 @@ bool interchangeable(const Type& a, const Type& b) {
   return true;
 }
 
-std::vector<VarPtr> clone_replace(const std::vector<VarPtr>& outputs,
-                                  const std::unordered_map<const Variable*, VarPtr>& replacements) {
-  std::unordered_map<const Variable*, VarPtr> mapping;
-  for (const auto& [old, repl] : replacements) {
-    TGC_INTERNAL_CHECK(interchangeable(old->type(), repl->type()),
-                       "clone_replace changes type " + old->type().str() + " into " + repl->type().str() +
-                           " for " + old->label());
-    mapping[old] = repl;
-  }
+namespace {
+
+// Copies the nodes computing `outputs` into `mapping` (original -> copy), every node with
+// its op, output types, names and placement. A variable already in `mapping` is read as
+// mapped and not walked into; any other root (input, constant, shared) is mapped to
+// root(v, output). Iterative post-order, so deep graphs do not overflow the stack.
+template <typename RootFn>
+std::vector<VarPtr> copy_expressions(const std::vector<VarPtr>& outputs,
+                                     std::unordered_map<const Variable*, VarPtr>& mapping, RootFn&& root) {
   struct Frame { VarPtr var; size_t next_input; };
   std::vector<VarPtr> result;
   for (const VarPtr& out : outputs) {
@@ -30,7 +30,7 @@ std::vector<VarPtr> clone_replace(const std::vector<VarPtr>& outputs,
       const VarPtr v = f.var;
       if (mapping.count(v.get())) { stack.pop_back(); continue; }
       if (v->kind() != Variable::Kind::Result) {
-        mapping[v.get()] = v;
+        mapping[v.get()] = root(v, out);
         stack.pop_back();
         continue;
       }
@@ -58,6 +58,20 @@ std::vector<VarPtr> clone_replace(const std::vector<VarPtr>& outputs,
   return result;
 }
 
+}  // namespace
+
+std::vector<VarPtr> clone_replace(const std::vector<VarPtr>& outputs,
+                                  const std::unordered_map<const Variable*, VarPtr>& replacements) {
+  std::unordered_map<const Variable*, VarPtr> mapping;
+  for (const auto& [old, repl] : replacements) {
+    TGC_INTERNAL_CHECK(interchangeable(old->type(), repl->type()),
+                       "clone_replace changes type " + old->type().str() + " into " + repl->type().str() +
+                           " for " + old->label());
+    mapping[old] = repl;
+  }
+  return copy_expressions(outputs, mapping, [](const VarPtr& v, const VarPtr&) { return v; });
+}
+
 Graph Graph::clone_of(const std::vector<VarPtr>& inputs, const std::vector<VarPtr>& outputs) {
   Graph g;
   std::unordered_map<const Variable*, VarPtr> mapping;
@@ -79,49 +93,15 @@ Graph Graph::clone_of(const std::vector<VarPtr>& inputs, const std::vector<VarPt
     g.inputs_.push_back(copy);
   }
 
-  // Iterative post-order so deep graphs do not overflow the stack.
-  struct Frame { VarPtr var; size_t next_input; };
-  auto resolve = [&](const VarPtr& root, const VarPtr& output) -> VarPtr {
-    if (auto it = mapping.find(root.get()); it != mapping.end()) return it->second;
-    std::vector<Frame> stack{{root, 0}};
-    while (!stack.empty()) {
-      Frame& f = stack.back();
-      const VarPtr& v = f.var;
-      if (mapping.count(v.get())) { stack.pop_back(); continue; }
-      switch (v->kind()) {
-        case Variable::Kind::Constant:
-        case Variable::Kind::Shared:
-          mapping[v.get()] = v;
-          stack.pop_back();
-          continue;
-        case Variable::Kind::Input:
-          throw InputError("output '" + output->label() + "' depends on input '" + v->label() +
-                               "', which is not among the function's inputs",
-                           "function()", "add '" + v->label() + "' to the inputs of function()");
-        case Variable::Kind::Result: break;
-      }
-      Node* owner = v->owner();
-      if (f.next_input < owner->inputs().size()) {
-        VarPtr in = owner->inputs()[f.next_input++];
-        if (!mapping.count(in.get())) stack.push_back({in, 0});
-        continue;
-      }
-      std::vector<VarPtr> new_inputs;
-      for (auto& in : owner->inputs()) new_inputs.push_back(mapping.at(in.get()));
-      std::vector<Type> types;
-      for (int i = 0; i < owner->num_outputs(); ++i) types.push_back(owner->output_raw(i)->type());
-      auto node = Node::create(owner->op_ptr(), std::move(new_inputs), types);
-      node->set_placement(owner->placement());
-      for (int i = 0; i < owner->num_outputs(); ++i) {
-        VarPtr out = node->output(i);
-        out->set_name(owner->output_raw(i)->name());
-        mapping[owner->output_raw(i)] = out;
-      }
-      stack.pop_back();
-    }
-    return mapping.at(root.get());
-  };
-  for (auto& out : outputs) g.outputs_.push_back(resolve(out, out));
+  // Constants and shared variables are kept (their values are shared, not copied); an input
+  // that is not among `inputs` is the user's error.
+  g.outputs_ = copy_expressions(outputs, mapping, [](const VarPtr& v, const VarPtr& output) -> VarPtr {
+    if (v->kind() == Variable::Kind::Input)
+      throw InputError("output '" + output->label() + "' depends on input '" + v->label() +
+                           "', which is not among the function's inputs",
+                       "function()", "add '" + v->label() + "' to the inputs of function()");
+    return v;
+  });
   return g;
 }
 
