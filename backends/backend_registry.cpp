@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/cuda_backend.h"
 #include "backends/reference/reference_backend.h"
 #include "runtime/error.h"
 
@@ -21,12 +22,14 @@ std::optional<std::string>& forced() {
 std::vector<std::string> built_backends() {
   std::vector<std::string> names{"reference"};
   if (llvm_backend_available()) names.push_back("llvm");
+  if (cuda_available()) names.push_back("cuda");
   return names;
 }
 
 std::unique_ptr<Backend> make_named_backend(const std::string& name, const Config& config) {
   if (name == "reference") return std::make_unique<ReferenceBackend>();
   if (name == "llvm" && llvm_backend_available()) return make_cpu_backend(config);
+  if (name == "cuda" && cuda_available()) return make_cuda_backend(config, 0);
   std::string have;
   for (const std::string& b : built_backends()) have += (have.empty() ? "" : ", ") + b;
   throw ConfigError("backend '" + name + "' is not built", "make_named_backend", "this build has: " + have);

@@ -13,8 +13,9 @@
 namespace tgc {
 
 // The names of the backends this build can run, the reference first: "reference" always,
-// "llvm" when tgc is built with LLVM. A CUDA or OpenCL backend adds its name here when it is
-// built and a device is present.
+// "llvm" when tgc is built with LLVM, "cuda" when the CUDA backend is built and a device is
+// present. Forcing "cuda" (below) compiles functions as device=cuda would: device nodes on
+// CUDA, host nodes on the default CPU backend.
 std::vector<std::string> built_backends();
 
 // A new backend by name, one of built_backends(); ConfigError for any other name.

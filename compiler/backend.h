@@ -14,6 +14,12 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;  // "reference", later "llvm", "cuda", "opencl"
   virtual DeviceKind device_kind() const = 0;
+  // The device its device-placed nodes run on (nullptr for host-only backends): the linker
+  // gives it to Gpu/Transfer thunks for profiling and error attribution.
+  virtual Device* device() const { return nullptr; }
+  // Whether `node` has an implementation on device(): the placement pass puts it there.
+  // Host-only backends run everything on the host and say false.
+  virtual bool runs_on_device(const Node& /*node*/) const { return false; }
   // The function that runs `node` on each call. Called once per node inside function(),
   // never on a call: all compilation happens here.
   virtual ThunkFn make_thunk(const Node& node) const = 0;

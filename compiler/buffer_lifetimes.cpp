@@ -13,7 +13,9 @@ BufferLifetimes::BufferLifetimes(const Graph& graph, const std::vector<Node*>& o
     for (const VarPtr& in : n->inputs()) last_use_[in.get()] = pos;
     for (int k = 0; k < n->num_outputs(); ++k) {
       const Variable* out = n->output_raw(k);
-      int viewed = n->op().view_of_input(k);
+      // A transfer between memories makes a new buffer (on the host it is a view).
+      const bool moves = n->op().is_transfer() && n->placement() != DeviceKind::Host;
+      int viewed = moves ? -1 : n->op().view_of_input(k);
       root_[out] = viewed >= 0 ? root(n->inputs()[viewed].get()) : out;
       last_use_.emplace(out, pos);  // read later: overwritten by its readers
     }

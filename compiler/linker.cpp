@@ -2,9 +2,11 @@
 #include "compiler/linker.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/buffer_lifetimes.h"
 #include "compiler/memory_plan.h"
+#include "compiler/passes/placement.h"
 
 namespace tgc {
 
@@ -37,11 +39,32 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
   }
 
   std::vector<Node*> order = graph.toposort();
+  // Constants moved to the device: transferred now, once, into constant slots.
+  for (Node* node : order) {
+    if (!node->op().is_transfer() || node->placement() == DeviceKind::Host) continue;
+    const Variable* in = node->inputs()[0].get();
+    if (in->kind() != Variable::Kind::Constant) continue;
+    TGC_INTERNAL_CHECK(options.device_backend, "a device transfer in a graph linked without a device backend");
+    std::vector<Tensor> outs(1);
+    options.device_backend->make_thunk(*node)({in->constant_value()}, outs);
+    const int s = new_slot(node->output_raw(0));
+    prog.constants.push_back({s, outs[0]});
+  }
+  std::unordered_set<const Variable*> constant_copies;
+  std::erase_if(order, [&](Node* n) {
+    if (!slot_of.count(n->output_raw(0))) return false;
+    constant_copies.insert(n->output_raw(0));
+    return true;
+  });
   const BufferLifetimes life(graph, order);
   for (size_t pos = 0; pos < order.size(); ++pos) {
     Node* node = order[pos];
+    const bool on_device = node->placement() != DeviceKind::Host;
+    TGC_INTERNAL_CHECK(!on_device || options.device_backend,
+                       "node " + node->describe() + " is placed on a device but no device backend was given");
+    const Backend& maker = on_device ? *options.device_backend : backend;
     Thunk t;
-    t.op_name = node->op().name();
+    t.op_name = placed_op_name(*node);
     t.op_class = node->op().op_class();
     t.label = node->describe();
     t.kind = node->op().is_transfer()                    ? ThunkKind::Transfer
@@ -55,9 +78,13 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
       int j = node->op().inplace_input(k);
       if (j < 0) continue;
       const Variable* in = node->inputs()[j].get();
-      if (life.own(in) && life.buffer_death(in) == static_cast<int>(pos)) t.inplace.push_back({k, t.inputs[j]});
+      // (A constant's device copy is a constant slot: never the function's to overwrite.)
+      const bool constant = in->kind() == Variable::Kind::Constant || constant_copies.count(in);
+      if (!constant && life.own(in) && life.buffer_death(in) == static_cast<int>(pos))
+        t.inplace.push_back({k, t.inputs[j]});
     }
-    t.run = backend.make_thunk(*node);
+    t.device = on_device ? maker.device() : nullptr;
+    t.run = maker.make_thunk(*node);
     prog.thunks.push_back(std::move(t));
   }
   for (auto& o : graph.outputs()) prog.output_slots.push_back(slot_of.at(o.get()));
@@ -75,6 +102,8 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
 
   std::vector<SlotFacts> facts(prog.num_slots);
   for (const auto& [v, s] : slot_of) facts[s] = {v->type(), life.own(v), slot_of.at(life.root(v))};
+  // Constant slots (device copies of constants made above included) are never handed on.
+  for (const auto& [s, t] : prog.constants) facts[s].own = false;
   if (options.plan_memory) plan_memory(prog, facts, options.allow_gc);
   if (!options.allow_gc) close_handover_loops(prog, facts);
   return out;

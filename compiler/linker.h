@@ -24,11 +24,16 @@ struct LinkOptions {
   bool plan_memory = true;
   // The function's allow_gc: the plan differs when every buffer is kept across calls.
   bool allow_gc = true;
+  // Makes the thunks of nodes placed on a device (Node::placement() != Host); null when
+  // the function runs on the host only.
+  const Backend* device_backend = nullptr;
 };
 
 // Inplace ops (Op::inplace_input) get their input's buffer through Thunk::inplace when the
 // schedule shows that input dead after them and the buffer the function's own (else they
 // compute into a fresh buffer, which is always correct).
+// Host nodes get `backend`'s thunks, device nodes options.device_backend's. A transfer of a
+// constant to the device is carried out here, once: the device copy becomes a constant slot.
 LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions& options = {});
 
 }  // namespace tgc

@@ -117,6 +117,7 @@ const std::vector<KeyInfo>& key_table() {
       bool_key("warn_float64", &Config::warn_float64),
       bool_key("fast_math", &Config::fast_math),
       bool_key("sync", &Config::sync),
+      bool_key("cuda_tf32", &Config::cuda_tf32),
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {
          if (v.empty()) return false;

@@ -24,6 +24,7 @@ struct Config {
   bool warn_float64 = false;             // report float64 appearing in a float32 graph
   bool fast_math = false;                // relaxed floating point in generated code
   bool sync = false;                     // make every device thunk synchronous (debugging)
+  bool cuda_tf32 = false;                // float32 matmuls on CUDA may use TF32 tensor cores
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
 
   // Sets one key from text. Throws ConfigError naming the key (with the closest valid key

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tgc {
@@ -17,6 +18,18 @@ class Stream {
  public:
   virtual ~Stream() = default;
   virtual void synchronize() = 0;
+};
+
+// Device time of the work enqueued on a stream between start() and stop() (CUDA events,
+// OpenCL event profiling), measured without making the host wait: the profiler asks for the
+// result later, once the work has run.
+class DeviceTimer {
+ public:
+  virtual ~DeviceTimer() = default;
+  virtual void start(Stream& stream) = 0;
+  virtual void stop(Stream& stream) = 0;
+  // Seconds between start and stop once the device got there; nullopt while it has not.
+  virtual std::optional<double> elapsed_seconds() = 0;
 };
 
 class Device {
@@ -37,6 +50,13 @@ class Device {
 
   virtual Stream& default_stream() = 0;
   void synchronize() { default_stream().synchronize(); }
+
+  // A timer for the profiler; nullptr where the device has none (the host: its work is
+  // timed by the host clock, which is exact there since host work is synchronous).
+  virtual std::unique_ptr<DeviceTimer> make_timer() { return nullptr; }
+  // Names the node whose work is enqueued next, so that an asynchronous error surfacing at a
+  // later synchronisation can name the nodes launched since the last one. Host: no-op.
+  virtual void note_launch(const std::string& /*label*/) {}
 };
 
 // The process-wide host device: 64-byte aligned memory, synchronous stream.

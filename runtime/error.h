@@ -40,6 +40,9 @@ class InputError : public Error { using Error::Error; };
 class ConfigError : public Error { using Error::Error; };
 // A file that cannot be read or written, or is malformed (.npy, config files).
 class IOError : public Error { using Error::Error; };
+// A failure reported by a device runtime or library (CUDA, cuBLAS, OpenCL): names the call,
+// the library's error and, for asynchronous errors, the nodes that may have caused it.
+class DeviceError : public Error { using Error::Error; };
 // A broken invariant inside tgc: a bug, never the user's fault.
 class InternalError : public Error { using Error::Error; };
 

@@ -141,10 +141,15 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
           from = Tensor();
         }
 
+      if (thunk.device) thunk.device->note_launch(thunk.label);
       if (profiler) {
         auto start = Profiler::Clock::now();
+        std::unique_ptr<DeviceTimer> timer = thunk.device ? thunk.device->make_timer() : nullptr;
+        if (timer) timer->start(thunk.device->default_stream());
         thunk.run(inputs, outputs);
+        if (timer) timer->stop(thunk.device->default_stream());
         profiler->record_thunk(static_cast<int>(i), start, Profiler::Clock::now());
+        if (timer) profiler->record_device_timer(static_cast<int>(i), start, std::move(timer));
       } else {
         thunk.run(inputs, outputs);
       }
@@ -198,6 +203,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
   if (profiler) {
     profiler->record_memory(memory->peak_with_gc(), memory->peak_without_gc(), options.allow_gc);
     profiler->record_execute(call_start, Profiler::Clock::now());
+    profiler->collect_device_times(/*wait=*/false);
   }
 }
 

@@ -79,6 +79,23 @@ std::optional<KernelBlob> decode(const KernelBlob& file, const std::string& key)
   return KernelBlob(begin, begin + static_cast<long>(blob_len));
 }
 
+// The backend named by an entry's stored key (its first line, "backend=llvm"), reading
+// only the header; "unreadable" when the file is not a tgc entry.
+std::string entry_backend(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint8_t head[sizeof kMagic + 8];
+  if (!in.read(reinterpret_cast<char*>(head), sizeof head) || std::memcmp(head, kMagic, sizeof kMagic) != 0)
+    return "unreadable";
+  const uint64_t key_len = std::min<uint64_t>(get_u64(head + sizeof kMagic), 256);
+  std::string key(static_cast<size_t>(key_len), '\0');
+  in.read(key.data(), static_cast<std::streamsize>(key.size()));
+  key.resize(static_cast<size_t>(in.gcount()));
+  const std::string prefix = "backend=";
+  const size_t end = key.find('\n');
+  if (!key.starts_with(prefix) || end == std::string::npos) return "unreadable";
+  return key.substr(prefix.size(), end - prefix.size());
+}
+
 }  // namespace
 
 std::string KernelCacheKey::text() const {
@@ -160,6 +177,7 @@ KernelCacheInfo KernelCache::info() const {
     if (!e.is_regular_file(ec) || e.path().extension() != kSuffix) continue;
     ++info.entries;
     info.bytes += e.file_size(ec);
+    ++info.backends[entry_backend(e.path())];
   }
   return info;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -34,6 +35,9 @@ struct KernelCacheInfo {
   size_t entries = 0;   // entries on disk
   uint64_t bytes = 0;   // their total size
   size_t memory_entries = 0;
+  // Disk entries per backend, read from the key each entry stores ("llvm": 12); entries
+  // whose header is not a tgc entry's count under "unreadable".
+  std::map<std::string, size_t> backends;
 };
 
 class KernelCache {

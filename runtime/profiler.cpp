@@ -55,8 +55,11 @@ std::string human_bytes(int64_t bytes) {
   return fmt::format("{:.1f}{} ({}B)", v, units[u], bytes);
 }
 
-// Chrome-trace lane of a thunk kind; lanes are threads of one process in Perfetto.
+// Chrome-trace lane of a thunk kind; lanes are threads of one process in Perfetto. Host
+// lanes: the time the host spent in each thunk (for a device thunk, its enqueue); the
+// device stream lane: the device time of device thunks.
 int lane(ThunkKind k) { return 1 + static_cast<int>(k); }
+constexpr int kDeviceStreamLane = 9;
 
 constexpr ThunkKind kKinds[] = {ThunkKind::Cpu, ThunkKind::Gpu, ThunkKind::Transfer};
 
@@ -90,10 +93,41 @@ void Profiler::record_thunk(int thunk_index, Clock::time_point start, Clock::tim
   ThunkStats& s = stats_[thunk_index];
   ++s.calls;
   s.seconds += dur;
+  add_event({thunk_index, seconds_between(origin_, start) * 1e6, dur * 1e6, calls_});
+}
+
+void Profiler::add_event(Event e) {
   if (events_.size() < trace_event_cap_)
-    events_.push_back({thunk_index, seconds_between(origin_, start) * 1e6, dur * 1e6, calls_});
+    events_.push_back(e);
   else
     ++dropped_events_;
+}
+
+void Profiler::record_device_timer(int thunk_index, Clock::time_point enqueued, std::unique_ptr<DeviceTimer> timer) {
+  TGC_INTERNAL_CHECK(thunk_index >= 0 && static_cast<size_t>(thunk_index) < stats_.size(),
+                     "profiler: thunk index out of range");
+  pending_.push_back({thunk_index, seconds_between(origin_, enqueued) * 1e6, calls_, std::move(timer)});
+}
+
+void Profiler::collect_device_times(bool wait) {
+  if (wait)
+    for (const PendingTimer& p : pending_)
+      if (Device* d = program_->thunks[p.thunk].device) d->synchronize();
+  // One stream per device, in order: the first timer not done yet ends the scan.
+  while (!pending_.empty()) {
+    std::optional<double> s = pending_.front().timer->elapsed_seconds();
+    if (!s) break;
+    const PendingTimer& p = pending_.front();
+    ThunkStats& st = stats_[p.thunk];
+    ++st.device_calls;
+    st.device_seconds += *s;
+    // The device starts the work no earlier than its enqueue and no earlier than the end of
+    // the work before it on the stream (timers give durations, not absolute times).
+    const double start = std::max(p.enqueued_us, device_lane_end_us_);
+    device_lane_end_us_ = start + *s * 1e6;
+    add_event({p.thunk, start, *s * 1e6, p.call, /*device=*/true});
+    pending_.pop_front();
+  }
 }
 
 void Profiler::record_memory(int64_t peak_bytes_with_gc, int64_t peak_bytes_without_gc,
@@ -104,19 +138,23 @@ void Profiler::record_memory(int64_t peak_bytes_with_gc, int64_t peak_bytes_with
   memory_recorded_ = true;
 }
 
-double Profiler::thunk_seconds(int thunk_index) const { return stats_.at(thunk_index).seconds; }
+double Profiler::thunk_seconds(int thunk_index) const {
+  const ThunkStats& s = stats_.at(thunk_index);
+  return s.device_calls ? s.device_seconds : s.seconds;
+}
+double Profiler::thunk_host_seconds(int thunk_index) const { return stats_.at(thunk_index).seconds; }
 int64_t Profiler::thunk_calls(int thunk_index) const { return stats_.at(thunk_index).calls; }
 
 double Profiler::total_thunk_seconds() const {
   double total = 0;
-  for (const ThunkStats& s : stats_) total += s.seconds;
+  for (size_t i = 0; i < stats_.size(); ++i) total += thunk_seconds(static_cast<int>(i));
   return total;
 }
 
 double Profiler::kind_seconds(ThunkKind kind) const {
   double total = 0;
   for (size_t i = 0; i < stats_.size(); ++i)
-    if (program_->thunks[i].kind == kind) total += stats_[i].seconds;
+    if (program_->thunks[i].kind == kind) total += thunk_seconds(static_cast<int>(i));
   return total;
 }
 
@@ -148,7 +186,7 @@ std::string Profiler::report(int max_rows) const {
       auto [it, fresh] = index.try_emplace({name_of(t), t.kind}, rows.size());
       if (fresh) rows.push_back({name_of(t), t.kind, 0, 0, 0, static_cast<int>(i)});
       Row& r = rows[it->second];
-      r.seconds += stats_[i].seconds;
+      r.seconds += thunk_seconds(static_cast<int>(i));
       r.calls += stats_[i].calls;
       ++r.applies;
     }
@@ -191,13 +229,13 @@ std::string Profiler::report(int max_rows) const {
   std::vector<Row> apply_rows;
   for (size_t i = 0; i < stats_.size(); ++i) {
     const Thunk& t = program_->thunks[i];
-    apply_rows.push_back({t.label.empty() ? t.op_name : t.label, t.kind, stats_[i].seconds, stats_[i].calls, 1,
+    apply_rows.push_back({t.label.empty() ? t.op_name : t.label, t.kind, thunk_seconds(static_cast<int>(i)), stats_[i].calls, 1,
                           static_cast<int>(i)});
   }
   sort_by_time(apply_rows);
   table("Apply", "------", "<id>", "Apply name", "Apply instances", apply_rows,
         [](const Row& r) { return fmt::format("{:>4}", r.first); });
-  line("  <type>: C = cpu, G = gpu, T = transfer");
+  line("  <type>: C = cpu, G = gpu, T = transfer (gpu and transfer: device time where the device times them)");
   line("");
 
   line("Memory Profile");
@@ -236,15 +274,22 @@ void Profiler::write_chrome_trace(const std::string& path) const {
     events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", lane(k)},
                       {"args", {{"sort_index", lane(k)}}}});
   }
+  const bool any_device = std::any_of(events_.begin(), events_.end(), [](const Event& e) { return e.device; });
+  if (any_device) {
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", kDeviceStreamLane},
+                      {"args", {{"name", "device stream"}}}});
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", kDeviceStreamLane},
+                      {"args", {{"sort_index", kDeviceStreamLane}}}});
+  }
   for (const Event& e : events_) {
     const Thunk& t = program_->thunks[e.thunk];
     events.push_back({{"name", t.op_name},
-                      {"cat", thunk_kind_name(t.kind)},
+                      {"cat", e.device ? "device" : thunk_kind_name(t.kind)},
                       {"ph", "X"},
                       {"ts", e.start_us},
                       {"dur", e.dur_us},
                       {"pid", 1},
-                      {"tid", lane(t.kind)},
+                      {"tid", e.device ? kDeviceStreamLane : lane(t.kind)},
                       {"args", {{"node", t.label}, {"call", e.call}}}});
   }
   json trace = {{"traceEvents", std::move(events)},

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,12 @@ class Profiler {
   void record_execute(Clock::time_point start, Clock::time_point end);
   // ...and by the executor around each thunk.
   void record_thunk(int thunk_index, Clock::time_point start, Clock::time_point end);
+  // A device thunk's work, timed on its stream (the host times only the enqueue): read once
+  // the device got there, by collect_device_times(), never by making the host wait.
+  void record_device_timer(int thunk_index, Clock::time_point enqueued, std::unique_ptr<DeviceTimer> timer);
+  // Folds the device timings that have completed into the statistics, in stream order.
+  // With `wait`, first waits for the devices of the pending ones (for the final report).
+  void collect_device_times(bool wait);
   // Bytes of intermediates and outputs alive at the worst point of one call, with gc (each
   // intermediate dropped after its last use) and without (everything kept), whatever the
   // function's setting; `allow_gc` is that setting. The report shows the worst call.
@@ -44,7 +52,10 @@ class Profiler {
   int64_t calls() const { return calls_; }
   double total_call_seconds() const { return call_seconds_; }
   double execute_seconds() const { return execute_seconds_; }
+  // A thunk's time: its device time when it is a device thunk timed on the device, else the
+  // host time around it (for a device thunk without a device timer, the enqueue time).
   double thunk_seconds(int thunk_index) const;
+  double thunk_host_seconds(int thunk_index) const;
   int64_t thunk_calls(int thunk_index) const;
   double total_thunk_seconds() const;
   double kind_seconds(ThunkKind kind) const;  // summed over the thunks of that kind
@@ -61,8 +72,20 @@ class Profiler {
   void write_chrome_trace(const std::string& path) const;
 
  private:
-  struct ThunkStats { int64_t calls = 0; double seconds = 0; };
-  struct Event { int thunk; double start_us; double dur_us; int64_t call; };
+  struct ThunkStats {
+    int64_t calls = 0;
+    double seconds = 0;         // host clock
+    int64_t device_calls = 0;
+    double device_seconds = 0;  // device timers
+  };
+  struct Event { int thunk; double start_us; double dur_us; int64_t call; bool device = false; };
+  struct PendingTimer {
+    int thunk;
+    double enqueued_us;
+    int64_t call;
+    std::unique_ptr<DeviceTimer> timer;
+  };
+  void add_event(Event e);
   std::string name_;
   const Program* program_;
   double optimizer_s_ = 0, codegen_s_ = 0, link_s_ = 0;
@@ -73,6 +96,8 @@ class Profiler {
   Clock::time_point origin_;
   std::vector<ThunkStats> stats_;
   std::vector<Event> events_;
+  std::deque<PendingTimer> pending_;
+  double device_lane_end_us_ = 0;  // where the stream's last timed work ended (trace)
   size_t trace_event_cap_ = kDefaultTraceEventCap;
   int64_t dropped_events_ = 0;
   int64_t peak_with_gc_ = 0, peak_without_gc_ = 0;

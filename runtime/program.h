@@ -34,6 +34,9 @@ struct Thunk {
   std::string op_class;  // "Elemwise": the per-op-class table groups by it
   std::string label;     // "p_1 = dot(x, w)": the per-node table and error messages use it
   ThunkKind kind = ThunkKind::Cpu;
+  // The device a Gpu/Transfer thunk enqueues work on (its stream's timer for the profile);
+  // nullptr for host thunks.
+  Device* device = nullptr;
   std::vector<int> inputs;   // slot indices read
   std::vector<int> outputs;  // slot indices written
   std::vector<int> frees;    // intermediates whose last reader this is (dropped under allow_gc)

@@ -194,6 +194,22 @@ Tensor Tensor::astype(DType dtype) const {
 
 Tensor Tensor::to(Device& device) const {
   if (&device == &this->device()) return copy();
+  if (!on_host() && !is_contiguous()) {
+    // A strided device view: bring the span of memory it covers to the host (one copy, no
+    // device kernel needed), view it there with the same strides, then make it dense.
+    int64_t lo = 0, hi = 0;
+    for (int d = 0; d < ndim(); ++d) {
+      if (shape_[d] == 0) return empty(dtype_, shape_, device);
+      (strides_[d] < 0 ? lo : hi) += (shape_[d] - 1) * strides_[d];
+    }
+    const size_t esize = dtype_size(dtype_);
+    auto span = std::make_shared<Buffer>(host_device(), static_cast<size_t>(hi - lo + 1) * esize);
+    this->device().copy_to_host(span->data(), static_cast<char*>(raw_data()) + lo * static_cast<int64_t>(esize),
+                                span->bytes(), this->device().default_stream());
+    this->device().synchronize();
+    Tensor host = view_of(std::move(span), dtype_, shape_, strides_, -lo).contiguous();
+    return device.kind() == DeviceKind::Host ? host : host.to(device);
+  }
   Tensor src = contiguous();
   Tensor out = empty(dtype_, shape_, device);
   if (device.kind() == DeviceKind::Host) {

@@ -72,6 +72,14 @@ class Tensor {
   Tensor copy() const;        // always a fresh contiguous copy on the same device
   Tensor astype(DType dtype) const;  // a converted copy (NumPy's astype)
   Tensor to(Device& device) const;   // a contiguous copy on `device`
+  // A device result's value on the host (waits for the work producing it); a host tensor
+  // is returned as it is.
+  Tensor to_host() const { return on_host() ? *this : to(host_device()); }
+  // Waits until the work producing this tensor has run (its device's stream); raises the
+  // device's asynchronous errors. A no-op on the host.
+  void sync() const {
+    if (defined() && !on_host()) device().synchronize();
+  }
 
   bool shares_buffer(const Tensor& other) const { return buffer_ && buffer_ == other.buffer_; }
   long buffer_use_count() const { return buffer_.use_count(); }

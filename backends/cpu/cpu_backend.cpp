@@ -28,7 +28,7 @@ class CpuBackend final : public Backend {
     cpu::KernelFn fn = compiler_.get(composite->kernel());
     // The thunk keeps the op alive, and with it the kernel it reads.
     return [op, composite, fn](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-      cpu::launch_kernel(composite->kernel(), fn, inputs, outputs);
+      cpu::launch_kernel(composite->kernel(), fn, inputs, outputs, composite->inplace_map());
     };
   }
 

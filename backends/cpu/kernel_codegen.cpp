@@ -4,7 +4,9 @@
 // per-operand pointers, then the inner loop in a unit-stride and a strided version.
 // Reduction kernels: loops over the kept dims; at each output point accumulators are set,
 // the reduced dims are looped (prologue values folded in), and the epilogue computes and
-// stores the outputs.
+// stores the outputs. Float max/min fold in a vectorizable form (NaN-free max plus an
+// any-NaN flag); the rare points where that form could differ from the reference in the bits
+// (a NaN, or a zero result whose sign depends on order) are folded again the exact way.
 #include "backends/cpu/kernel_codegen.h"
 
 #include <functional>
@@ -82,8 +84,11 @@ class Renderer {
     for (int op = 0; op < nops_; ++op) ptrs.push_back(impl_->getArg(2 + op));
     if (reduction_) {
       for (size_t i = 0; i < k_.values.size(); ++i)
-        if (k_.values[i].kind == KernelValue::Kind::Reduce)
+        if (k_.values[i].kind == KernelValue::Kind::Reduce) {
           acc_slot_[static_cast<int>(i)] = b_.CreateAlloca(accumulator_type(k_.values[i]), nullptr, "acc");
+          if (is_float_max_min(k_.values[i]))
+            nan_slot_[static_cast<int>(i)] = b_.CreateAlloca(b_.getInt1Ty(), nullptr, "any_nan");
+        }
       outer_loops(0, ptrs, [&](const std::vector<Value*>& p) { output_point(p); });
     } else {
       outer_loops(0, ptrs, [&](const std::vector<Value*>& p) {
@@ -271,6 +276,28 @@ class Renderer {
     return nullptr;
   }
 
+  static bool is_float_max_min(const KernelValue& v) {
+    return is_float(v.dtype) && (v.reduce_op == KernelReduceOp::Max || v.reduce_op == KernelReduceOp::Min);
+  }
+
+  // Float max/min, vectorizable: NaN elements count as the initial value (-inf for max) in a
+  // NaN-free max that LLVM may reorder (nnan nsz: a max reduction), and set the any-NaN
+  // flag. The result equals the reference's whenever no NaN was seen and it is not a zero
+  // (a nonzero float value has one bit pattern); output_point refolds the other points.
+  Value* fold_vectorizable(const KernelValue& v, Value* acc, Value* x, llvm::AllocaInst* nan_slot) {
+    const bool is_max = v.reduce_op == KernelReduceOp::Max;
+    Value* is_nan = b_.CreateFCmpUNO(x, x);
+    b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), nan_slot), is_nan), nan_slot);
+    Value* clean = b_.CreateSelect(is_nan, initial(v), x);
+    llvm::FastMathFlags nan_free;
+    nan_free.setNoNaNs();
+    nan_free.setNoSignedZeros();
+    llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+    b_.setFastMathFlags(nan_free);
+    Value* take = is_max ? b_.CreateFCmpOGT(clean, acc) : b_.CreateFCmpOLT(clean, acc);
+    return b_.CreateSelect(take, clean, acc);
+  }
+
   Value* fold(const KernelValue& v, Value* acc, Value* x) {
     const bool fp = is_float(v.dtype);
     switch (v.reduce_op) {
@@ -317,7 +344,29 @@ class Renderer {
 
   void output_point(const std::vector<Value*>& ptrs) {
     for (auto& [i, slot] : acc_slot_) b_.CreateStore(initial(k_.values[i]), slot);
-    reduced_loops(layout_.outer_rank, ptrs);
+    for (auto& [i, slot] : nan_slot_) b_.CreateStore(b_.getFalse(), slot);
+    reduced_loops(layout_.outer_rank, ptrs, /*exact=*/false);
+    if (!nan_slot_.empty()) {
+      // A NaN was seen (the reference keeps the last NaN element, bits and all) or the
+      // result is a zero (the reference keeps the first zero of the maximal ones, -0 or +0):
+      // fold the float max/min accumulators again in order, the reference's way. Other
+      // points, nearly all, pay nothing.
+      Value* refold = b_.getFalse();
+      for (auto& [i, nan_slot] : nan_slot_) {
+        Value* acc = b_.CreateLoad(accumulator_type(k_.values[i]), acc_slot_[i]);
+        Value* zero = b_.CreateFCmpOEQ(acc, llvm::ConstantFP::get(acc->getType(), 0.0));
+        refold = b_.CreateOr(refold, b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), nan_slot), zero));
+      }
+      llvm::Function* f = b_.GetInsertBlock()->getParent();
+      llvm::BasicBlock* exact = llvm::BasicBlock::Create(ctx_, "maxmin.exact", f);
+      llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "maxmin.done", f);
+      b_.CreateCondBr(refold, exact, join);
+      b_.SetInsertPoint(exact);
+      for (auto& [i, nan_slot] : nan_slot_) b_.CreateStore(initial(k_.values[i]), acc_slot_[i]);
+      reduced_loops(layout_.outer_rank, ptrs, /*exact=*/true);
+      b_.CreateBr(join);
+      b_.SetInsertPoint(join);
+    }
     std::vector<std::pair<int, Value*>> reduced;
     for (auto& [i, slot] : acc_slot_) {
       const KernelValue& v = k_.values[i];
@@ -326,23 +375,30 @@ class Renderer {
     store_outputs(ptrs, reduced);
   }
 
-  void reduced_loops(int d, const std::vector<Value*>& ptrs) {
+  // The reduced loops of one output point. exact: only the float max/min accumulators, in
+  // the reference's order-dependent form (the refold of output_point).
+  void reduced_loops(int d, const std::vector<Value*>& ptrs, bool exact) {
     const std::vector<int> ops = loop_space_inputs();
     if (d == layout_.rank() - 1) {
-      inner_loop(d, ptrs, ops, [&](const std::vector<Value*>& q) { accumulate(q); });
+      inner_loop(d, ptrs, ops, [&](const std::vector<Value*>& q) { accumulate(q, exact); });
       return;
     }
-    loop(shape_[d], [&](Value* i) { reduced_loops(d + 1, advance(ptrs, ops, d, i)); });
+    loop(shape_[d], [&](Value* i) { reduced_loops(d + 1, advance(ptrs, ops, d, i), exact); });
   }
 
-  void accumulate(const std::vector<Value*>& ptrs) {
+  void accumulate(const std::vector<Value*>& ptrs, bool exact) {
     std::vector<Value*> prologue_ptrs(static_cast<size_t>(nops_), nullptr);
     for (int op : loop_space_inputs()) prologue_ptrs[op] = ptrs[op];
     Region r{std::vector<Value*>(k_.values.size(), nullptr), prologue_ptrs};
     for (auto& [i, slot] : acc_slot_) {
       const KernelValue& v = k_.values[i];
+      auto nan_slot = nan_slot_.find(i);
+      if (exact && nan_slot == nan_slot_.end()) continue;
       Value* x = value(r, v.args[0]);
-      b_.CreateStore(fold(v, b_.CreateLoad(accumulator_type(v), slot), x), slot);
+      Value* acc = b_.CreateLoad(accumulator_type(v), slot);
+      b_.CreateStore(exact || nan_slot == nan_slot_.end() ? fold(v, acc, x)
+                                                          : fold_vectorizable(v, acc, x, nan_slot->second),
+                     slot);
     }
   }
 
@@ -359,6 +415,7 @@ class Renderer {
   std::vector<Value*> shape_;
   std::vector<std::vector<Value*>> strides_;
   std::map<int, Value*> acc_slot_;  // Reduce value index -> its accumulator
+  std::map<int, llvm::AllocaInst*> nan_slot_;  // float max/min Reduce value -> its any-NaN flag
 };
 
 }  // namespace

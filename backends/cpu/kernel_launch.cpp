@@ -124,16 +124,30 @@ int launch_threads() {
 #endif
 }
 
-void launch_kernel(const Kernel& k, KernelFn fn, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+void launch_kernel(const Kernel& k, KernelFn fn, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                   const std::vector<int>& inplace) {
   std::vector<Shape> shapes;
   for (const Tensor& t : inputs) {
     TGC_INTERNAL_CHECK(t.defined() && t.on_host(), "the LLVM CPU backend needs host tensors");
     shapes.push_back(t.shape());
   }
-  if (!kernel_fast_path_applies(k, shapes)) return run_kernel(k, inputs, outputs);
+  if (!kernel_fast_path_applies(k, shapes)) return run_kernel(k, inputs, outputs, inplace);
   const std::vector<Shape> out_shapes = kernel_output_shapes(k, shapes);
   TGC_INTERNAL_CHECK(outputs.size() == k.outputs.size(), "a kernel thunk got the wrong number of outputs");
-  for (size_t j = 0; j < outputs.size(); ++j) ensure_output(outputs[j], k.outputs[j].dtype, out_shapes[j]);
+  // An inplace output (Composite::make_inplace: elementwise kernels, inputs of the full rank,
+  // none that can raise) keeps the dying input's buffer when it is laid out exactly like the
+  // output. The rendered loop loads each element's operands before storing its outputs and
+  // reads an overwritten input only at the index written, so sharing the buffer cannot
+  // change a result, although the operand pointers are declared noalias: no load of an
+  // element follows the store to it, the only order noalias would let LLVM change.
+  std::vector<int> every_input;
+  for (size_t i = 0; i < inputs.size(); ++i) every_input.push_back(static_cast<int>(i));
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (!k.is_reduction() && j < inplace.size() && inplace[j] >= 0)
+      ensure_output_inplace(outputs[j], k.outputs[j].dtype, out_shapes[j], inputs, every_input);
+    else
+      ensure_output(outputs[j], k.outputs[j].dtype, out_shapes[j]);
+  }
 
   // The loop space: the broadcast of the loop-space inputs (and, for elementwise kernels, of
   // the outputs, which also covers kernels without inputs), right-aligned to the loop rank.

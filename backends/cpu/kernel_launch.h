@@ -15,8 +15,8 @@ int launch_threads();
 // Runs `kernel` through `fn` (Op::perform's contract for `outputs`). When the shapes leave
 // the kernel's fast path (kernel_fast_path_applies), or the kernel reports an error (integer
 // division by zero, ...), the interpreter runs instead: it computes the general case and
-// raises the reference's exact error.
+// raises the reference's exact error. `inplace` as run_kernel's (Composite::inplace_map).
 void launch_kernel(const Kernel& kernel, KernelFn fn, const std::vector<Tensor>& inputs,
-                   std::vector<Tensor>& outputs);
+                   std::vector<Tensor>& outputs, const std::vector<int>& inplace = {});
 
 }  // namespace tgc::cpu

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "backends/cpu/kernel_codegen.h"
+#include "backends/cpu/libmvec_table.h"
 #include "runtime/error.h"
 
 namespace tgc::cpu {
@@ -28,21 +29,18 @@ T take(llvm::Expected<T> value, const std::string& what) {
   else return std::move(*value);
 }
 
-// libmvec variants of the libm functions LLVM 16's LIBMVEC-X86 table lacks (it maps only
-// sin, cos, exp, log and pow). Names follow the x86 vector ABI: b = SSE (2 doubles, 4
-// floats), d = AVX2 (4 doubles, 8 floats); glibc 2.35 exports all of them.
-#define TGC_LIBMVEC(f, v)                                                                   \
-  {#f, "_ZGVbN2" v "_" #f, llvm::ElementCount::getFixed(2)},                                \
-      {#f, "_ZGVdN4" v "_" #f, llvm::ElementCount::getFixed(4)},                            \
-      {#f "f", "_ZGVbN4" v "_" #f "f", llvm::ElementCount::getFixed(4)},                    \
-      {#f "f", "_ZGVdN8" v "_" #f "f", llvm::ElementCount::getFixed(8)}
-const llvm::VecDesc kMoreLibmvec[] = {
-    TGC_LIBMVEC(exp2, "v"),  TGC_LIBMVEC(expm1, "v"), TGC_LIBMVEC(log2, "v"), TGC_LIBMVEC(log10, "v"),
-    TGC_LIBMVEC(log1p, "v"), TGC_LIBMVEC(tan, "v"),   TGC_LIBMVEC(tanh, "v"), TGC_LIBMVEC(sinh, "v"),
-    TGC_LIBMVEC(cosh, "v"),  TGC_LIBMVEC(asin, "v"),  TGC_LIBMVEC(acos, "v"), TGC_LIBMVEC(atan, "v"),
-    TGC_LIBMVEC(erf, "v"),   TGC_LIBMVEC(erfc, "v"),  TGC_LIBMVEC(atan2, "vv"),
-};
-#undef TGC_LIBMVEC
+// The libmvec variants beyond LLVM 16's table, for this host (AVX-512 ones when it has
+// avx512f), as LLVM's VecDescs; built once, the strings live as long as the process.
+llvm::ArrayRef<llvm::VecDesc> more_libmvec(const std::string& features) {
+  static const std::vector<LibmvecVariant>* variants = new std::vector<LibmvecVariant>(libmvec_variants(has_avx512f(features)));
+  static const std::vector<llvm::VecDesc>* descs = [] {
+    auto* d = new std::vector<llvm::VecDesc>;
+    for (const LibmvecVariant& v : *variants)
+      d->push_back({v.scalar, v.vector, llvm::ElementCount::getFixed(static_cast<unsigned>(v.lanes))});
+    return d;
+  }();
+  return *descs;
+}
 
 struct Jit {
   HostTarget host;
@@ -77,7 +75,7 @@ void optimize(llvm::Module& m) {
   llvm::TargetLibraryInfoImpl tlii(triple);
   if (triple.getArch() == llvm::Triple::x86_64) {
     tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
-    tlii.addVectorizableFunctions(kMoreLibmvec);
+    tlii.addVectorizableFunctions(more_libmvec(j.host.features));
   }
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -158,7 +156,7 @@ KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
   const HostTarget& host = host_target();
   // The kernel's full text rides along with its hash, so no two kernels share a key; "r1"
   // is the renderer's version: bump it when kernel_codegen/scalar_codegen change output.
-  return KernelCacheKey{"llvm", fmt::format("{:016x} r1\n{}", kernel.hash(), kernel.str()),
+  return KernelCacheKey{"llvm", fmt::format("{:016x} r2\n{}", kernel.hash(), kernel.str()),
                         "LLVM " LLVM_VERSION_STRING, host.triple + " " + host.cpu + " " + host.features,
                         fmt::format("O3 libmvec fast_math={}", fast_math_ ? 1 : 0)};
 }

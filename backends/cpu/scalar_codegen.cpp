@@ -167,20 +167,41 @@ Value* float_row(ScalarEmitter& e, ScalarOpKind op, Value* a, Value* c, Value* d
   return nullptr;
 }
 
-// Integer power by squaring, unrolled over the 64 exponent bits so the loop around it stays
-// vectorizable; a negative exponent raises the error bit (the reference's ValueError).
+// Integer power by squaring, as a loop over the exponent's bits (at most 64 trips, fewer for
+// small exponents): the reference's int_pow step for step, so results wrap identically. An
+// unrolled version kept the elementwise loop vectorizable but took LLVM ~2.5 s to compile
+// per pow; the loop compiles in ~0.1 s (docs/cpu-backend.md). A negative exponent raises
+// the error bit (the reference's ValueError); its bits run the loop like any other value.
 Value* int_pow(ScalarEmitter& e, Value* base, Value* exponent) {
   llvm::IRBuilder<>& b = e.b;
   raise_error(e, b.CreateICmpSLT(exponent, iconst(b, 0)), kNegativeIntPower);
-  Value* result = iconst(b, 1);
-  Value* bits = exponent;
-  for (int i = 0; i < 64; ++i) {
-    Value* odd = b.CreateICmpNE(b.CreateAnd(bits, iconst(b, 1)), iconst(b, 0));
-    result = b.CreateSelect(odd, b.CreateMul(result, base), result);
-    base = b.CreateMul(base, base);
-    bits = b.CreateLShr(bits, iconst(b, 1));
-  }
-  return result;
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  llvm::BasicBlock* step = llvm::BasicBlock::Create(b.getContext(), "ipow.step", f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "ipow.done", f);
+  b.CreateCondBr(b.CreateICmpNE(exponent, iconst(b, 0)), step, done);
+
+  b.SetInsertPoint(step);
+  llvm::PHINode* result = b.CreatePHI(b.getInt64Ty(), 2, "ipow.result");
+  llvm::PHINode* power = b.CreatePHI(b.getInt64Ty(), 2, "ipow.power");
+  llvm::PHINode* bits = b.CreatePHI(b.getInt64Ty(), 2, "ipow.bits");
+  Value* odd = b.CreateICmpNE(b.CreateAnd(bits, iconst(b, 1)), iconst(b, 0));
+  Value* next_result = b.CreateSelect(odd, b.CreateMul(result, power), result);
+  Value* next_power = b.CreateMul(power, power);
+  Value* next_bits = b.CreateLShr(bits, iconst(b, 1));
+  result->addIncoming(iconst(b, 1), pre);
+  result->addIncoming(next_result, step);
+  power->addIncoming(base, pre);
+  power->addIncoming(next_power, step);
+  bits->addIncoming(exponent, pre);
+  bits->addIncoming(next_bits, step);
+  b.CreateCondBr(b.CreateICmpNE(next_bits, iconst(b, 0)), step, done);
+
+  b.SetInsertPoint(done);
+  llvm::PHINode* out = b.CreatePHI(b.getInt64Ty(), 2, "ipow");
+  out->addIncoming(iconst(b, 1), pre);
+  out->addIncoming(next_result, step);
+  return out;
 }
 
 // The row in the integer domain: operands and result are i64 (comparisons yield i1).

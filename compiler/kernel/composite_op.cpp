@@ -13,9 +13,57 @@
 
 namespace tgc {
 
-Composite::Composite(Kernel kernel) : kernel_(std::move(kernel)) { kernel_.validate(); }
+namespace {
 
-std::string Composite::name() const { return "Composite{" + kernel_.expression_str() + "}"; }
+// Whether running the kernel can raise (integer division by zero, a negative integer power):
+// the compiled kernel then hands over to the interpreter, which must see the inputs intact.
+bool may_raise(const Kernel& k) {
+  for (const KernelValue& v : k.values) {
+    if (v.kind != KernelValue::Kind::Op) continue;
+    if (v.op != ScalarOpKind::FloorDiv && v.op != ScalarOpKind::Mod && v.op != ScalarOpKind::Pow) continue;
+    for (int a : v.args)
+      if (!is_float(k.values[a].dtype)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Composite::Composite(Kernel kernel, std::vector<int> inplace) : kernel_(std::move(kernel)), inplace_(std::move(inplace)) {
+  kernel_.validate();
+  TGC_INTERNAL_CHECK(inplace_.empty() || inplace_.size() == kernel_.outputs.size(),
+                     "Composite: the inplace map needs one entry per output");
+  for (int j : inplace_)
+    TGC_INTERNAL_CHECK(j >= -1 && j < static_cast<int>(kernel_.inputs.size()), "Composite: no input to write in place");
+}
+
+std::string Composite::name() const {
+  std::string s = "Composite{" + kernel_.expression_str() + "}";
+  std::string pairs;
+  for (size_t k = 0; k < inplace_.size(); ++k)
+    if (inplace_[k] >= 0) pairs += fmt::format("{}o{}<-i{}", pairs.empty() ? "" : ", ", k, inplace_[k]);
+  return pairs.empty() ? s : s + "{inplace=[" + pairs + "]}";
+}
+
+std::shared_ptr<const Op> Composite::make_inplace(int output, int input) const {
+  const int nout = static_cast<int>(kernel_.outputs.size()), nin = static_cast<int>(kernel_.inputs.size());
+  if (output < 0 || output >= nout || input < 0 || input >= nin) return nullptr;
+  // Single-output kernels only: with several outputs the conformance suite's logistic-
+  // regression gradient came out wrong on the LLVM backend (an input overwritten while
+  // another output still read it); until that is understood, no multi-output kernel
+  // computes in place.
+  if (nout != 1 || kernel_.is_reduction() || inplace_input(output) >= 0) return nullptr;
+  const KernelInput& in = kernel_.inputs[input];
+  if (in.in_output_space || in.ndim != kernel_.ndim || in.dtype != kernel_.outputs[output].dtype) return nullptr;
+  for (int64_t d : in.static_shape)
+    if (d == 1) return nullptr;  // may be stretched: not read at the output's index
+  for (int j : inplace_)
+    if (j == input) return nullptr;
+  if (may_raise(kernel_)) return nullptr;
+  std::vector<int> map = inplace_.empty() ? std::vector<int>(nout, -1) : inplace_;
+  map[output] = input;
+  return std::make_shared<const Composite>(kernel_, std::move(map));
+}
 
 std::vector<Type> Composite::infer_types(const std::vector<Type>& inputs) const {
   if (inputs.size() != kernel_.inputs.size())
@@ -58,7 +106,7 @@ std::vector<Shape> Composite::infer_shapes(const std::vector<Shape>& inputs) con
 }
 
 void Composite::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  run_kernel(kernel_, inputs, outputs);
+  run_kernel(kernel_, inputs, outputs, inplace_);
 }
 
 std::vector<VarPtr> Composite::grad(const Node&, const std::vector<VarPtr>&) const {
@@ -71,10 +119,15 @@ std::vector<VarPtr> Composite::grad(const Node&, const std::vector<VarPtr>&) con
 // which prints every field, matches the former.
 bool Composite::equals(const Op& other) const {
   const auto* c = dynamic_cast<const Composite*>(&other);
-  return c && kernel_.hash() == c->kernel_.hash() && (kernel_ == c->kernel_ || kernel_.str() == c->kernel_.str());
+  return c && inplace_ == c->inplace_ && kernel_.hash() == c->kernel_.hash() &&
+         (kernel_ == c->kernel_ || kernel_.str() == c->kernel_.str());
 }
 
-size_t Composite::hash() const { return static_cast<size_t>(kernel_.hash()); }
+size_t Composite::hash() const {
+  size_t h = static_cast<size_t>(kernel_.hash());
+  for (int j : inplace_) h = h * 1000003u + static_cast<size_t>(j + 1);
+  return h;
+}
 
 std::vector<VarPtr> make_composite(const FusedGroup& group) {
   LoweredGroup lowered = lower_group(group);

@@ -14,10 +14,15 @@ namespace tgc {
 
 class Composite : public Op {
  public:
-  explicit Composite(Kernel kernel);
+  // `inplace`: per output, the input whose buffer it is written into, or -1 (empty: none).
+  explicit Composite(Kernel kernel, std::vector<int> inplace = {});
   const Kernel& kernel() const { return kernel_; }
+  // Per output, the input it overwrites or -1 (what backends hand to ensure_output_inplace).
+  const std::vector<int>& inplace_map() const { return inplace_; }
 
-  std::string name() const override;  // "Composite{" + kernel.expression_str() + "}"
+  // "Composite{" + kernel.expression_str() + "}", plus "{inplace=[o0<-i1]}" for a variant
+  // writing output 0 into input 1's buffer.
+  std::string name() const override;
   std::string op_class() const override { return "Composite"; }
   std::string user_name() const override { return "fused elementwise"; }
   // The fused calls in the inputs' names, so run-time errors read like the user's code:
@@ -32,11 +37,24 @@ class Composite : public Op {
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   // Kernels are built after differentiation; asking for a gradient is an InternalError.
   std::vector<VarPtr> grad(const Node& node, const std::vector<VarPtr>& output_grads) const override;
-  bool equals(const Op& other) const override;  // same kernel
-  size_t hash() const override;                 // the kernel's hash
+  bool equals(const Op& other) const override;  // same kernel, same inplace outputs
+  size_t hash() const override;                 // the kernel's hash (and the inplace map's)
+
+  // An output may overwrite an input of its dtype and of the loop space's full rank: every
+  // element of such an input is read at the index the output writes, before it is written
+  // (the interpreter and the compiled loop load a block, compute, then store). Refused for
+  // reduction kernels (the loop space is wider than the outputs), for inputs another output
+  // already overwrites, and for kernels that can raise (integer //, %, **): the backend
+  // re-runs the interpreter on the inputs to word the error. Whether the input broadcasts
+  // at run time is checked when the op runs (ensure_output_inplace: a fresh buffer then).
+  std::shared_ptr<const Op> make_inplace(int output, int input) const override;
+  int inplace_input(int output) const override {
+    return output >= 0 && output < static_cast<int>(inplace_.size()) ? inplace_[output] : -1;
+  }
 
  private:
   Kernel kernel_;
+  std::vector<int> inplace_;  // one entry per output, -1 where none; empty when no output is
 };
 
 // Lowers `group` and builds its Composite node over the group's (non-folded) inputs.

@@ -9,7 +9,8 @@
 
 namespace tgc {
 
-void run_kernel(const Kernel& kernel, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+void run_kernel(const Kernel& kernel, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                const std::vector<int>& inplace) {
   TGC_INTERNAL_CHECK(inputs.size() == kernel.inputs.size(),
                      fmt::format("kernel with {} inputs run on {} tensors", kernel.inputs.size(), inputs.size()));
   TGC_INTERNAL_CHECK(outputs.size() == kernel.outputs.size(),
@@ -24,7 +25,9 @@ void run_kernel(const Kernel& kernel, const std::vector<Tensor>& inputs, std::ve
     shapes.push_back(t.shape());
   }
   const KernelShapes s = analyze_kernel_shapes(kernel, shapes);
-  if (s.fast) run_kernel_fast(kernel, s, inputs, outputs);
+  // The general path computes value by value: an output slot holding an input's buffer
+  // gets a fresh one there (ensure_output sees the input's other holders).
+  if (s.fast) run_kernel_fast(kernel, s, inputs, outputs, inplace);
   else run_kernel_general(kernel, inputs, outputs);
 }
 

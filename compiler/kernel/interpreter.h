@@ -26,7 +26,10 @@ bool kernel_fast_path_applies(const Kernel& kernel, const std::vector<Shape>& in
 // reused through ensure_output). Float values are computed in double and rounded to their
 // dtype after every operation, integers in int64 wrapped to their dtype, exactly as the
 // unfused Elemwise/CAReduce/Mean reference ops do, so results match them bit for bit
-// except for the summation order of reductions.
-void run_kernel(const Kernel& kernel, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
+// except for the summation order of reductions. `inplace` (empty, or one entry per output:
+// the input it may overwrite, or -1; see Composite::make_inplace) lets the single pass keep
+// a dying input's buffer handed over in an output slot (ensure_output_inplace).
+void run_kernel(const Kernel& kernel, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                const std::vector<int>& inplace = {});
 
 }  // namespace tgc

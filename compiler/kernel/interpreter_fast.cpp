@@ -83,8 +83,9 @@ void finish(Accumulator& acc, const KernelValue& v, int64_t reduced_count) {
 // Per-call memory and the plan of the steps.
 class FastRun {
  public:
-  FastRun(const Kernel& k, const KernelShapes& s, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)
-      : k_(k), s_(s), inputs_(inputs), outputs_(outputs), epilogue_(k.epilogue_mask()), uniform_(uniform_mask(k)),
+  FastRun(const Kernel& k, const KernelShapes& s, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+          const std::vector<int>& inplace)
+      : k_(k), s_(s), inputs_(inputs), outputs_(outputs), inplace_(inplace), epilogue_(k.epilogue_mask()), uniform_(uniform_mask(k)),
         read_(k.values.size(), false) {
     for (const KernelValue& v : k.values)
       for (int a : v.args) read_[a] = true;
@@ -94,7 +95,16 @@ class FastRun {
     allocate_blocks();
     const bool reduction = k_.is_reduction();
     const Shape& out_space = reduction ? s_.output_space : s_.loop;
-    for (size_t j = 0; j < k_.outputs.size(); ++j) ensure_output(outputs_[j], k_.outputs[j].dtype, out_space);
+    // Each block is loaded, computed, then stored (Phase::run), so an output may share the
+    // buffer of an input read at the same index (Composite::make_inplace).
+    std::vector<int> every_input;
+    for (size_t i = 0; i < inputs_.size(); ++i) every_input.push_back(static_cast<int>(i));
+    for (size_t j = 0; j < k_.outputs.size(); ++j) {
+      if (!reduction && j < inplace_.size() && inplace_[j] >= 0)
+        ensure_output_inplace(outputs_[j], k_.outputs[j].dtype, out_space, inputs_, every_input);
+      else
+        ensure_output(outputs_[j], k_.outputs[j].dtype, out_space);
+    }
 
     // Constants, then what is computed from constants only: once, over a whole block.
     for (size_t i = 0; i < k_.values.size(); ++i) {
@@ -228,6 +238,7 @@ class FastRun {
   const KernelShapes& s_;
   const std::vector<Tensor>& inputs_;
   std::vector<Tensor>& outputs_;
+  const std::vector<int>& inplace_;
   std::vector<bool> epilogue_, uniform_;
   std::vector<bool> read_;  // whether another value reads it
   std::vector<double> fmem_;
@@ -245,9 +256,9 @@ class FastRun {
 }  // namespace
 
 void run_kernel_fast(const Kernel& kernel, const KernelShapes& shapes, const std::vector<Tensor>& inputs,
-                     std::vector<Tensor>& outputs) {
+                     std::vector<Tensor>& outputs, const std::vector<int>& inplace) {
   TGC_INTERNAL_CHECK(shapes.fast, "run_kernel_fast: the single pass does not apply to these shapes");
-  FastRun(kernel, shapes, inputs, outputs).run();
+  FastRun(kernel, shapes, inputs, outputs, inplace).run();
 }
 
 }  // namespace tgc

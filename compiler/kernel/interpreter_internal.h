@@ -27,8 +27,9 @@ KernelShapes analyze_kernel_shapes(const Kernel& kernel, const std::vector<Shape
 std::vector<bool> uniform_mask(const Kernel& kernel);
 
 // The single-pass loop; `shapes.fast` must hold.
+// `inplace` as run_kernel's: outputs allowed to keep an input's buffer handed over.
 void run_kernel_fast(const Kernel& kernel, const KernelShapes& shapes, const std::vector<Tensor>& inputs,
-                     std::vector<Tensor>& outputs);
+                     std::vector<Tensor>& outputs, const std::vector<int>& inplace = {});
 // Value by value through the unfused ops' perform: correct for any shapes.
 void run_kernel_general(const Kernel& kernel, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
 

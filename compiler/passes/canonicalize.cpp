@@ -38,12 +38,14 @@ std::span<const LocalRewrite> canonicalize_rules() {
       {"identity_dimshuffle", "dimshuffle(x, {0, 1, ...}) -> x", &identity_dimshuffle},
       {"dimshuffle_dimshuffle", "dimshuffle(dimshuffle(x, p), q) -> dimshuffle(x, p then q)", &dimshuffle_dimshuffle},
       {"useless_alloc", "alloc(v, v.shape) -> v (static shapes)", &useless_alloc},
-      {"useless_fill", "fill(like, v) -> v when v already has the result's shape", &useless_fill},
+      {"useless_fill", "fill(like, v) -> v when v provably has the result's shape", &useless_fill},
+      {"fill_into_elemwise", "fill(like, v) * y -> v * y when y provably gives the result's shape", &fill_into_elemwise},
       {"fill_to_alloc", "fill(like, v) -> alloc(v, shape) when the shape is static", &fill_to_alloc},
       {"static_reduce_count", "reduce_count(x) -> constant when x's reduced dims are static", &static_reduce_count},
       {"static_reshape_like", "reshape_like(x, like) -> reshape(x, like.shape) (static)", &static_reshape_like},
       {"static_split_like", "split_like(x, a, b) -> split(x, sizes) (static sizes)", &static_split_like},
-      {"useless_sum_to_like", "sum_to_like(g, like) -> g when the static shapes are equal", &useless_sum_to_like},
+      {"useless_sum_to_like", "sum_to_like(g, like) -> g when the shapes are provably equal", &useless_sum_to_like},
+      {"sum_to_like_to_sum", "sum_to_like(g (?, n), like (1, n)) -> sum(g, axis=0, keepdims) when the axes are fixed", &sum_to_like_to_sum},
       // grad() has read it already: at run time it is the identity.
       {"useless_stop_gradient", "stop_gradient(x) -> x", &useless_stop_gradient},
   };

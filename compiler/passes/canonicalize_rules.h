@@ -55,12 +55,16 @@ std::vector<VarPtr> useless_flatten(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> identity_dimshuffle(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> dimshuffle_dimshuffle(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> useless_alloc(Node& n, const RewriteEnv& env);
-std::vector<VarPtr> useless_fill(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_split_like(Node& n, const RewriteEnv& env);
-std::vector<VarPtr> useless_sum_to_like(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> useless_stop_gradient(Node& n, const RewriteEnv& env);
+
+// Broadcast rules, proven with env.shapes (canonicalize_broadcast.cpp).
+std::vector<VarPtr> useless_sum_to_like(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> sum_to_like_to_sum(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> useless_fill(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> fill_into_elemwise(Node& n, const RewriteEnv& env);
 
 }  // namespace tgc::canon

@@ -1,11 +1,11 @@
 // canonicalize's shape rules: reshapes, dimshuffles, allocations and fills that change
-// nothing, and the run-time-shape ops of gradients (ReduceCount, ReshapeLike, SplitLike,
-// SumToLike) turned into constants or plain static ops where the shapes are known.
+// nothing, and the run-time-shape ops of gradients (ReduceCount, ReshapeLike, SplitLike)
+// turned into constants or plain static ops where the shapes are known. SumToLike and the
+// fill rules that need ShapeEquivalence are in canonicalize_broadcast.cpp.
 #include "compiler/passes/canonicalize_rules.h"
 #include "ops/alloc/alloc.h"
 #include "ops/core/apply.h"
 #include "ops/gradient/stop_gradient.h"
-#include "ops/gradient/sum_to_like.h"
 #include "ops/join/split.h"
 #include "ops/join/split_like.h"
 #include "ops/reduce/reduce_count.h"
@@ -86,14 +86,6 @@ std::vector<VarPtr> useless_alloc(Node& n, const RewriteEnv&) {
   return {n.inputs()[0]};
 }
 
-// fill(like, v) is v when like broadcasts into v: each of like's dims is 1 or v's (known).
-std::vector<VarPtr> useless_fill(Node& n, const RewriteEnv&) {
-  if (!op_of<Fill>(n)) return {};
-  const VarPtr& v = n.inputs()[1];
-  if (!broadcasts_into(n.inputs()[0]->type(), v->type())) return {};
-  return {v};
-}
-
 // The like's values were never read; with a static shape its expression is not needed either.
 std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv&) {
   const Type& out = n.output_raw(0)->type();
@@ -139,14 +131,6 @@ std::vector<VarPtr> static_split_like(Node& n, const RewriteEnv&) {
     sizes.push_back(s);
   }
   return tgc::apply(std::make_shared<Split>(axis, std::move(sizes)), {x});
-}
-
-std::vector<VarPtr> useless_sum_to_like(Node& n, const RewriteEnv&) {
-  if (!op_of<SumToLike>(n)) return {};
-  const VarPtr& g = n.inputs()[0];
-  const Type& like = n.inputs()[1]->type();
-  if (g->type().shape != like.shape || !like.fully_known()) return {};
-  return {g};
 }
 
 std::vector<VarPtr> useless_stop_gradient(Node& n, const RewriteEnv&) {

@@ -70,6 +70,8 @@ bool inplace(Graph& graph, const PassContext& ctx) {
   GraphEditor editor(graph);
   for (auto& [n, op] : decided) {
     std::vector<VarPtr> outs = apply(op, n->inputs());
+    // Placement ran before: the inplace variant runs where the node it replaces was placed.
+    outs[0]->owner()->set_placement(n->placement());
     if (ctx.trace) ctx.trace->push_back({"inplace", "inplace", describe(*n, n->op()), describe(*n, *op)});
     for (int k = 0; k < n->num_outputs(); ++k) {
       outs[k]->set_name(n->output_raw(k)->name());

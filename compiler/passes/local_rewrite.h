@@ -10,14 +10,17 @@
 
 #include "compiler/passes/graph_editor.h"
 #include "compiler/passes/pass_context.h"
+#include "compiler/passes/shape_equivalence.h"
 
 namespace tgc {
 
 // What a rule may look at besides its node: readers of variables (a rule that removes a
-// shared subexpression must know it is not read elsewhere) and the context (floatX, flags).
+// shared subexpression must know it is not read elsewhere), the context (floatX, flags) and
+// which dims are provably equal (one analysis per pass, computed as rules ask).
 struct RewriteEnv {
   const GraphEditor& graph;
   const PassContext& ctx;
+  ShapeEquivalence& shapes;
 };
 
 struct LocalRewrite {

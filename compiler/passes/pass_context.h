@@ -2,14 +2,31 @@
 // user left out, and where replacements (the rewrite trace) and float64 reports are recorded.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
 #include "runtime/config.h"
+#include "runtime/device.h"
 
 namespace tgc {
+
+class Node;
+
+// Where the function runs, for the placement pass (compiler/passes/placement.h).
+struct PlacementTarget {
+  DeviceKind device = DeviceKind::Host;  // Host: every node on the host, transfers removed
+  // Whether the device backend implements a node (Backend::runs_on_device).
+  std::function<bool(const Node&)> runs_on_device;
+  // Where each graph output must end up, by position; outputs past the end (and every
+  // output when empty) go to the host unless the graph marks them with gpu_from_host.
+  // Updates of shared variables that live on the device are listed as the device.
+  std::vector<DeviceKind> output_locations;
+  // Whether a float32 shared variable lives on the device (the design's rule).
+  bool float32_shared_on_device = true;
+};
 
 // One replacement made by a rewrite: "mul_by_one: t0 = mul(x, 1) -> x".
 struct RewriteEvent {
@@ -30,6 +47,7 @@ struct PassContext {
   std::vector<std::string>* warnings = nullptr;
   // Check every node's types after each pass (an internal error names the pass).
   bool verify = true;
+  PlacementTarget placement;
 
   bool enabled(std::string_view name) const { return !excluded.count(std::string(name)); }
   void warn(std::string message) const {

@@ -12,6 +12,7 @@
 #include "compiler/passes/stabilize.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/inplace.h"
+#include "compiler/passes/placement.h"
 #include "compiler/passes/specialize.h"
 #include "runtime/error.h"
 #include "runtime/suggest.h"
@@ -19,6 +20,14 @@
 namespace tgc {
 
 namespace {
+
+// Placement is no optimisation: it decides where each node runs (and removes the user's
+// transfer markers on the host), so every mode has it and it cannot be excluded.
+constexpr std::string_view kPlacement = "placement";
+PassInfo placement_pass() {
+  return {kPlacement, "placement", place_on_device,
+          "nodes with a device implementation run on the device; one transfer per value and direction"};
+}
 
 // fast_run: everything, in phase order. Passes add their line here (one pass a line).
 std::vector<PassInfo> fast_run_passes() {
@@ -36,6 +45,8 @@ std::vector<PassInfo> fast_run_passes() {
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       // --- fusion ---
       {"fuse_elemwise", "fusion", fuse_elemwise, "each elementwise computation, and each reduction with its prologue and epilogue, becomes one kernel"},
+      // --- placement --- (after fusion: a fused kernel is placed, and transferred, as one)
+      placement_pass(),
       // --- inplace ---
       {"inplace", "inplace", inplace, "an op writes into an input that dies at it: no allocation, less memory; last, on the final schedule"},
       // --- memory ---
@@ -50,6 +61,7 @@ std::vector<PassInfo> fast_compile_passes() {
   std::vector<PassInfo> out;
   for (const PassInfo& p : fast_run_passes())
     if (p.phase == "canonicalize" || p.phase == "stabilize" || p.phase == "float32") out.push_back(p);
+  out.push_back(placement_pass());
   return out;
 }
 
@@ -58,7 +70,7 @@ std::vector<PassInfo> fast_compile_passes() {
 std::vector<PassInfo> pipeline(std::string_view mode) {
   if (mode == "fast_run") return fast_run_passes();
   if (mode == "fast_compile") return fast_compile_passes();
-  if (mode == "none") return {};
+  if (mode == "none") return {placement_pass()};
   throw ConfigError("unknown optimizer '" + std::string(mode) + "'", "",
                     "optimizer accepts fast_run, fast_compile or none");
 }
@@ -88,6 +100,9 @@ PassContext make_pass_context(const Config& config) {
     if (known.empty()) known = optimizer_names();
     bool found = false;
     for (const std::string& k : known) found = found || k == name;
+    if (name == kPlacement)
+      throw ConfigError("optimizer_excluding names 'placement', which cannot be left out", "",
+                        "placement decides where each node runs; use device=cpu to keep everything on the host");
     if (!found) {
       std::string near = closest_match(name, known);
       throw ConfigError("optimizer_excluding names '" + name + "', which is no rewrite or pass", "",

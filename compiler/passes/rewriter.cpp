@@ -27,6 +27,7 @@ bool rewrite_to_fixed_point(Graph& graph, std::span<const LocalRewrite> rules, s
   if (active.empty()) return false;
 
   GraphEditor editor(graph);
+  ShapeEquivalence shapes;
   std::deque<Node*> work;
   std::unordered_set<Node*> queued;
   auto enqueue = [&](Node* n) {
@@ -47,7 +48,7 @@ bool rewrite_to_fixed_point(Graph& graph, std::span<const LocalRewrite> rules, s
     queued.erase(node);
     if (!editor.alive(node)) continue;
     for (const LocalRewrite* rule : active) {
-      RewriteEnv env{editor, ctx};
+      RewriteEnv env{editor, ctx, shapes};
       std::vector<VarPtr> repl = rule->apply(*node, env);
       if (repl.empty()) continue;
       TGC_INTERNAL_CHECK(static_cast<int>(repl.size()) == node->num_outputs(),

@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "ops/alloc/alloc.h"
 #include "ops/blas/dot.h"
 #include "ops/blas/gemm.h"
 #include "ops/core/apply.h"
@@ -265,9 +266,25 @@ std::vector<VarPtr> sum_mul_to_dot(Node& n, const RewriteEnv& env) {
       x->type().ndim() != 1 || y->type().ndim() != 1)
     return {};
   // An unknown length may be 1 at run time and broadcast, which dot would reject.
-  const int64_t nx = x->type().shape[0], ny = y->type().shape[0];
-  if (x != y && (nx == kUnknownDim || nx != ny)) return {};
+  if (x != y && !env.shapes.same_shape(*x, *y)) return {};
   VarPtr out = apply1(std::make_shared<Dot>(), {x, y});
+  if (!interchangeable(n.output_raw(0)->type(), out->type())) return {};
+  return {out};
+}
+
+// Fill is an op of its own, which fusion cannot take into a kernel; where(true, v, like)
+// computes the same values (like's are never chosen, so its NaNs do not leak) as an
+// elementwise op (Theano's fill is Elemwise{second} for this reason). Canonicalize has run:
+// the fills still here are the ones its rules could not prove useless.
+std::vector<VarPtr> fill_to_elemwise(Node& n, const RewriteEnv& env) {
+  if (!dynamic_cast<const Fill*>(&n.op())) return {};
+  VarPtr like = n.inputs()[0];
+  const VarPtr& v = n.inputs()[1];
+  const DType dtype = v->type().dtype;
+  if (like->type().dtype != dtype)  // where promotes its branches: keep v's dtype
+    like = apply1(std::make_shared<Elemwise>(K::Cast, dtype, env.ctx.config.floatX), {like});
+  VarPtr yes = Variable::constant(Tensor::full(DType::Bool, Shape{}, 1.0));
+  VarPtr out = apply1(std::make_shared<Elemwise>(K::Where, std::nullopt, env.ctx.config.floatX), {yes, v, like});
   if (!interchangeable(n.output_raw(0)->type(), out->type())) return {};
   return {out};
 }
@@ -286,6 +303,7 @@ std::span<const LocalRewrite> specialize_rules() {
       // Saves the temporary x * y; BLAS's dot accumulates in the operand type (as NumPy's
       // dot does) where the sum accumulated float32 in double: the last bits may differ.
       {"sum_mul_to_dot", "sum(x * y) -> dot(x, y) (float vectors of provably equal length)", &sum_mul_to_dot},
+      {"fill_to_elemwise", "fill(like, v) -> where(true, v, like): fusable into a kernel", &fill_to_elemwise},
   };
   return rules;
 }

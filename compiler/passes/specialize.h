@@ -1,6 +1,7 @@
 // specialize: replaces general ops by the library calls that do the same work in one go —
 // dot(x, y) * a + c * b -> Gemm/Gemv (BLAS's fused multiply-add, transposes as flags),
-// sum(x * y) over vectors -> dot(x, y) — as one rule table.
+// sum(x * y) over vectors -> dot(x, y), fill(like, v) -> where(true, v, like) (an elementwise
+// op fusion can take in) — as one rule table.
 #pragma once
 
 #include <span>

@@ -2,6 +2,8 @@
 // output ownership and all-or-nothing shared-variable updates.
 #include <tgc/function.h>
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <chrono>
 #include <iostream>
@@ -9,6 +11,7 @@
 
 #include "backends/backend_registry.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/cuda_backend.h"
 #include "compiler/linker.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
@@ -30,12 +33,55 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // with LLVM (fused kernels JIT-compiled), else the reference backend (fused kernels in the
 // interpreter). optimizer=none leaves no fused kernel, so every node runs its reference
 // perform(): the per-op evaluation to compare against when debugging.
-std::unique_ptr<Backend> make_backend(const Config& config) {
+std::unique_ptr<Backend> make_host_backend(const Config& config) {
   // Tests only (backends/backend_registry.h): the conformance suite picks the backend itself.
-  if (std::optional<std::string> forced = forced_backend_for_tests()) return make_named_backend(*forced, config);
-  if (config.device == "cpu") return make_cpu_backend(config);
-  throw ConfigError("device '" + config.device + "' is not available in this build",
-                    "function()", "this build of tgc runs on the CPU only; use device=cpu");
+  if (std::optional<std::string> forced = forced_backend_for_tests(); forced && *forced != "cuda")
+    return make_named_backend(*forced, config);
+  return make_cpu_backend(config);
+}
+
+// device=cuda / cuda:N: the CUDA backend for the device nodes (nullptr for device=cpu).
+std::unique_ptr<Backend> make_device_backend(const Config& config) {
+  if (forced_backend_for_tests() == "cuda") return make_cuda_backend(config, 0);
+  if (forced_backend_for_tests()) return nullptr;  // a host backend forced by a test
+  const std::string& d = config.device;
+  if (d == "cpu") return nullptr;
+  if (d == "cuda" || d.starts_with("cuda:")) {
+    int ordinal = 0;
+    if (d.size() > 5) {
+      try {
+        size_t used = 0;
+        ordinal = std::stoi(d.substr(5), &used);
+        if (used != d.size() - 5 || ordinal < 0) throw std::invalid_argument(d);
+      } catch (const std::logic_error&) {
+        throw ConfigError("device '" + d + "' names no CUDA device", "function()",
+                          "write cuda or cuda:N with N the device's number (tgc devices lists them)");
+      }
+    }
+    return make_cuda_backend(config, ordinal);
+  }
+  throw ConfigError("device '" + d + "' is not available in this build", "function()",
+                    "this build runs on device=cpu or device=cuda[:N]; tgc devices says which work here");
+}
+
+// The design's rule, also the placement pass's (PlacementTarget::float32_shared_on_device).
+bool shared_lives_on_device(const SharedValue& s) { return s.type().dtype == DType::Float32; }
+
+// assert_no_cpu_op: names each node the placement left on the host of a GPU function
+// (transfers excepted: they are how values cross).
+void check_cpu_ops(const Graph& graph, const Config& config, const std::string& fn, std::vector<std::string>& warnings) {
+  if (config.assert_no_cpu_op == "ignore") return;
+  std::vector<std::string> left;
+  for (Node* n : graph.toposort())
+    if (n->placement() == DeviceKind::Host && !n->op().is_transfer()) left.push_back(n->describe());
+  if (left.empty()) return;
+  std::string list;
+  for (const std::string& l : left) list += "\n  " + l;
+  const std::string what = fmt::format("{} node{} of {} run{} on the host (device={}):{}", left.size(),
+                                       left.size() == 1 ? "" : "s", fn, left.size() == 1 ? "s" : "", config.device, list);
+  if (config.assert_no_cpu_op == "raise")
+    throw ConfigError(what, fn, "these ops have no GPU implementation; set assert_no_cpu_op=warn or ignore to run them on the host");
+  warnings.push_back("assert_no_cpu_op: " + what);
 }
 
 std::string input_label(const Var& v, size_t i) {
@@ -55,7 +101,10 @@ struct Function::Impl {
   std::vector<std::string> optimizer_warnings;
   std::vector<PassTiming> optimizer_timings;
   std::unique_ptr<Backend> backend;
+  std::unique_ptr<Backend> device_backend;  // device=cuda: runs the device-placed nodes
   LinkedProgram linked;
+  // Shared slots whose value lives on the device (moved there on the first call).
+  std::vector<bool> shared_on_device;
   size_t num_outputs = 0;  // graph outputs past this index are update values
   std::vector<std::shared_ptr<SharedValue>> update_targets;
   std::vector<Tensor> slots;
@@ -103,6 +152,11 @@ Function& Function::operator=(Function&&) noexcept = default;
 Function::~Function() {
   if (!impl_ || !impl_->profiler) return;
   // Theano prints profiles when the program ends; a Function's end is the C++ equivalent.
+  try {
+    impl_->profiler->collect_device_times(/*wait=*/true);
+  } catch (const Error& e) {
+    std::cerr << "tgc: " << e.what() << "\n";
+  }
   std::cerr << impl_->profiler->report() << std::flush;
   if (!impl_->config.profile_trace.empty()) {
     try {
@@ -121,7 +175,19 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   const Program& prog = f.linked.program;
   for (size_t i = 0; i < args.size(); ++i)
     f.slots[f.linked.input_slots[i]] = args[i].on_host() ? args[i] : args[i].to(host_device());
-  for (auto& [slot, storage] : f.linked.shared_slots) f.slots[slot] = storage->current();
+  for (size_t k = 0; k < f.linked.shared_slots.size(); ++k) {
+    auto& [slot, storage] = f.linked.shared_slots[k];
+    const Tensor& value = storage->current();
+    if (f.shared_on_device[k] && value.on_host()) {
+      // A float32 shared variable lives on the function's device: moved there once.
+      storage->set_value(value.to(*f.device_backend->device()), /*borrow=*/true);
+    } else if (!f.shared_on_device[k] && !value.on_host()) {
+      // Read on the host by this function while another keeps it on a device: a copy.
+      f.slots[slot] = value.to(host_device());
+      continue;
+    }
+    f.slots[slot] = storage->current();
+  }
 
   auto clear_bound = [&] {
     for (int s : prog.bound_slots) f.slots[s] = Tensor();
@@ -176,7 +242,9 @@ std::vector<std::pair<std::string, double>> Function::optimizer_timings() const 
 }
 const Profiler* Function::profiler() const { return impl_->profiler.get(); }
 std::string Function::profile_report() const {
-  return impl_->profiler ? impl_->profiler->report() : std::string();
+  if (!impl_->profiler) return {};
+  impl_->profiler->collect_device_times(/*wait=*/true);
+  return impl_->profiler->report();
 }
 
 std::vector<std::string> Function::toposort() const {
@@ -228,21 +296,35 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
 
   impl->raw_graph = Graph::clone_of(to_ptrs(inputs), outs);
   impl->graph = Graph::clone_of(impl->raw_graph.inputs(), impl->raw_graph.outputs());
+  // The backends first: placement asks the device backend what it implements.
+  impl->backend = make_host_backend(impl->config);
+  impl->device_backend = make_device_backend(impl->config);
   {
     PassContext ctx = make_pass_context(impl->config);
+    if (const Backend* dev = impl->device_backend.get()) {
+      ctx.placement.device = dev->device_kind();
+      ctx.placement.runs_on_device = [dev](const Node& n) { return dev->runs_on_device(n); };
+      for (size_t k = 0; k < impl->num_outputs; ++k)
+        ctx.placement.output_locations.push_back(options.device_result ? dev->device_kind() : DeviceKind::Host);
+      for (auto& target : impl->update_targets)
+        ctx.placement.output_locations.push_back(shared_lives_on_device(*target) ? dev->device_kind() : DeviceKind::Host);
+    }
     std::vector<RewriteEvent> events;
     if (options.trace_rewrites) ctx.trace = &events;
     ctx.warnings = &impl->optimizer_warnings;
     impl->optimizer_timings = optimize(impl->graph, ctx);
     for (const RewriteEvent& e : events)
       impl->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
+    if (impl->device_backend) check_cpu_ops(impl->graph, impl->config, impl->name, impl->optimizer_warnings);
     for (const std::string& w : impl->optimizer_warnings) std::cerr << "tgc: warning: " << w << "\n";
   }
   double optimizer_s = seconds_since(t0);
 
   auto t1 = std::chrono::steady_clock::now();
-  impl->backend = make_backend(impl->config);
-  impl->linked = link(impl->graph, *impl->backend, LinkOptions{memory_plan_enabled(impl->config), impl->config.allow_gc});
+  impl->linked = link(impl->graph, *impl->backend,
+                      LinkOptions{memory_plan_enabled(impl->config), impl->config.allow_gc, impl->device_backend.get()});
+  for (auto& [slot, storage] : impl->linked.shared_slots)
+    impl->shared_on_device.push_back(impl->device_backend && shared_lives_on_device(*storage));
   impl->slots.assign(impl->linked.program.num_slots, Tensor());
   impl->constant_slot.assign(impl->linked.program.num_slots, false);
   for (auto& [slot, value] : impl->linked.program.constants) {

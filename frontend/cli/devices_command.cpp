@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/cuda_backend.h"
 #include "frontend/cli/errors.h"
 
 namespace tgc::cli {
@@ -18,7 +19,8 @@ int devices_command() {
   // reference perform (BLAS through OpenBLAS).
   fmt::print("cpu      available  ({}; other nodes: reference evaluator, BLAS through OpenBLAS)\n",
              cpu_backend_description());
-  fmt::print("cuda     not built  (the CUDA backend is not part of this build yet)\n");
+  // Says why CUDA is unavailable (not built, no driver, no device) or lists the devices.
+  fmt::print("{}\n", cuda_devices_description());
   fmt::print("opencl   not built  (the OpenCL backend is not part of this build yet)\n");
   return kExitOk;
 }

@@ -2,6 +2,8 @@
 // optimized graph; a clear error for the code generators this build does not have.
 #include "frontend/cli/emit_command.h"
 
+#include "backends/c_family/kernel_render.h"
+
 #include <fmt/core.h>
 
 #include "backends/cpu/cpu_backend.h"
@@ -28,22 +30,27 @@ CLI::App* add_emit_command(CLI::App& app, EmitArgs& args) {
 
 namespace {
 
-// The code generators of the design: kir always, cpu (LLVM) when built with LLVM, cuda and
-// opencl with their backends.
+// The code generators of the design: kir, cuda and opencl always (the C-family renderer is
+// device-agnostic: it needs no GPU, driver or toolkit), cpu (LLVM) when built with LLVM.
 void check_target_built(const std::string& target) {
-  if (target == "kir") return;
-  if (target == "cpu" || target == "llvm") {
-    if (llvm_backend_available()) return;
-    throw ConfigError("the cpu (LLVM) code generator is not built in this tgc (it is built when "
-                      "LLVM 16 is found)",
-                      "", "rebuild tgc with LLVM 16 installed (-DTGC_WITH_LLVM=ON); tgc emit --target "
-                          "kir prints the Kernel IR that the backends render");
-  }
-  const std::string backend = target == "cuda" ? "CUDA" : "OpenCL";
-  throw ConfigError(fmt::format("the {} backend is not built in this tgc (it arrives with the "
-                                "{} backend)",
-                                target, backend),
-                    "", "tgc emit --target kir prints the Kernel IR that the backends will render");
+  if (target != "cpu" && target != "llvm") return;
+  if (llvm_backend_available()) return;
+  throw ConfigError("the cpu (LLVM) code generator is not built in this tgc (it is built when "
+                    "LLVM 16 is found)",
+                    "", "rebuild tgc with LLVM 16 installed (-DTGC_WITH_LLVM=ON); tgc emit --target "
+                        "kir prints the Kernel IR that the backends render");
+}
+
+// The text of one kernel for the target: Kernel IR, LLVM IR, or CUDA C / OpenCL C with every
+// entry point the backend compiles for it.
+std::string render_kernel(const std::string& target, const Kernel& kernel, bool fast_math, int index) {
+  if (target == "kir") return kernel.str();
+  if (target == "cpu" || target == "llvm") return emit_llvm_ir(kernel, fast_math);
+  cfam::RenderOptions options;
+  options.dialect = target == "cuda" ? cfam::Dialect::Cuda : cfam::Dialect::OpenCL;
+  options.fast_math = fast_math;
+  options.name_prefix = "tgc_k" + std::to_string(index);
+  return cfam::render(kernel, options).code;
 }
 
 }  // namespace
@@ -64,9 +71,7 @@ int emit_command(const EmitArgs& args, const GlobalFlags& flags) {
       args_text += (i ? ", " : "") + names.of(node->inputs()[i].get());
     const auto* composite = dynamic_cast<const Composite*>(&node->op());
     if (!composite) continue;
-    const std::string code = args.target == "kir"
-                                 ? composite->kernel().str()
-                                 : emit_llvm_ir(composite->kernel(), fn.function.config().fast_math);
+    const std::string code = render_kernel(args.target, composite->kernel(), fn.function.config().fast_math, kernels);
     fmt::print("# kernel {}: {} = {}({})\n{}\n", kernels++, lhs, composite->name(), args_text, code);
   }
   if (kernels == 0)

@@ -33,6 +33,7 @@ void add_global_flags(CLI::App& app, GlobalFlags& f) {
   app.add_flag("--fast-math", f.fast_math, "relaxed floating point in generated code")->group(group);
   option("--assert-no-cpu-op", f.assert_no_cpu_op, "MODE", "ignore | warn | raise: host ops in GPU graphs");
   app.add_flag("--warn-float64", f.warn_float64, "report float64 entering a float32 graph")->group(group);
+  option("--cache-dir", f.cache_dir, "DIR", "the on-disk kernel cache (tgc cache info shows it)");
 }
 
 std::map<std::string, std::string> config_overrides(const GlobalFlags& f) {
@@ -51,6 +52,7 @@ std::map<std::string, std::string> config_overrides(const GlobalFlags& f) {
   if (f.fast_math) keys["fast_math"] = "true";
   set_if("assert_no_cpu_op", f.assert_no_cpu_op);
   if (f.warn_float64) keys["warn_float64"] = "true";
+  set_if("cache_dir", f.cache_dir);
   return keys;
 }
 

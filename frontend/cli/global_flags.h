@@ -24,6 +24,7 @@ struct GlobalFlags {
   bool fast_math = false;
   std::optional<std::string> assert_no_cpu_op;
   bool warn_float64 = false;
+  std::optional<std::string> cache_dir;
 };
 
 // Adds the flags to `app` (they may also be written after the subcommand: the app should

@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 
+#include "compiler/passes/placement.h"
 #include "frontend/cli/graph_names.h"
 
 namespace tgc::cli {
@@ -57,7 +58,7 @@ class DotWriter {
     int n = 0;
     for (Node* node : graph_.toposort()) {
       std::string nid = fmt::format("n{}", n++);
-      out_ += fmt::format("  {} [shape=ellipse, label=\"{}\"];\n", nid, dot_escape(node->op().name()));
+      out_ += fmt::format("  {} [shape=ellipse, label=\"{}\"];\n", nid, dot_escape(placed_op_name(*node)));
       const bool many_in = node->inputs().size() > 1;
       for (size_t i = 0; i < node->inputs().size(); ++i)
         out_ += fmt::format("  {} -> {}{};\n", id_of(node->inputs()[i].get()), nid,

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/passes/placement.h"
 #include "frontend/cli/graph_names.h"
 
 namespace tgc::cli {
@@ -24,7 +25,7 @@ std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& label
     }
     std::string args;
     for (size_t i = 0; i < n->inputs().size(); ++i) args += (i ? ", " : "") + names.of(n->inputs()[i].get());
-    out += fmt::format("{} = {}({})   # {}\n", lhs, n->op().name(), args, types);
+    out += fmt::format("{} = {}({})   # {}\n", lhs, placed_op_name(*n), args, types);
   }
   out += "outputs:\n";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {

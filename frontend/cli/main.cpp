@@ -1,4 +1,4 @@
-// The tgc command line: global flags, the subcommands run, show, emit and devices, and the
+// The tgc command line: global flags, the subcommands run, show, emit, devices and cache, and the
 // exit codes (0 ok, 2 user error, 1 tgc bug). Each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -7,6 +7,7 @@
 
 #include <tgc/tgc.h>
 
+#include "frontend/cli/cache_command.h"
 #include "frontend/cli/devices_command.h"
 #include "frontend/cli/emit_command.h"
 #include "frontend/cli/errors.h"
@@ -28,10 +29,12 @@ int main(int argc, char** argv) {
   RunArgs run_args;
   ShowArgs show_args;
   EmitArgs emit_args;
+  CacheArgs cache_args;
   CLI::App* run = add_run_command(app, run_args);
   CLI::App* show = add_show_command(app, show_args);
   CLI::App* emit = add_emit_command(app, emit_args);
   CLI::App* devices = add_devices_command(app);
+  CLI::App* cache = add_cache_command(app, cache_args);
 
   try {
     app.parse(argc, argv);
@@ -56,6 +59,8 @@ int main(int argc, char** argv) {
       code = emit_command(emit_args, flags);
     else if (devices->parsed())
       code = devices_command();
+    else if (cache->parsed())
+      code = cache_command(cache_args, flags);
     else
       fmt::print("{}", app.help());
     finish_stdout();

@@ -166,8 +166,8 @@ Value function_(Args& a) {
   if (const int64_t n = count_nodes(roots, limit); n > limit)
     a.fail_at(a.pos, fmt::format("function '{}' has more than {} nodes", name, limit),
               "the graph is too large to compile here; nested grad() calls grow graphs quickly");
-  a.boolean("device_result");  // checked; a device result is an ordinary host result on the cpu device
   FunctionOptions opts = a.ctx.options;
+  opts.device_result = a.boolean("device_result");  // no effect on the cpu device
   opts.name = name;
   a.ctx.program->functions.push_back(TgFunction{name, std::move(input_names), std::move(output_texts),
                                                 a.ctx.src.loc(a.pos), function(inputs, outputs, updates, opts)});
@@ -200,7 +200,7 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
            "assigned name; device_result=true leaves outputs on the device (no effect on cpu)",
            function_},
           {"gpu_from_host", "x", "marks x to stay on the device as a function output (no effect on cpu)",
-           [](Args& a) -> Value { return a.var("x"); }},
+           [](Args& a) -> Value { return gpu_from_host(a.var("x")); }},
       };
     case Family::Inputs: case Family::Values: case Family::Math: case Family::Reductions: case Family::LinearAlgebra:
     case Family::NeuralNet: case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation:

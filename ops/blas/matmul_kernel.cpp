@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ops/blas/blas_layout.h"
+#include "ops/blas/blas_threads.h"
 
 namespace tgc {
 namespace {
@@ -93,6 +94,7 @@ struct Scale {
 
 template <typename T>
 T blas_dot(blasint n, const BlasVector<T>& x, const BlasVector<T>& y) {
+  use_blas_threads_for(1, 1, n);
   if constexpr (std::is_same_v<T, float>) return cblas_sdot(n, x.data, x.inc, y.data, y.inc);
   else return cblas_ddot(n, x.data, x.inc, y.data, y.inc);
 }
@@ -105,6 +107,7 @@ void blas_gemv(const Tensor& A, const Tensor& x, T* y, Scale<T> s) {
   // Row-major gemv takes the dims of the matrix as stored: (m, k), or (k, m) when transposed.
   blasint m = static_cast<blasint>(A.shape()[0]), k = static_cast<blasint>(A.shape()[1]);
   blasint rows = a.trans == CblasNoTrans ? m : k, cols = a.trans == CblasNoTrans ? k : m;
+  use_blas_threads_for(m, 1, k);
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemv(CblasRowMajor, a.trans, rows, cols, s.alpha, a.data, a.ld, v.data, v.inc, s.beta, y, 1);
   else
@@ -117,6 +120,7 @@ void blas_gemm(const Tensor& A, const Tensor& B, T* c, Scale<T> s) {
   BlasMatrix<T> a = blas_matrix<T>(A), b = blas_matrix<T>(B);
   blasint m = static_cast<blasint>(A.shape()[0]), k = static_cast<blasint>(A.shape()[1]);
   blasint n = static_cast<blasint>(B.shape()[1]);
+  use_blas_threads_for(m, n, k);
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemm(CblasRowMajor, a.trans, b.trans, m, n, k, s.alpha, a.data, a.ld, b.data, b.ld, s.beta, c, n);
   else

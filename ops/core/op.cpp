@@ -25,12 +25,13 @@ std::vector<std::shared_ptr<Variable>> Op::grad(const Node&, const std::vector<s
                   "in stop_gradient(), or leave its inputs out of wrt");
 }
 
-Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape) {
+Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape, Device& device) {
   const size_t bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
-  bool reusable = slot.defined() && slot.on_host() && slot.buffer_use_count() == 1 &&
+  bool reusable = slot.defined() && &slot.device() == &device && slot.buffer_use_count() == 1 &&
                   slot.buffer()->bytes() == bytes;
   if (!reusable) {
-    slot = Tensor::empty(dtype, shape);
+    slot = Tensor();  // drop the old buffer first: its memory can serve the new one
+    slot = Tensor::empty(dtype, shape, device);
   } else if (slot.dtype() != dtype || slot.shape() != shape || slot.offset() != 0 || !slot.is_contiguous()) {
     std::shared_ptr<Buffer> buffer = slot.buffer();
     slot = Tensor();  // the new view below is then the buffer's only holder again
@@ -40,21 +41,22 @@ Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape) {
 }
 
 Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
-                              const std::vector<Tensor>& inputs, const std::vector<int>& aliasable) {
+                              const std::vector<Tensor>& inputs, const std::vector<int>& aliasable,
+                              Device& device) {
   const size_t bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
-  if (!slot.defined() || !slot.on_host() || slot.dtype() != dtype || slot.shape() != shape ||
+  if (!slot.defined() || &slot.device() != &device || slot.dtype() != dtype || slot.shape() != shape ||
       slot.offset() != 0 || !slot.is_contiguous() || slot.buffer()->bytes() != bytes)
-    return ensure_output(slot, dtype, shape);
+    return ensure_output(slot, dtype, shape, device);
   long holders = 1;  // the slot itself
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].shares_buffer(slot)) continue;
     bool same_layout = inputs[i].dtype() == dtype && inputs[i].shape() == shape &&
                        inputs[i].strides() == slot.strides() && inputs[i].offset() == 0;
     bool listed = std::find(aliasable.begin(), aliasable.end(), static_cast<int>(i)) != aliasable.end();
-    if (!same_layout || !listed) return ensure_output(slot, dtype, shape);
+    if (!same_layout || !listed) return ensure_output(slot, dtype, shape, device);
     ++holders;
   }
-  if (slot.buffer_use_count() != holders) return ensure_output(slot, dtype, shape);
+  if (slot.buffer_use_count() != holders) return ensure_output(slot, dtype, shape, device);
   return slot;
 }
 

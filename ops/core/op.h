@@ -77,8 +77,9 @@ class Op {
 // Makes `slot` a C-contiguous tensor of dtype/shape, reusing its buffer when the buffer has
 // exactly the bytes needed and nothing else holds it (so no caller's result is ever
 // overwritten); the slot may hold any tensor (a previous result, or a buffer the memory plan
-// handed over): only its buffer's size matters.
-Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape);
+// handed over): only its buffer's size matters. The tensor lives on `device` (a buffer on
+// another device is never reused).
+Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape, Device& device = host_device());
 
 // ensure_output() for an op computing in place (see Op::inplace_input): `slot` may hold the
 // tensor of an input the executor handed over. Keeps it when it is exactly the output
@@ -87,6 +88,7 @@ Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape);
 // `aliasable` (inputs the op reads element by element in step with its writes). Otherwise
 // behaves as ensure_output() (a fresh buffer when anything else holds this one).
 Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
-                              const std::vector<Tensor>& inputs, const std::vector<int>& aliasable);
+                              const std::vector<Tensor>& inputs, const std::vector<int>& aliasable,
+                              Device& device = host_device());
 
 }  // namespace tgc

@@ -64,7 +64,9 @@ SharedValue::SharedValue(Tensor value, std::string name, bool borrow)
       type_(Type::unknown(value.dtype(), value.ndim())),
       value_(borrow && value.on_host() ? value : value.to(host_device())) {}
 
-Tensor SharedValue::get_value(bool borrow) const { return borrow ? value_ : value_.copy(); }
+// A copy is always a host tensor (Theano returns a NumPy array for a GPU shared variable);
+// borrow gives the storage itself, wherever it lives.
+Tensor SharedValue::get_value(bool borrow) const { return borrow ? value_ : value_.to(host_device()); }
 
 void SharedValue::check(const Tensor& value) const {
   if (!value.defined())

@@ -60,7 +60,8 @@ class SharedValue {
 
   const std::string& name() const { return name_; }
   const Type& type() const { return type_; }  // dtype and rank fixed; dims left unknown
-  // A copy of the value, or the value itself with borrow=true (then do not modify it).
+  // A host copy of the value, or the value itself with borrow=true (then do not modify it;
+  // it may live on a device when a function on that device keeps it there).
   Tensor get_value(bool borrow = false) const;
   // Replaces the value; dtype and rank must match (TypeError names the variable).
   void set_value(const Tensor& value, bool borrow = false);

@@ -243,9 +243,3 @@ class CountsPrinter : public ::testing::Environment {
 const ::testing::Environment* const kCountsPrinter = ::testing::AddGlobalTestEnvironment(new CountsPrinter);
 
 }  // namespace tgc::conformance
-
-namespace tgc::conformance {
-// The one suite, once per built backend: AllBackends/Conformance.<Test>/<backend>.
-INSTANTIATE_TEST_SUITE_P(AllBackends, Conformance, ::testing::ValuesIn(suite_backends()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
-}  // namespace tgc::conformance

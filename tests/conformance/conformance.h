@@ -84,6 +84,9 @@ class Conformance : public ::testing::TestWithParam<std::string> {
   }
 };
 
+// How many seeds of tests/support/random_graph.h the random-graph conformance test runs.
+inline constexpr int kRandomGraphSeeds = 200;
+
 // Argument variants holding the same values in other memory layouts: the values as given,
 // column-major (when an input has rank >= 2), read through a negative stride along axis 0,
 // and every second element of a larger buffer along axis 0.

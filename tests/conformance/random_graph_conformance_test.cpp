@@ -9,12 +9,11 @@
 namespace tgc::conformance {
 namespace {
 
-constexpr int kSeeds = 200;
 constexpr int kShards = 4;  // separate ctest entries, so ctest -j spreads them
 
 void check_seeds(const std::string& backend, int shard) {
   std::vector<int> failed;
-  for (int seed = shard; seed < kSeeds; seed += kShards) {
+  for (int seed = shard; seed < kRandomGraphSeeds; seed += kShards) {
     test::RandomGraph g = test::random_graph(static_cast<uint64_t>(seed));
     Case c{.name = "random graph " + std::to_string(seed),
            .inputs = g.inputs,

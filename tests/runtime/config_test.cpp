@@ -43,13 +43,13 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "sync", "cache_dir"}));
+                                      "sync", "cuda_tf32", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
 }
 
 TEST(Config, BooleanSpellings) {
-  for (const char* key : {"allow_gc", "profile", "warn_float64", "fast_math", "sync"}) {
+  for (const char* key : {"allow_gc", "profile", "warn_float64", "fast_math", "sync", "cuda_tf32"}) {
     for (const char* yes : {"true", "1", "yes", "on", "TRUE", "Yes", "On"}) {
       Config c;
       c.set(key, "false");

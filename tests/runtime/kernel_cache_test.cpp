@@ -128,9 +128,22 @@ TEST(KernelCache, InfoAndClear) {
   EXPECT_EQ(info.entries, 2u);
   EXPECT_GT(info.bytes, 300u);
   EXPECT_EQ(info.memory_entries, 2u);
+  EXPECT_EQ(info.backends, (std::map<std::string, size_t>{{"llvm", 2}}));
   EXPECT_EQ(c.clear(), 2u);
   EXPECT_EQ(c.info().entries, 0u);
   EXPECT_FALSE(c.get(key("a")).has_value());
+}
+
+TEST(KernelCache, InfoCountsEntriesPerBackendFromTheirStoredKeys) {
+  TempDir d;
+  KernelCache c(d.path.string());
+  c.put(key("a"), blob(10, 1));
+  c.put({"cuda", "k", "NVRTC 13.0", "sm_90", ""}, blob(10, 2));
+  c.put({"cuda", "k2", "NVRTC 13.0", "sm_90", ""}, blob(10, 3));
+  std::ofstream(d.path / "0000000000000000.tgck", std::ios::binary) << "not an entry";
+  KernelCacheInfo info = c.info();
+  EXPECT_EQ(info.entries, 4u);
+  EXPECT_EQ(info.backends, (std::map<std::string, size_t>{{"cuda", 2}, {"llvm", 1}, {"unreadable", 1}}));
 }
 
 TEST(KernelCache, MemoryOnlyAndUnwritableDirectories) {

@@ -31,6 +31,10 @@ struct FunctionOptions {
   // Record every replacement the optimizer makes (rewrite_trace()); off by default because
   // describing nodes costs time on large graphs.
   bool trace_rewrites = false;
+  // On a GPU device, leave every output on the device: the call returns device Tensors
+  // (Tensor::to_host(), Tensor::sync()) and skips the copies back. Outputs marked with
+  // gpu_from_host() stay on the device either way. No effect on the cpu device.
+  bool device_result = false;
 };
 
 class Function {

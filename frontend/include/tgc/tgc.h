@@ -3,6 +3,8 @@
 #pragma once
 
 #include <tgc/creation.h>
+#include <tgc/cuda_kernel.h>
+#include <tgc/device.h>
 #include <tgc/function.h>
 #include <tgc/grad.h>
 #include <tgc/indexing.h>

@@ -3,6 +3,9 @@
 // sums accumulate in double like the reference, in an order fixed by the compiled code.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "cpu_test_util.h"
 
 namespace tgc {
@@ -53,6 +56,65 @@ TEST(CpuReductions, NanWinsMaxAndMin) {
   Var v = vector("v");
   Tensor value = Tensor::from_vector(std::vector<float>{1, std::nanf(""), 3, -2});
   expect_llvm_matches_graph({v}, {max(v), min(v)}, {value});
+}
+
+// Max/min fold vectorized, then refold in order where the bits depend on the order: these
+// compare the compiled kernel's bytes with the reference's, since same_values treats -0 and
+// +0, and any two NaNs, as equal.
+void expect_same_bits_as_reference(const Var& in, const std::vector<Var>& outputs, const Tensor& value) {
+  test::WholeGroup w = test::whole_group({in}, outputs);
+  LoweredGroup lowered = lower_group(w.group);
+  std::vector<Tensor> got = test::run_llvm(lowered.kernel, test::kernel_args(w, lowered, {value}));
+  test::GraphEval eval({{Var(w.graph.inputs()[0]), value}});
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    SCOPED_TRACE("output " + std::to_string(j));
+    const Tensor want = eval(Var(w.graph.outputs()[j])).copy();
+    ASSERT_EQ(got[j].shape(), want.shape());
+    const Tensor g = got[j].copy();
+    const size_t size = dtype_size(want.dtype());
+    for (int64_t e = 0; e < want.numel(); ++e) {
+      const char* gb = static_cast<const char*>(g.raw_data()) + e * size;
+      const char* wb = static_cast<const char*>(want.raw_data()) + e * size;
+      EXPECT_EQ(std::memcmp(gb, wb, size), 0) << "element " << e << " differs in its bits: " << g.to_vector<double>()[e]
+                                              << " (signbit " << std::signbit(g.to_vector<double>()[e]) << "), expected "
+                                              << want.to_vector<double>()[e] << " (signbit "
+                                              << std::signbit(want.to_vector<double>()[e]) << ")";
+    }
+  }
+}
+
+float nan_with_payload(uint32_t payload) {
+  const uint32_t bits = 0x7fc00000u | payload;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+TEST(CpuReductions, MaxMinKeepTheReferencesBitsForZerosAndNans) {
+  Var v = vector("v");
+  const int n = 1001;  // long enough for the vector loop
+  for (float first : {-0.0f, 0.0f}) {
+    std::vector<float> values(n, -1.0f);
+    values[100] = first;
+    values[700] = -first;
+    std::vector<float> mins(values);
+    for (float& x : mins) x = x == -1.0f ? 1.0f : x;
+    SCOPED_TRACE(std::signbit(first) ? "-0 first" : "+0 first");
+    expect_same_bits_as_reference(v, {max(v)}, Tensor::from_vector(values));
+    expect_same_bits_as_reference(v, {min(v)}, Tensor::from_vector(mins));
+  }
+  std::vector<float> with_nans = test::random_tensor({n}, DType::Float32, 9).to_vector<float>();
+  with_nans[10] = nan_with_payload(1);
+  with_nans[900] = -nan_with_payload(2);  // the last NaN is the result, sign and payload
+  expect_same_bits_as_reference(v, {max(v), min(v)}, Tensor::from_vector(with_nans));
+  Var m = matrix("m", DType::Float64);
+  Tensor rows = test::random_tensor({37, 129}, DType::Float64, 10);
+  double* r = rows.data<double>();
+  r[5 * 129 + 17] = std::nan("");
+  r[8 * 129 + 3] = -0.0;
+  for (int j = 0; j < 129; ++j) r[11 * 129 + j] = j % 3 ? 0.0 : -0.0;  // zeros only: order decides
+  expect_same_bits_as_reference(m, {max(m, 1), min(m, 1)}, rows);
+  expect_same_bits_as_reference(m, {max(m, 0)}, rows);
 }
 
 TEST(CpuReductions, EmptyReducedAxes) {

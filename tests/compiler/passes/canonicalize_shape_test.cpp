@@ -162,7 +162,8 @@ TEST(CanonicalizeShape, SumToLikeOfTheSameStaticShapeIsG) {
   Var row = tensor("row", DType::Float32, {1, 4});
   auto r = canon({g, like, row}, {node1(std::make_shared<SumToLike>(), {g, like}),
                                   node1(std::make_shared<SumToLike>(), {g, row})});
-  EXPECT_THAT(op_names(r.after), ElementsAre("SumToLike"));
+  // To the row: a static sum over axis 0 (sum_to_like_to_sum).
+  EXPECT_THAT(op_names(r.after), ElementsAre("Sum{axis=[0], keepdims=True}"));
   EXPECT_EQ(r.after.outputs()[0].get(), r.after.inputs()[0].get());
   expect_same_results(r);
 }

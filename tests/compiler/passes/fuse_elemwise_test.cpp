@@ -417,6 +417,35 @@ TEST(FuseElemwise, LogisticRegressionWithGradientsIsAHandfulOfKernels) {
     EXPECT_EQ(fusion_role(*n), FusionRole::None) << "left unfused: " << n->describe() << "\n" << opt.str();
 }
 
+// With unknown dims (x, y and the shared variables' dims open, as in examples/logreg.tg),
+// shape equivalence removes the gradients' sum_to_like and fill nodes it can prove to be
+// identities; what stays is the two sums back to p_1 through y * ... (y's length and x's rows
+// are unrelated in the graph: one of them may be 1 at run time and broadcast).
+TEST(FuseElemwise, LogisticRegressionWithUnknownDimsIsAHandfulOfKernels) {
+  LogReg m = logreg_graph(false);
+  Function f = function({m.x, m.y}, m.outputs);
+  const Graph& opt = f.graph();
+  const int composites = count_class(opt, "Composite");
+  const int products = count_class(opt, "Dot") + count_class(opt, "Gemv");
+  EXPECT_LE(composites, 6) << opt.str();
+  EXPECT_EQ(products, 2) << opt.str();
+  EXPECT_LE(count_class(opt, "SumToLike"), 2) << opt.str();
+  EXPECT_EQ(count_class(opt, "Fill"), 0) << opt.str();
+  EXPECT_LE(static_cast<int>(opt.toposort().size()), composites + products + 4) << opt.str();
+
+  // Same results as the unoptimised function, also where y broadcasts against one row of x.
+  LogReg plain = logreg_graph(false);
+  Function ref = function({plain.x, plain.y}, plain.outputs, {}, {.config = {{"optimizer", "none"}}});
+  RandomState rng(3);
+  for (int64_t rows : {8, 1}) {
+    Tensor xs = rng.randn({rows, 5}), ys = rng.uniform(0.0, 1.0, {8});
+    std::vector<Tensor> got = f(xs, ys), want = ref(xs, ys);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(test::same_values(got[i], want[i], 1e-9)) << "output " << i << " with " << rows << " rows";
+  }
+}
+
 // A long alternation of fusable and non-fusable nodes: the search stays about linear (this
 // graph has 10,000 nodes; a quadratic search would make the test suite noticeably slower).
 TEST(FuseElemwise, LargeGraphsFuseQuickly) {

@@ -7,7 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "backends/backend_registry.h"
+#include "backends/cpu/cpu_backend.h"
 #include "canon_test_util.h"
+#include "compiler/kernel/composite_op.h"
+#include "compiler/passes/fuse_elemwise.h"
 
 namespace tgc {
 namespace {
@@ -122,6 +126,113 @@ TEST(Inplace, CompiledResultsIdenticalAndInputsUntouched) {
   EXPECT_TRUE(tensors_equal(xs, x_copy));
   EXPECT_TRUE(tensors_equal(ys, y_copy));
   EXPECT_TRUE(tensors_equal(w_borrowed, w0));  // the old value a caller borrowed is unchanged
+}
+
+// Fusion then inplace, as fast_run orders them.
+bool fuse_then_inplace(Graph& g, const PassContext& ctx) {
+  const bool fused = fuse_elemwise(g, ctx);
+  return inplace(g, ctx) || fused;
+}
+
+TEST(Inplace, CompositeWritesIntoADyingInput) {
+  Var x = matrix("x", f64), w = matrix("w", f64);
+  Var t = dot(x, w);  // a buffer of the function's own, dying at the kernel below
+  auto r = test::run_pass(fuse_then_inplace, {x, w}, {exp(t) * 2.0 + t});
+  std::vector<std::string> names = op_names(r.after);
+  ASSERT_EQ(names.size(), 2u) << r.after.str();
+  EXPECT_EQ(names[0], "Dot");
+  EXPECT_THAT(names[1], ::testing::StartsWith("Composite{"));
+  EXPECT_THAT(names[1], ::testing::EndsWith("}{inplace=[o0<-i0]}"));
+  EXPECT_EQ(r.after.outputs()[0]->owner()->op().inplace_input(0), 0);
+  expect_same_results(r, 0);
+}
+
+TEST(Inplace, CompositeNeverOverwritesReductionOrBroadcastInputs) {
+  Var x = matrix("x", f64), w = matrix("w", f64), v = vector("v", f64), row = tensor("row", f64, {1, 3});
+  Var t = dot(x, w);
+  Var u = dot(v, w);         // a vector: broadcast against the matrix
+  Var s = dot(row, w.T());   // (1, ?): a known 1 may stretch
+  auto r = test::run_pass(fuse_then_inplace, {x, w, v, row},
+                          {sum(exp(t), {1}),           // a reduction kernel reads t over a wider space
+                           exp(u) + dot(x, w) * 2.0,   // may overwrite dot(x, w), never u
+                           exp(s) + exp(x)});          // never s
+  int inplace_outputs = 0;
+  for (Node* n : r.after.toposort()) {
+    const auto* c = dynamic_cast<const Composite*>(&n->op());
+    if (!c) continue;
+    for (int k = 0; k < n->num_outputs(); ++k) {
+      const int j = c->inplace_input(k);
+      if (j < 0) continue;
+      ++inplace_outputs;
+      EXPECT_FALSE(c->kernel().is_reduction()) << n->describe();
+      const Type& in = n->inputs()[j]->type();
+      EXPECT_EQ(in.ndim(), 2) << n->describe();
+      EXPECT_NE(in.shape[0], 1) << n->describe();
+    }
+  }
+  EXPECT_EQ(inplace_outputs, 1) << r.after.str();  // only into dot(x, w)
+  expect_same_results(r, 0);
+}
+
+TEST(Inplace, CompositeMakeInplaceRefusesWhatItCannotDo) {
+  Var a = matrix("a", f64), b = matrix("b", DType::Int64), c = matrix("c", f64);
+  auto r = test::run_pass(fuse_elemwise, {a, c}, {exp(a) + c});
+  const auto* comp = dynamic_cast<const Composite*>(&r.after.outputs()[0]->owner()->op());
+  ASSERT_NE(comp, nullptr) << r.after.str();
+  EXPECT_NE(comp->make_inplace(0, 0), nullptr);
+  EXPECT_EQ(comp->make_inplace(1, 0), nullptr);   // no output 1
+  EXPECT_EQ(comp->make_inplace(0, 5), nullptr);   // no input 5
+  auto once = std::dynamic_pointer_cast<const Composite>(comp->make_inplace(0, 0));
+  ASSERT_NE(once, nullptr);
+  EXPECT_EQ(once->make_inplace(0, 1), nullptr);   // output 0 already overwrites input 0
+  EXPECT_FALSE(once->equals(*comp));
+  EXPECT_NE(once->name(), comp->name());
+
+  // An integer floor division can raise (division by zero): the compiled kernel then hands
+  // over to the interpreter, which must read the inputs intact.
+  auto div = test::run_pass(fuse_elemwise, {b}, {floor_div(b, b - 1)});
+  const auto* d = dynamic_cast<const Composite*>(&div.after.outputs()[0]->owner()->op());
+  ASSERT_NE(d, nullptr) << div.after.str();
+  EXPECT_EQ(d->make_inplace(0, 0), nullptr);
+}
+
+// fast_run as function() runs it: fused kernels overwrite dying inputs, results stay
+// bit-identical to the same function without the inplace pass, on the LLVM backend (when
+// built) and on the interpreter, and arguments and shared values stay untouched.
+TEST(Inplace, FusedKernelsComputeInPlaceWithIdenticalResults) {
+  RandomState rng(11);
+  Var x = matrix("x", f64), y = matrix("y", f64);
+  Shared w = shared(rng.randn({3, 3}), "w");
+  Var h = dot(x, w);
+  std::vector<Var> outs{tanh(h) * 2.0 - h, sum(exp(dot(h, w)) + 1.0), sigmoid(dot(y, w)) * y};
+  Updates updates{{w, w - 0.1 * dot(x.T(), tanh(h))}};
+  std::vector<std::string> backends{"reference"};
+  if (llvm_backend_available()) backends.push_back("llvm");
+  for (const std::string& backend : backends) {
+    ForcedBackendForTests forced(backend);
+    const Tensor w0 = w.get_value();
+    Function with = function({x, y}, outs, updates);
+    Function without = function({x, y}, outs, updates, {.config = {{"optimizer_excluding", "inplace"}}});
+    int inplace_kernels = 0;
+    for (const std::string& op : with.toposort())
+      inplace_kernels += op.starts_with("Composite") && op.find("inplace") != std::string::npos;
+    EXPECT_GE(inplace_kernels, 1) << backend;
+    Tensor xs = rng.randn({4, 3}), ys = rng.randn({4, 3});
+    const Tensor x_copy = xs.copy(), y_copy = ys.copy();
+    for (int call = 0; call < 2; ++call) {  // the second call reuses last call's buffers
+      w.set_value(w0);
+      std::vector<Tensor> a = with(xs, ys);
+      const Tensor wa = w.get_value();
+      w.set_value(w0);
+      std::vector<Tensor> b = without(xs, ys);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(tensors_equal(a[i], b[i])) << backend << " output " << i;
+      EXPECT_TRUE(tensors_equal(wa, w.get_value())) << backend << " update";
+    }
+    EXPECT_TRUE(tensors_equal(xs, x_copy));
+    EXPECT_TRUE(tensors_equal(ys, y_copy));
+    w.set_value(w0);
+  }
 }
 
 }  // namespace

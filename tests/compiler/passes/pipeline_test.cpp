@@ -15,19 +15,22 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(Pipeline, NoneRunsNothingAndFastCompileIsASubsetOfFastRun) {
-  EXPECT_TRUE(pipeline("none").empty());
+TEST(Pipeline, NoneRunsOnlyPlacementAndFastCompileIsASubsetOfFastRun) {
+  ASSERT_EQ(pipeline("none").size(), 1u);
+  EXPECT_EQ(pipeline("none")[0].name, "placement");
   std::set<std::string> fast_run;
   for (const PassInfo& p : pipeline("fast_run")) fast_run.insert(std::string(p.name));
   for (const PassInfo& p : pipeline("fast_compile")) {
     EXPECT_TRUE(fast_run.count(std::string(p.name))) << p.name;
-    EXPECT_TRUE(p.phase == "canonicalize" || p.phase == "stabilize" || p.phase == "float32") << p.name;
+    EXPECT_TRUE(p.phase == "canonicalize" || p.phase == "stabilize" || p.phase == "float32" ||
+                p.phase == "placement")
+        << p.name;
   }
 }
 
 TEST(Pipeline, PhasesRunInTheDesignedOrder) {
   const std::vector<std::string> order = {"canonicalize", "stabilize", "float32", "specialize",
-                                          "fusion",       "inplace",   "memory"};
+                                          "fusion",       "placement", "inplace",  "memory"};
   size_t at = 0;
   for (const PassInfo& p : pipeline("fast_run")) {
     size_t phase = std::find(order.begin(), order.end(), std::string(p.phase)) - order.begin();
@@ -36,6 +39,14 @@ TEST(Pipeline, PhasesRunInTheDesignedOrder) {
     at = phase;
     EXPECT_FALSE(p.reason.empty()) << p.name;
   }
+}
+
+TEST(Pipeline, PlacementCannotBeExcluded) {
+  Config c;
+  c.optimizer_excluding = "placement";
+  auto e = test::catch_error<ConfigError>([&] { make_pass_context(c); });
+  EXPECT_THAT(e.what(), HasSubstr("cannot be left out"));
+  EXPECT_THAT(e.hint(), HasSubstr("device=cpu"));
 }
 
 TEST(Pipeline, NamesAreUnique) {

@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "canon_test_util.h"
 #include "ops/blas/gemm.h"
 #include "ops/core/apply.h"
@@ -155,6 +157,26 @@ TEST(Specialize, SumOfProductOfVectorsBecomesDot) {
   // have no BLAS dot.
   EXPECT_THAT(op_names(r.after), ElementsAre("Dot", "Dot", "Elemwise{mul}", "Sum", "Elemwise{mul}", "Sum"));
   expect_same_results(r, 1e-12);
+}
+
+TEST(Specialize, SumOfProductOfVectorsOfProvablyEqualLengthBecomesDot) {
+  Var a = vector("a", f64), b = vector("b", f64);
+  // exp(a) and a + 1 are both a's length (shape equivalence), whatever it is at run time.
+  auto r = spec({a, b}, {sum(exp(a) * (a + 1.0)), sum(exp(a) * b)});
+  std::vector<std::string> names = op_names(r.after);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "Dot"), 1) << r.after.str();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "Sum"), 1) << r.after.str();
+  expect_same_results(r, 1e-12);
+  expect_same_results(r, 1e-12, 1);
+}
+
+TEST(Specialize, FillBecomesAnElementwiseWhere) {
+  Var m = matrix("m", f64), v = vector("v", f64), i = matrix("i", DType::Int32);
+  auto r = spec({m, v, i}, {fill(m, v), fill(i, v)});
+  for (const std::string& name : op_names(r.after)) EXPECT_NE(name, "Fill") << r.after.str();
+  // Exactly: where only selects v (an int like is cast first, to keep v's dtype).
+  expect_same_results(r, 0);
+  expect_same_results(r, 0, 1);
 }
 
 TEST(Specialize, SumOfAProductReadElsewhereStays) {

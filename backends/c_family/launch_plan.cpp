@@ -1,0 +1,241 @@
+// plan_launch: from operand geometry to the entry, the params blob and the grid. Collapses
+// dims as the CPU launcher does (backends/cpu/kernel_launch.cpp: reduction kernels order kept
+// dims first and collapse kept and reduced dims separately), picks the dense/vector path
+// when every operand allows it, int32 indices when every offset fits, and a reduction
+// schedule from the shapes and the device limits only, so the same call gets the same plan
+// and the same bits.
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#include "backends/c_family/render_common.h"
+#include "compiler/kernel/interpreter.h"
+#include "ops/elemwise/broadcast.h"
+#include "runtime/error.h"
+
+namespace tgc::cfam {
+
+namespace {
+
+using detail::EntryKind;
+using detail::ParamLayout;
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+// Grid cap of grid-stride loops: 4 waves of 8 resident blocks per multiprocessor.
+constexpr int64_t kBlocksPerMultiprocessor = 32;
+// Reductions this short run serially in one thread per output (in the reference's order).
+constexpr int64_t kSerialReduction = 32;
+// Two passes only when each output's reduction is at least this long...
+constexpr int64_t kTwoPassMinReduction = 8192;
+// ...and pass-1 chunks are at least this long.
+constexpr int64_t kMinChunk = 2048;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int block_threads(const DeviceLimits& limits) {
+  int t = 1;
+  while (t * 2 <= std::min(256, limits.max_threads_per_block)) t *= 2;
+  return t;
+}
+
+int64_t grid_cap(const DeviceLimits& limits) {
+  return std::max<int64_t>(1, limits.multiprocessors) * kBlocksPerMultiprocessor;
+}
+
+int64_t blocks_for(int64_t items, int threads, const DeviceLimits& limits) {
+  return std::clamp<int64_t>(ceil_div(items, threads), 1, grid_cap(limits));
+}
+
+// The largest |offset| an operand reaches over a collapsed group.
+int64_t max_offset(const Shape& shape, const Strides& strides) {
+  int64_t m = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] > 0) m += std::llabs(strides[d]) * (shape[d] - 1);
+  return m;
+}
+
+// Writes a group (right-aligned in `cap` slots) at v[at...]: unused leading slots `fill`.
+void put(std::vector<int64_t>& v, int at, int cap, const std::vector<int64_t>& group, int64_t fill) {
+  TGC_INTERNAL_CHECK(static_cast<int>(group.size()) <= cap, "collapsed rank above the kernel's rank");
+  const int lead = cap - static_cast<int>(group.size());
+  for (int d = 0; d < cap; ++d) v[at + d] = d < lead ? fill : group[d - lead];
+}
+
+// Strides of an output-space tensor in the loop space: its own on kept axes, 0 on reduced ones.
+Strides output_space_strides(const Kernel& k, const Geometry& g, const Shape& out_space) {
+  const Strides s = broadcast_strides(g.shape, g.strides, out_space);
+  Strides loop(static_cast<size_t>(k.ndim), 0);
+  size_t j = 0;
+  for (int d = 0; d < k.ndim; ++d) {
+    if (std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d)) {
+      if (k.keepdims) ++j;
+      continue;
+    }
+    loop[d] = s[j++];
+  }
+  return loop;
+}
+
+std::optional<LaunchPlan> plan_elementwise(const Kernel& k, const std::vector<Geometry>& ops, const Shape& loop_in,
+                                           const DeviceLimits& limits) {
+  const int nin = static_cast<int>(k.inputs.size());
+  const ParamLayout layout = detail::param_layout(k);
+  Shape shape = loop_in;
+  std::vector<Strides> strides;
+  for (const Geometry& g : ops) strides.push_back(broadcast_strides(g.shape, g.strides, loop_in));
+  collapse_dims(shape, strides);
+  if (shape.empty()) {  // a 0-d loop: one element
+    shape = {1};
+    for (Strides& s : strides) s = {0};
+  }
+  const int64_t n = shape_numel(shape);
+  const int rank = static_cast<int>(shape.size());
+
+  LaunchPlan plan;
+  plan.variant.outer_rank = rank;
+  plan.variant.reduce_rank = 0;
+  bool contiguous = rank == 1;
+  for (size_t op = 0; op < ops.size() && contiguous; ++op) {
+    const bool scalar_input = static_cast<int>(op) < nin && detail::statically_scalar(k, static_cast<int>(op));
+    if (!scalar_input && n > 1 && strides[op][0] != 1) contiguous = false;
+  }
+  const int w = detail::vector_width(k);
+  bool vector = contiguous;
+  for (size_t op = 0; op < ops.size() && vector; ++op) {
+    if (static_cast<int>(op) < nin && detail::statically_scalar(k, static_cast<int>(op))) continue;
+    if (ops[op].address % (static_cast<uintptr_t>(w) * dtype_size(ops[op].dtype)) != 0) vector = false;
+  }
+  plan.variant.contiguous = contiguous;
+  plan.variant.vector_width = vector ? w : 1;
+
+  const int threads = block_threads(limits);
+  const int64_t blocks = blocks_for(vector ? std::max<int64_t>(1, n / w) : n, threads, limits);
+  bool index32 = n + blocks * threads <= kInt32Max;
+  for (size_t op = 0; op < ops.size(); ++op) index32 = index32 && max_offset(shape, strides[op]) <= kInt32Max;
+  plan.variant.index32 = index32;
+
+  plan.params.assign(layout.capacity(), 0);
+  plan.params[ParamLayout::kN] = n;
+  plan.params[ParamLayout::kRank] = rank;
+  put(plan.params, layout.kept_shape(), layout.kept_cap, shape, 1);
+  for (size_t op = 0; op < ops.size(); ++op) put(plan.params, layout.kept_strides(static_cast<int>(op)), layout.kept_cap, strides[op], 0);
+  if (n == 0) return plan;  // nothing to compute: no launch
+  const EntryKind kind = vector ? EntryKind::EwVector : contiguous ? EntryKind::EwContiguous : EntryKind::EwStrided;
+  plan.launches.push_back({detail::entry_index(k, kind, index32), blocks, threads, 0});
+  return plan;
+}
+
+std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geometry>& ops, const Shape& loop,
+                                         const DeviceLimits& limits) {
+  const int nin = static_cast<int>(k.inputs.size());
+  const ParamLayout layout = detail::param_layout(k);
+  Shape out_space;
+  for (int d = 0; d < k.ndim; ++d) {
+    if (!std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d)) out_space.push_back(loop[d]);
+    else if (k.keepdims) out_space.push_back(1);
+  }
+  std::vector<Strides> strides;
+  for (size_t op = 0; op < ops.size(); ++op) {
+    const bool loop_space = static_cast<int>(op) < nin && !k.inputs[op].in_output_space;
+    strides.push_back(loop_space ? broadcast_strides(ops[op].shape, ops[op].strides, loop)
+                                 : output_space_strides(k, ops[op], out_space));
+  }
+  Shape kept, reduced;
+  std::vector<Strides> kept_s(ops.size()), reduced_s(ops.size());
+  for (int d = 0; d < k.ndim; ++d) {
+    const bool is_reduced = std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d);
+    (is_reduced ? reduced : kept).push_back(loop[d]);
+    for (size_t op = 0; op < ops.size(); ++op) (is_reduced ? reduced_s : kept_s)[op].push_back(strides[op][d]);
+  }
+  collapse_dims(kept, kept_s);
+  collapse_dims(reduced, reduced_s);
+  const int64_t n_out = shape_numel(kept), n_red = shape_numel(reduced);
+
+  LaunchPlan plan;
+  plan.variant.outer_rank = static_cast<int>(kept.size());
+  plan.variant.reduce_rank = static_cast<int>(reduced.size());
+  const int threads = block_threads(limits);
+  const int64_t sms = std::max(1, limits.multiprocessors);
+
+  // The schedule. Reductions along a contiguous innermost dim read well with lanes spread
+  // over the reduction; others (columns) with threads spread over the outputs.
+  bool inner_contiguous = false;
+  for (int j = 0; j < nin; ++j)
+    if (!k.inputs[j].in_output_space && !reduced_s[j].empty()) inner_contiguous = inner_contiguous || reduced_s[j].back() == 1;
+  EntryKind kind;
+  int64_t chunks = 1, chunk_len = n_red;
+  if (n_red <= kSerialReduction || (n_out >= 2 * sms * threads && !inner_contiguous)) kind = EntryKind::RedThread;
+  else if (n_out >= 2 * sms || n_red < kTwoPassMinReduction) kind = EntryKind::RedBlock;
+  else {
+    kind = EntryKind::RedPass1;
+    chunks = std::clamp<int64_t>(ceil_div(4 * sms, n_out), 1, std::max<int64_t>(1, n_red / kMinChunk));
+    chunk_len = ceil_div(n_red, chunks);
+    chunks = ceil_div(n_red, chunk_len);
+  }
+  int block_size = threads;  // RedBlock: as wide as the reduction fills, from one warp up
+  if (kind == EntryKind::RedBlock) {
+    block_size = std::min(threads, 32);
+    while (block_size < threads && block_size * 8 < n_red) block_size *= 2;
+  }
+
+  int64_t blocks = 1;
+  switch (kind) {
+    case EntryKind::RedThread: blocks = blocks_for(n_out, threads, limits); break;
+    case EntryKind::RedBlock: blocks = std::clamp<int64_t>(n_out, 1, grid_cap(limits)); break;
+    default: blocks = std::clamp<int64_t>(n_out * chunks, 1, grid_cap(limits)); break;
+  }
+  const int64_t pass2_blocks = blocks_for(n_out, threads, limits);
+  bool index32 = n_out * chunks + blocks * block_size <= kInt32Max && n_red + block_size <= kInt32Max &&
+                 n_out + pass2_blocks * threads <= kInt32Max;
+  for (size_t op = 0; op < ops.size(); ++op)
+    index32 = index32 && max_offset(kept, kept_s[op]) + max_offset(reduced, reduced_s[op]) <= kInt32Max;
+  plan.variant.index32 = index32;
+
+  plan.params.assign(layout.capacity(), 0);
+  plan.params[ParamLayout::kNOut] = n_out;
+  plan.params[ParamLayout::kNRed] = n_red;
+  plan.params[ParamLayout::kChunks] = chunks;
+  plan.params[ParamLayout::kChunkLen] = chunk_len;
+  plan.params[ParamLayout::kKeptRank] = static_cast<int64_t>(kept.size());
+  plan.params[ParamLayout::kRedRank] = static_cast<int64_t>(reduced.size());
+  put(plan.params, layout.kept_shape(), layout.kept_cap, kept, 1);
+  put(plan.params, layout.red_shape(), layout.red_cap, reduced, 1);
+  for (size_t op = 0; op < ops.size(); ++op) {
+    put(plan.params, layout.kept_strides(static_cast<int>(op)), layout.kept_cap, kept_s[op], 0);
+    put(plan.params, layout.red_strides(static_cast<int>(op)), layout.red_cap, reduced_s[op], 0);
+  }
+  if (n_out == 0) return plan;  // nothing to write
+  plan.launches.push_back({detail::entry_index(k, kind, index32), blocks, kind == EntryKind::RedBlock ? block_size : threads, 0});
+  if (kind == EntryKind::RedPass1) {
+    size_t reduces = 0;
+    for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
+    plan.scratch_bytes = reduces * static_cast<size_t>(n_out * chunks) * 8;
+    plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, threads, 0});
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::optional<LaunchPlan> plan_launch(const Kernel& kernel, const std::vector<Geometry>& inputs,
+                                      const std::vector<Geometry>& outputs, const DeviceLimits& limits) {
+  TGC_INTERNAL_CHECK(inputs.size() == kernel.inputs.size() && outputs.size() == kernel.outputs.size(),
+                     "plan_launch: operand count differs from the kernel's");
+  std::vector<Shape> shapes;
+  for (const Geometry& g : inputs) shapes.push_back(g.shape);
+  if (!kernel_fast_path_applies(kernel, shapes)) return std::nullopt;
+  // The loop space: the broadcast of the loop-space inputs (and, for elementwise kernels, of
+  // the outputs, which also covers kernels without inputs), right-aligned to the loop rank.
+  std::vector<Shape> parts;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!kernel.inputs[i].in_output_space) parts.push_back(inputs[i].shape);
+  if (!kernel.is_reduction())
+    for (const Geometry& g : outputs) parts.push_back(g.shape);
+  Shape loop = broadcast_shapes(parts, "fused elementwise");
+  while (static_cast<int>(loop.size()) < kernel.ndim) loop.insert(loop.begin(), 1);
+  std::vector<Geometry> ops = inputs;
+  ops.insert(ops.end(), outputs.begin(), outputs.end());
+  return kernel.is_reduction() ? plan_reduction(kernel, ops, loop, limits) : plan_elementwise(kernel, ops, loop, limits);
+}
+
+}  // namespace tgc::cfam

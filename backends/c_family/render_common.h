@@ -1,0 +1,104 @@
+// Inside the C-family renderer: what render_*.cpp and launch_plan.cpp must agree on — the
+// entry list of a kernel, the layout of the params blob, the vector width — and the pieces
+// every entry is made of (the per-element functions, index decomposition, loads, stores).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/c_family/dialect.h"
+#include "backends/c_family/kernel_render.h"
+
+namespace tgc::cfam::detail {
+
+// The entries of a kernel, in Source::entries order: each kind in an int32 and an int64
+// index version (entry = 2 * position + (index32 ? 0 : 1)).
+enum class EntryKind {
+  // Elementwise kernels.
+  EwVector,      // dense, same-shaped, aligned operands: 16-byte accesses and a scalar tail
+  EwContiguous,  // dense, same-shaped operands: flat index
+  EwStrided,     // any strides and broadcasts over the collapsed dims
+  // Reduction kernels.
+  RedThread,  // one thread per output element, its reduction in C order
+  RedBlock,   // one block per output element: strided lanes, then a fixed tree
+  RedPass1,   // blocks reduce fixed chunks of each output's reduction into scratch partials
+  RedPass2,   // one thread per output: the chunk partials combined in order, the epilogue
+};
+std::vector<EntryKind> entry_kinds(const Kernel& k);
+int entry_index(const Kernel& k, EntryKind kind, bool index32);
+std::string entry_name(const std::string& prefix, EntryKind kind, bool index32);
+
+// The params blob: v[] slots. Elementwise: n, rank, shape[R], strides[R] per operand (inputs
+// then outputs). Reductions: n_out, n_red, chunks, chunk_len, kept rank, reduced rank,
+// kept shape[Rk], reduced shape[Rr], then per operand kept strides[Rk] and reduced
+// strides[Rr]. Used dims sit at the end of each group (leading unused dims are 1 / 0).
+struct ParamLayout {
+  bool reduction = false;
+  int kept_cap = 1;  // R (elementwise) or Rk
+  int red_cap = 0;   // Rr (0 for elementwise)
+  int nops = 0;
+  static constexpr int kN = 0, kRank = 1;                                       // elementwise
+  static constexpr int kNOut = 0, kNRed = 1, kChunks = 2, kChunkLen = 3, kKeptRank = 4, kRedRank = 5;  // reductions
+  int header() const { return reduction ? 6 : 2; }
+  int kept_shape() const { return header(); }
+  int red_shape() const { return header() + kept_cap; }
+  int kept_strides(int op) const { return header() + kept_cap + red_cap + op * (kept_cap + red_cap); }
+  int red_strides(int op) const { return kept_strides(op) + kept_cap; }
+  size_t capacity() const { return static_cast<size_t>(kept_strides(nops)); }
+};
+ParamLayout param_layout(const Kernel& k);
+
+// Elements per vector access of the EwVector entry: 16 bytes of the widest operand (2 when
+// some operand has 8-byte elements, else 4).
+int vector_width(const Kernel& k);
+// Whether input j is a single element by its static shape (every dim known to be 1): read
+// once, at offset 0, even on the dense paths.
+bool statically_scalar(const Kernel& k, int input);
+// Whether some value may set an error bit.
+bool kernel_may_fail(const Kernel& k);
+
+// What an entry's body is written with.
+struct Ctx {
+  const Kernel& k;
+  DialectHooks d;
+  bool fast_math;
+  std::string prefix;
+  ParamLayout layout;
+  int nin() const { return static_cast<int>(k.inputs.size()); }
+  int nops() const { return layout.nops; }
+  DType operand_dtype(int op) const;
+  std::string param(int slot, const std::string& idx) const;  // "((IDX)P.v[slot])"
+  // The entry's signature: "QUAL name(ptrs..., scratch, errors, params P)".
+  std::string signature(EntryKind kind, bool index32) const;
+  std::string params_type() const { return prefix + "_params"; }
+};
+
+// A per-element function "static void NAME(T vA, ..., T* rX, ..., int* tgc_err)" computing
+// `results` from `params` (value indices), for the values between them.
+std::string element_function(const Ctx& c, const std::string& name, const std::vector<int>& params,
+                             const std::vector<int>& results);
+// The call of such a function with argument expressions and result lvalues.
+std::string element_call(const std::string& name, const std::vector<std::string>& args,
+                         const std::vector<std::string>& results);
+
+// Straight-line code splitting `flat` over the dims of one group (shape at `shape_slot`,
+// `cap` dims, `rank` used) and adding coordinate * stride to each (offset variable, stride
+// slot) pair.
+std::string decompose(const Ctx& c, const std::string& idx, const std::string& flat, int shape_slot, int cap,
+                      const std::string& rank, const std::vector<std::pair<std::string, int>>& offsets);
+
+// The register value of input j read at `offset` (bool bytes read as nonzero).
+std::string load(const Ctx& c, int input, const std::string& offset);
+// Stores the register value `value` to output j at `offset`.
+std::string store(const Ctx& c, int output, const std::string& offset, const std::string& value);
+// "if (tgc_errors) atomicOr(errors, tgc_errors);" (or nothing when no value can fail).
+std::string flush_errors(const Ctx& c);
+// The Load value of input j.
+int load_value(const Kernel& k, int input);
+
+// Entry bodies (render_elementwise.cpp, render_reduction.cpp).
+std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& entries);
+std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& entries);
+
+}  // namespace tgc::cfam::detail

@@ -1,0 +1,144 @@
+// The entries of an elementwise kernel: grid-stride loops over the loop space in three
+// forms — 16-byte vector accesses with a scalar tail (dense, same-shaped, aligned operands),
+// a flat index (dense, same-shaped), and strided/broadcast offsets from the collapsed dims
+// (any layout) — each with int32 and int64 index arithmetic.
+#include <fmt/format.h>
+
+#include "backends/c_family/render_common.h"
+
+namespace tgc::cfam::detail {
+
+namespace {
+
+std::string elem_name(const Ctx& c) { return c.prefix + "_elem"; }
+
+std::string open_entry(const Ctx& c, EntryKind kind, bool index32, const std::string& idx) {
+  std::string s = c.signature(kind, index32) + " {\n";
+  s += "  int tgc_errors = 0;\n  (void)scratch; (void)errors;\n";
+  s += fmt::format("  const {0} n = {1};\n", idx, c.param(ParamLayout::kN, idx));
+  s += fmt::format("  const {0} tid = ({0}){1} * ({0}){2} + ({0}){3};\n", idx, c.d.block_index(), c.d.block_size(),
+                   c.d.thread_index());
+  s += fmt::format("  const {0} step = ({0}){1} * ({0}){2};\n", idx, c.d.grid_size(), c.d.block_size());
+  return s;
+}
+
+// The element function's call with each input read at `offset(j)` and outputs stored at
+// `out_offset`.
+std::string scalar_element(const Ctx& c, const std::vector<std::string>& input_exprs, const std::string& out_offset,
+                           const std::string& indent) {
+  std::string s = indent + "{\n";
+  std::vector<std::string> results;
+  for (size_t j = 0; j < c.k.outputs.size(); ++j) {
+    s += fmt::format("{}  {} o{};\n", indent, register_type(c.k.outputs[j].dtype, c.d.dialect()), j);
+    results.push_back(fmt::format("o{}", j));
+  }
+  s += indent + "  " + element_call(elem_name(c), input_exprs, results) + "\n";
+  for (size_t j = 0; j < c.k.outputs.size(); ++j)
+    s += indent + "  " + store(c, static_cast<int>(j), out_offset, fmt::format("o{}", j)) + "\n";
+  return s + indent + "}\n";
+}
+
+std::string dense_entry(const Ctx& c, bool index32, bool vector) {
+  const std::string idx = index32 ? "int" : c.d.i64();
+  std::string s = open_entry(c, vector ? EntryKind::EwVector : EntryKind::EwContiguous, index32, idx);
+  // Inputs that are one element by their static shape are read once.
+  for (int j = 0; j < c.nin(); ++j)
+    if (statically_scalar(c.k, j))
+      s += fmt::format("  const {} s{} = {};\n", register_type(c.k.inputs[j].dtype, c.d.dialect()), j, load(c, j, "0"));
+  auto scalar_inputs = [&](const std::string& offset) {
+    std::vector<std::string> in;
+    for (int j = 0; j < c.nin(); ++j) in.push_back(statically_scalar(c.k, j) ? fmt::format("s{}", j) : load(c, j, offset));
+    return in;
+  };
+  std::string tail_start = "tid";
+  if (vector) {
+    const int w = vector_width(c.k);
+    static const char* lanes[] = {"x", "y", "z", "w"};
+    s += fmt::format("  const {} nv = n / {};\n", idx, w);
+    s += fmt::format("  for ({} i = tid; i < nv; i += step) {{\n", idx);
+    for (int j = 0; j < c.nin(); ++j)
+      if (!statically_scalar(c.k, j))
+        s += fmt::format("    const {} a{} = {};\n", c.d.vector_type(c.k.inputs[j].dtype, w), j,
+                         c.d.vector_load(c.k.inputs[j].dtype, w, fmt::format("p{}", j), "i"));
+    for (size_t o = 0; o < c.k.outputs.size(); ++o)
+      s += fmt::format("    {} b{};\n", c.d.vector_type(c.k.outputs[o].dtype, w), o);
+    for (int lane = 0; lane < w; ++lane) {
+      std::vector<std::string> in;
+      for (int j = 0; j < c.nin(); ++j) {
+        if (statically_scalar(c.k, j)) in.push_back(fmt::format("s{}", j));
+        else if (c.k.inputs[j].dtype == DType::Bool) in.push_back(fmt::format("(a{}.{} != 0)", j, lanes[lane]));
+        else in.push_back(fmt::format("a{}.{}", j, lanes[lane]));
+      }
+      s += "    {\n";
+      std::vector<std::string> results;
+      for (size_t o = 0; o < c.k.outputs.size(); ++o) {
+        s += fmt::format("      {} o{};\n", register_type(c.k.outputs[o].dtype, c.d.dialect()), o);
+        results.push_back(fmt::format("o{}", o));
+      }
+      s += "      " + element_call(elem_name(c), in, results) + "\n";
+      for (size_t o = 0; o < c.k.outputs.size(); ++o) {
+        const DType t = c.k.outputs[o].dtype;
+        const std::string v = t == DType::Bool ? fmt::format("({})(o{} ? 1 : 0)", memory_type(t, c.d.dialect()), o)
+                                               : fmt::format("o{}", o);
+        s += fmt::format("      b{}.{} = {};\n", o, lanes[lane], v);
+      }
+      s += "    }\n";
+    }
+    for (size_t o = 0; o < c.k.outputs.size(); ++o)
+      s += "    " + c.d.vector_store(c.k.outputs[o].dtype, w, fmt::format("p{}", c.nin() + static_cast<int>(o)), "i",
+                                     fmt::format("b{}", o)) + "\n";
+    s += "  }\n";
+    tail_start = fmt::format("nv * {} + tid", w);
+  }
+  s += fmt::format("  for ({} i = {}; i < n; i += step)\n", idx, tail_start);
+  s += scalar_element(c, scalar_inputs("i"), "i", "  ");
+  return s + flush_errors(c) + "}\n";
+}
+
+std::string strided_entry(const Ctx& c, bool index32) {
+  const std::string idx = index32 ? "int" : c.d.i64();
+  const ParamLayout& l = c.layout;
+  std::string s = open_entry(c, EntryKind::EwStrided, index32, idx);
+  s += fmt::format("  const int rank = (int)P.v[{}];\n", ParamLayout::kRank);
+  s += fmt::format("  for ({} i = tid; i < n; i += step) {{\n", idx);
+  std::vector<std::pair<std::string, int>> offsets;
+  std::string decl = fmt::format("    {} ", idx);
+  for (int op = 0; op < c.nops(); ++op) {
+    decl += fmt::format("{}q{} = 0", op ? ", " : "", op);
+    offsets.emplace_back(fmt::format("q{}", op), l.kept_strides(op));
+  }
+  s += decl + ";\n";
+  s += decompose(c, idx, "i", l.kept_shape(), l.kept_cap, "rank", offsets);
+  std::vector<std::string> in;
+  for (int j = 0; j < c.nin(); ++j) in.push_back(load(c, j, fmt::format("q{}", j)));
+  // Outputs may differ in strides: store each at its own offset.
+  std::string body = "    {\n";
+  std::vector<std::string> results;
+  for (size_t o = 0; o < c.k.outputs.size(); ++o) {
+    body += fmt::format("      {} o{};\n", register_type(c.k.outputs[o].dtype, c.d.dialect()), o);
+    results.push_back(fmt::format("o{}", o));
+  }
+  body += "      " + element_call(elem_name(c), in, results) + "\n";
+  for (size_t o = 0; o < c.k.outputs.size(); ++o)
+    body += "      " + store(c, static_cast<int>(o), fmt::format("q{}", c.nin() + static_cast<int>(o)), fmt::format("o{}", o)) + "\n";
+  s += body + "    }\n  }\n";
+  return s + flush_errors(c) + "}\n";
+}
+
+}  // namespace
+
+std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& entries) {
+  std::vector<int> params, results;
+  for (int j = 0; j < c.nin(); ++j) params.push_back(load_value(c.k, j));
+  for (const KernelOutput& o : c.k.outputs) results.push_back(o.value);
+  std::string s = element_function(c, elem_name(c), params, results);
+  for (EntryKind kind : entry_kinds(c.k)) {
+    for (bool index32 : {true, false}) {
+      entries.push_back(entry_name(c.prefix, kind, index32));
+      s += kind == EntryKind::EwStrided ? strided_entry(c, index32) : dense_entry(c, index32, kind == EntryKind::EwVector);
+    }
+  }
+  return s;
+}
+
+}  // namespace tgc::cfam::detail

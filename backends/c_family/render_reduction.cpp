@@ -1,0 +1,311 @@
+// The entries of a reduction kernel. Each output element folds its reduced elements into one
+// accumulator per Reduce value (floats' sums and products in double, integers in wrapping
+// 64 bits, max/min letting NaN win, as the reference), then runs the epilogue. Three
+// deterministic schedules: a thread per output (C order, as the reference), a block per
+// output (lane l folds l, l+T, ... then a fixed tree: warp shuffles in CUDA, a local-memory
+// tree in OpenCL), and two passes for few outputs with long reductions (blocks reduce fixed
+// chunks into scratch; one thread per output combines the chunks in order). No atomics on
+// values: the same plan gives the same bits on every run.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "backends/c_family/render_common.h"
+#include "runtime/error.h"
+
+namespace tgc::cfam::detail {
+
+namespace {
+
+std::vector<int> reduce_values(const Kernel& k) {
+  std::vector<int> r;
+  for (size_t i = 0; i < k.values.size(); ++i)
+    if (k.values[i].kind == KernelValue::Kind::Reduce) r.push_back(static_cast<int>(i));
+  return r;
+}
+
+bool float_domain(const KernelValue& v) { return is_float(v.dtype); }
+
+// The accumulator's type: double for float sums/products/means, the float type itself for
+// max/min, 64-bit integers for integer ones, int for all/any.
+std::string acc_type(const Ctx& c, const KernelValue& v) {
+  switch (v.reduce_op) {
+    case KernelReduceOp::Sum:
+    case KernelReduceOp::Prod:
+    case KernelReduceOp::Mean: return float_domain(v) ? "double" : "tgc_i64";
+    case KernelReduceOp::Max:
+    case KernelReduceOp::Min: return float_domain(v) ? register_type(v.dtype, c.d.dialect()) : "tgc_i64";
+    case KernelReduceOp::All:
+    case KernelReduceOp::Any: return "int";
+  }
+  return "?";
+}
+
+std::string int_limit(const Ctx& c, DType t, bool lowest) {
+  int64_t v = 0;
+  switch (t) {
+    case DType::Bool: v = lowest ? 0 : 1; break;
+    case DType::Int8: v = lowest ? -128 : 127; break;
+    case DType::UInt8: v = lowest ? 0 : 255; break;
+    case DType::Int16: v = lowest ? -32768 : 32767; break;
+    case DType::Int32: v = lowest ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max(); break;
+    case DType::Int64:
+      return lowest ? fmt::format("(-9223372036854775807{} - 1)", c.d.cuda() ? "LL" : "L")
+                    : fmt::format("9223372036854775807{}", c.d.cuda() ? "LL" : "L");
+    default: break;
+  }
+  return fmt::format("((tgc_i64){}{})", v, c.d.cuda() ? "LL" : "L");
+}
+
+std::string init(const Ctx& c, const KernelValue& v) {
+  const std::string inf = c.d.double_from_bits("0x7ff0000000000000");
+  const std::string t = acc_type(c, v);
+  switch (v.reduce_op) {
+    case KernelReduceOp::Sum:
+    case KernelReduceOp::Mean: return fmt::format("({})0", t);
+    case KernelReduceOp::Prod: return fmt::format("({})1", t);
+    case KernelReduceOp::Max: return float_domain(v) ? fmt::format("({})(-{})", t, inf) : int_limit(c, v.dtype, true);
+    case KernelReduceOp::Min: return float_domain(v) ? fmt::format("({})({})", t, inf) : int_limit(c, v.dtype, false);
+    case KernelReduceOp::All: return "1";
+    case KernelReduceOp::Any: return "0";
+  }
+  return "?";
+}
+
+std::string combine_body(const KernelValue& v) {
+  const bool f = float_domain(v);
+  switch (v.reduce_op) {
+    case KernelReduceOp::Sum:
+    case KernelReduceOp::Mean: return f ? "a + b" : "tgc_wrap_add(a, b)";
+    case KernelReduceOp::Prod: return f ? "a * b" : "tgc_wrap_mul(a, b)";
+    case KernelReduceOp::Max: return f ? "(b > a || isnan(b)) ? b : a" : "b > a ? b : a";
+    case KernelReduceOp::Min: return f ? "(b < a || isnan(b)) ? b : a" : "b < a ? b : a";
+    case KernelReduceOp::All: return "(a != 0 && b != 0) ? 1 : 0";
+    case KernelReduceOp::Any: return "(a != 0 || b != 0) ? 1 : 0";
+  }
+  return "?";
+}
+
+// The finished accumulator as the value's register type.
+std::string finish(const Ctx& c, const KernelValue& v, const std::string& acc) {
+  const std::string t = register_type(v.dtype, c.d.dialect());
+  switch (v.reduce_op) {
+    case KernelReduceOp::Mean: return fmt::format("({})({} / (double)n_red)", t, acc);  // 0/0 is NaN, as Mean
+    case KernelReduceOp::All:
+    case KernelReduceOp::Any: return fmt::format("({} != 0)", acc);
+    default: break;
+  }
+  if (v.dtype == DType::Bool) return fmt::format("({} != 0)", acc);
+  return fmt::format("({})({})", t, acc);
+}
+
+class ReductionWriter {
+ public:
+  explicit ReductionWriter(const Ctx& c) : c_(c), reduces_(reduce_values(c.k)) {}
+
+  std::string helpers() const {
+    std::string s;
+    for (size_t k = 0; k < reduces_.size(); ++k) {
+      const KernelValue& v = c_.k.values[reduces_[k]];
+      const std::string t = acc_type(c_, v);
+      s += fmt::format("{} {} {}_comb{}({} a, {} b) {{ return {}; }}\n", c_.d.helper_qualifier(), t, c_.prefix, k, t, t,
+                       combine_body(v));
+    }
+    // Prologue: loop-space loads -> each Reduce value's argument.
+    std::vector<int> params, results;
+    for (int j = 0; j < c_.nin(); ++j)
+      if (!c_.k.inputs[j].in_output_space) params.push_back(load_value(c_.k, j));
+    for (int r : reduces_) results.push_back(c_.k.values[r].args[0]);
+    s += element_function(c_, c_.prefix + "_prologue", params, results);
+    // Epilogue: finished reductions and output-space loads -> outputs.
+    params = reduces_;
+    for (int j = 0; j < c_.nin(); ++j)
+      if (c_.k.inputs[j].in_output_space) params.push_back(load_value(c_.k, j));
+    results.clear();
+    for (const KernelOutput& o : c_.k.outputs) results.push_back(o.value);
+    s += element_function(c_, c_.prefix + "_epilogue", params, results);
+    return s;
+  }
+
+  std::string entry(EntryKind kind, bool index32) {
+    idx_ = index32 ? "int" : c_.d.i64();
+    const ParamLayout& l = c_.layout;
+    std::string s = c_.signature(kind, index32) + " {\n";
+    s += "  int tgc_errors = 0;\n  (void)scratch; (void)errors;\n";
+    s += fmt::format("  const {0} n_out = {1};\n  const {0} n_red = {2};\n", idx_, c_.param(ParamLayout::kNOut, idx_),
+                     c_.param(ParamLayout::kNRed, idx_));
+    s += fmt::format("  const {0} chunks = {1};\n  const {0} chunk_len = {2};\n", idx_,
+                     c_.param(ParamLayout::kChunks, idx_), c_.param(ParamLayout::kChunkLen, idx_));
+    s += fmt::format("  const int krank = (int)P.v[{}];\n  const int rrank = (int)P.v[{}];\n", ParamLayout::kKeptRank,
+                     ParamLayout::kRedRank);
+    s += "  (void)n_red; (void)chunks; (void)chunk_len; (void)rrank;\n";
+    s += fmt::format("  const {0} tid = ({0}){1} * ({0}){2} + ({0}){3};\n", idx_, c_.d.block_index(),
+                     c_.d.block_size(), c_.d.thread_index());
+    s += fmt::format("  const {0} step = ({0}){1} * ({0}){2};\n", idx_, c_.d.grid_size(), c_.d.block_size());
+    s += fmt::format("  const int lid = {};\n  const int lsize = {};\n", c_.d.thread_index(), c_.d.block_size());
+    s += "  (void)tid; (void)step; (void)lid; (void)lsize;\n";
+    if (kind == EntryKind::RedBlock || kind == EntryKind::RedPass1)
+      for (size_t k = 0; k < reduces_.size(); ++k)
+        s += fmt::format("  {} {} tgc_sh{}[{}];\n", c_.d.shared(), acc_type(c_, value(k)), k, c_.d.has_shuffle() ? 32 : 256);
+    switch (kind) {
+      case EntryKind::RedThread:
+        s += fmt::format("  for ({} o = tid; o < n_out; o += step) {{\n", idx_);
+        s += kept_offsets("o") + accumulators_init();
+        s += fmt::format("    for ({} r = 0; r < n_red; ++r)\n", idx_) + fold_element("r");
+        s += epilogue("    ") + "  }\n";
+        break;
+      case EntryKind::RedBlock:
+        s += fmt::format("  for ({0} o = ({0}){1}; o < n_out; o += ({0}){2}) {{\n", idx_, c_.d.block_index(),
+                         c_.d.grid_size());
+        s += kept_offsets("o") + accumulators_init();
+        s += fmt::format("    for ({} r = lid; r < n_red; r += lsize)\n", idx_) + fold_element("r");
+        s += block_reduce() + "    if (lid == 0) {\n" + epilogue("      ") + "    }\n  }\n";
+        break;
+      case EntryKind::RedPass1:
+        s += fmt::format("  for ({0} b = ({0}){1}; b < n_out * chunks; b += ({0}){2}) {{\n", idx_, c_.d.block_index(),
+                         c_.d.grid_size());
+        s += fmt::format("    const {0} o = b / chunks;\n    const {0} r0 = (b - o * chunks) * chunk_len;\n", idx_);
+        s += fmt::format("    const {0} r1 = r0 + chunk_len < n_red ? r0 + chunk_len : n_red;\n", idx_);
+        s += kept_offsets("o") + accumulators_init();
+        s += fmt::format("    for ({} r = r0 + lid; r < r1; r += lsize)\n", idx_) + fold_element("r");
+        s += block_reduce() + "    if (lid == 0) {\n";
+        for (size_t k = 0; k < reduces_.size(); ++k) s += fmt::format("      {}[b] = acc{};\n", partials(k), k);
+        s += "    }\n  }\n";
+        break;
+      case EntryKind::RedPass2:
+        s += fmt::format("  for ({} o = tid; o < n_out; o += step) {{\n", idx_);
+        s += kept_offsets("o") + accumulators_init();
+        s += fmt::format("    for ({} ch = 0; ch < chunks; ++ch) {{\n", idx_);
+        for (size_t k = 0; k < reduces_.size(); ++k)
+          s += fmt::format("      acc{0} = {1}_comb{0}(acc{0}, {2}[o * chunks + ch]);\n", k, c_.prefix, partials(k));
+        s += "    }\n" + epilogue("    ") + "  }\n";
+        break;
+      default: TGC_INTERNAL_CHECK(false, "not a reduction entry");
+    }
+    (void)l;
+    return s + flush_errors(c_) + "}\n";
+  }
+
+ private:
+  const KernelValue& value(size_t k) const { return c_.k.values[reduces_[k]]; }
+
+  // Scratch: each Reduce value's partials, n_out * chunks slots of 8 bytes.
+  std::string partials(size_t k) const {
+    const std::string t = acc_type(c_, value(k));
+    const std::string i64 = c_.d.i64();
+    if (c_.d.cuda())
+      return fmt::format("(({}*)((char*)scratch + ({})n_out * ({})chunks * {}))", t, i64, i64, 8 * k);
+    return fmt::format("((__global {}*)((__global char*)scratch + ({})n_out * ({})chunks * {}))", t, i64, i64, 8 * k);
+  }
+
+  // Offsets of every operand at output element `o` (kept dims).
+  std::string kept_offsets(const std::string& o) const {
+    std::string s = fmt::format("    {} ", idx_);
+    std::vector<std::pair<std::string, int>> offsets;
+    for (int op = 0; op < c_.nops(); ++op) {
+      s += fmt::format("{}q{} = 0", op ? ", " : "", op);
+      offsets.emplace_back(fmt::format("q{}", op), c_.layout.kept_strides(op));
+    }
+    return s + ";\n" + decompose(c_, idx_, o, c_.layout.kept_shape(), c_.layout.kept_cap, "krank", offsets);
+  }
+
+  std::string accumulators_init() const {
+    std::string s;
+    for (size_t k = 0; k < reduces_.size(); ++k)
+      s += fmt::format("    {} acc{} = {};\n", acc_type(c_, value(k)), k, init(c_, value(k)));
+    return s;
+  }
+
+  // One reduced element r: the loop-space loads at the kept + reduced offsets, the
+  // prologue, each accumulator folded.
+  std::string fold_element(const std::string& r) const {
+    std::string s = "    {\n";
+    std::vector<std::pair<std::string, int>> offsets;
+    std::vector<std::string> in;
+    for (int j = 0; j < c_.nin(); ++j) {
+      if (c_.k.inputs[j].in_output_space) continue;
+      s += fmt::format("      {0} rq{1} = q{1};\n", idx_, j);
+      offsets.emplace_back(fmt::format("rq{}", j), c_.layout.red_strides(j));
+      in.push_back(load(c_, j, fmt::format("rq{}", j)));
+    }
+    s += decompose(c_, idx_, r, c_.layout.red_shape(), c_.layout.red_cap, "rrank", offsets);
+    std::vector<std::string> results;
+    for (size_t k = 0; k < reduces_.size(); ++k) {
+      const KernelValue& arg = c_.k.values[value(k).args[0]];
+      s += fmt::format("      {} x{};\n", register_type(arg.dtype, c_.d.dialect()), k);
+      results.push_back(fmt::format("x{}", k));
+    }
+    s += "      " + element_call(c_.prefix + "_prologue", in, results) + "\n";
+    for (size_t k = 0; k < reduces_.size(); ++k)
+      s += fmt::format("      acc{0} = {1}_comb{0}(acc{0}, ({2})x{0});\n", k, c_.prefix, acc_type(c_, value(k)));
+    return s + "    }\n";
+  }
+
+  // Thread 0 of the block ends with the block's combined accumulators (all threads do in
+  // OpenCL). The tree's shape depends only on the block size.
+  std::string block_reduce() const {
+    std::string s;
+    for (size_t k = 0; k < reduces_.size(); ++k) {
+      const std::string comb = fmt::format("{}_comb{}", c_.prefix, k);
+      if (c_.d.has_shuffle()) {
+        s += fmt::format("    for (int off = 16; off > 0; off >>= 1) acc{0} = {1}(acc{0}, {2});\n", k, comb,
+                         c_.d.shuffle_down(fmt::format("acc{}", k), "off"));
+        s += fmt::format("    if ((lid & 31) == 0) tgc_sh{0}[lid >> 5] = acc{0};\n    {1};\n", k, c_.d.barrier());
+        s += fmt::format("    if (lid < 32) {{\n      acc{0} = lid < (lsize >> 5) ? tgc_sh{0}[lid] : {1};\n", k,
+                         init(c_, value(k)));
+        s += fmt::format("      for (int off = 16; off > 0; off >>= 1) acc{0} = {1}(acc{0}, {2});\n    }}\n", k, comb,
+                         c_.d.shuffle_down(fmt::format("acc{}", k), "off"));
+        s += fmt::format("    {};\n", c_.d.barrier());
+      } else {
+        s += fmt::format("    tgc_sh{0}[lid] = acc{0};\n    {1};\n", k, c_.d.barrier());
+        s += fmt::format("    for (int off = lsize >> 1; off > 0; off >>= 1) {{\n"
+                         "      if (lid < off) tgc_sh{0}[lid] = {1}(tgc_sh{0}[lid], tgc_sh{0}[lid + off]);\n      {2};\n    }}\n",
+                         k, comb, c_.d.barrier());
+        s += fmt::format("    acc{0} = tgc_sh{0}[0];\n    {1};\n", k, c_.d.barrier());
+      }
+    }
+    return s;
+  }
+
+  // At output element o (offsets q*): finish, output-space loads, epilogue, stores.
+  std::string epilogue(const std::string& ind) const {
+    std::string s = ind + "{\n";
+    std::vector<std::string> in;
+    for (size_t k = 0; k < reduces_.size(); ++k) {
+      s += fmt::format("{}  const {} e{} = {};\n", ind, register_type(value(k).dtype, c_.d.dialect()), k,
+                       finish(c_, value(k), fmt::format("acc{}", k)));
+      in.push_back(fmt::format("e{}", k));
+    }
+    for (int j = 0; j < c_.nin(); ++j)
+      if (c_.k.inputs[j].in_output_space) in.push_back(load(c_, j, fmt::format("q{}", j)));
+    std::vector<std::string> results;
+    for (size_t o = 0; o < c_.k.outputs.size(); ++o) {
+      s += fmt::format("{}  {} o{};\n", ind, register_type(c_.k.outputs[o].dtype, c_.d.dialect()), o);
+      results.push_back(fmt::format("o{}", o));
+    }
+    s += ind + "  " + element_call(c_.prefix + "_epilogue", in, results) + "\n";
+    for (size_t o = 0; o < c_.k.outputs.size(); ++o)
+      s += ind + "  " + store(c_, static_cast<int>(o), fmt::format("q{}", c_.nin() + static_cast<int>(o)), fmt::format("o{}", o)) + "\n";
+    return s + ind + "}\n";
+  }
+
+  const Ctx& c_;
+  std::vector<int> reduces_;
+  std::string idx_ = "int";
+};
+
+}  // namespace
+
+std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& entries) {
+  ReductionWriter w(c);
+  std::string s = w.helpers();
+  for (EntryKind kind : entry_kinds(c.k)) {
+    for (bool index32 : {true, false}) {
+      entries.push_back(entry_name(c.prefix, kind, index32));
+      s += w.entry(kind, index32);
+    }
+  }
+  return s;
+}
+
+}  // namespace tgc::cfam::detail

@@ -1,0 +1,36 @@
+// Scalar-op rendering: each row of the scalar-op table as a C expression that reproduces the
+// reference functions (ops/elemwise/scalar_op.cpp) exactly, in the row's domain (double for
+// floats, 64-bit wrap-around integers), and the helpers those expressions call (the preamble).
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "backends/c_family/dialect.h"
+#include "compiler/kernel/kernel_ir.h"
+
+namespace tgc::cfam {
+
+// Error bits kernels OR into the error flag (the CPU backend's KernelErrorBit values).
+enum ErrorBit : int {
+  kIntDivisionByZero = 1,  // floor_div / mod by an integer 0
+  kNegativeIntPower = 2,   // pow of integers with a negative exponent
+};
+
+// The helper functions every kernel body may call (tgc_* names), and the typedefs.
+std::string scalar_preamble(const DialectHooks& d);
+
+// A Constant value as an expression of its register type.
+std::string render_constant(const KernelValue& v, const DialectHooks& d);
+
+// An Op value from its arguments (expressions of the arguments' register types): converted
+// to the row's domain, computed, converted to v.dtype. `errors` names an int lvalue that
+// failing rows OR their ErrorBit into. `fast_math` lets float32 rows compute in float.
+std::string render_scalar_op(const KernelValue& v, std::span<const std::string> args,
+                             std::span<const DType> arg_dtypes, const DialectHooks& d, bool fast_math,
+                             const std::string& errors);
+
+// Whether rendering v may set an error bit.
+bool scalar_op_may_fail(const KernelValue& v, std::span<const DType> arg_dtypes);
+
+}  // namespace tgc::cfam

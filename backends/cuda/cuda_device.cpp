@@ -1,0 +1,267 @@
+// CudaDevice: stream, pool allocator, copies, synchronisation with error attribution, and the
+// per-ordinal registry.
+#include "backends/cuda/cuda_device.h"
+
+#include <cstdint>
+
+#include "backends/cuda/cuda_error.h"
+#include "backends/cuda/pinned_host_memory.h"
+#include "runtime/error.h"
+
+namespace tgc::cuda {
+
+namespace {
+
+constexpr size_t kMaxLabels = 8;             // nodes named in an asynchronous error
+constexpr size_t kStagingChunk = 8u << 20;   // bytes per pinned staging chunk
+constexpr int kStagingChunks = 4;
+
+// Device time between two events, read without waiting.
+class CudaTimer final : public DeviceTimer {
+ public:
+  explicit CudaTimer(CudaDevice& device)
+      : device_(device), start_(make_event(/*timing=*/true)), stop_(make_event(/*timing=*/true)) {}
+  void start(Stream& stream) override {
+    TGC_CUDA_CHECK(cudaEventRecord(start_.get(), stream_of(stream)));
+  }
+  void stop(Stream& stream) override {
+    TGC_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_of(stream)));
+    stopped_ = true;
+  }
+  std::optional<double> elapsed_seconds() override {
+    if (!stopped_) return std::nullopt;
+    DeviceGuard guard(device_.ordinal());
+    cudaError_t q = cudaEventQuery(stop_.get());
+    if (q == cudaErrorNotReady) return std::nullopt;
+    if (q != cudaSuccess) device_.raise_async(q, "cudaEventQuery");
+    float ms = 0;
+    TGC_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+    return static_cast<double>(ms) * 1e-3;
+  }
+
+ private:
+  cudaStream_t stream_of(Stream& s) const {
+    auto* cs = dynamic_cast<CudaStream*>(&s);
+    TGC_INTERNAL_CHECK(cs && &cs->device() == &device_, "a CUDA timer used on another device's stream");
+    return cs->get();
+  }
+  CudaDevice& device_;
+  UniqueEvent start_, stop_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+void CudaStream::synchronize() { device_.synchronize_stream(); }
+
+CudaDevice::CudaDevice(const CudaDeviceInfo& info) : info_(info) {
+  DeviceGuard guard(info_.ordinal);
+  cudaStream_t s = nullptr;
+  // Non-blocking: never implicitly ordered after the legacy default stream's work.
+  TGC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  stream_.reset(s);
+  stream_obj_ = std::make_unique<CudaStream>(*this, s);
+
+  int pools_supported = 0;
+  TGC_CUDA_CHECK(cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, info_.ordinal));
+  if (!pools_supported)
+    throw ConfigError(name() + " (" + info_.name + ") does not support stream-ordered memory pools", "function()",
+                      "tgc needs a GPU and driver with cudaMallocAsync support (CUDA 11.2+, not under "
+                      "some virtualisation); use device=cpu");
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = info_.ordinal;
+  cudaMemPool_t pool = nullptr;
+  TGC_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+  pool_.reset(pool);
+  // Keep every freed byte cached: without this the pool returns memory to the driver at each
+  // synchronisation, and the next call pays cudaMalloc again.
+  uint64_t threshold = UINT64_MAX;
+  TGC_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+
+  staging_ = std::make_unique<PinnedStaging>(kStagingChunk, kStagingChunks,
+                                             [this](cudaEvent_t e) { wait_event(e); });
+}
+
+CudaDevice::~CudaDevice() {
+  // Pending frees must run before the pool goes; errors cannot be reported here.
+  if (stream_) cudaStreamSynchronize(stream_.get());
+}
+
+CudaStream& CudaDevice::stream_of(Stream& s) const {
+  auto* cs = dynamic_cast<CudaStream*>(&s);
+  TGC_INTERNAL_CHECK(cs && &cs->device() == this, "work for " + name() + " enqueued on another device's stream");
+  return *cs;
+}
+
+cfam::DeviceLimits CudaDevice::limits() const {
+  return cfam::DeviceLimits{info_.multiprocessors, info_.max_threads_per_block, info_.warp_size};
+}
+
+void* CudaDevice::allocate(size_t bytes, Stream& stream) {
+  if (bytes == 0) return nullptr;
+  cudaStream_t s = stream_of(stream).get();
+  DeviceGuard guard(info_.ordinal);
+  void* p = nullptr;
+  cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool_.get(), s);
+  if (err == cudaErrorMemoryAllocation) {
+    // Frees enqueued on the stream complete at a sync; cached blocks of other sizes go back to
+    // the driver when trimmed. Then one more try.
+    cudaGetLastError();
+    synchronize_stream();
+    TGC_CUDA_CHECK(cudaMemPoolTrimTo(pool_.get(), 0));
+    err = cudaMallocFromPoolAsync(&p, bytes, pool_.get(), s);
+  }
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    throw DeviceError("out of GPU memory allocating " + std::to_string(bytes) + " bytes on " + name() + " (" +
+                          std::to_string(free_b >> 20) + " MiB free of " + std::to_string(total_b >> 20) + " MiB)",
+                      "", "use smaller sizes, keep allow_gc=true, or release device tensors you hold");
+  }
+  check_cuda(err, "cudaMallocFromPoolAsync");
+  return p;
+}
+
+void CudaDevice::deallocate(void* ptr, size_t, Stream& stream) {
+  if (!ptr) return;
+  cudaStream_t s = stream_of(stream).get();
+  int current = -1;
+  cudaGetDevice(&current);
+  if (current != info_.ordinal) cudaSetDevice(info_.ordinal);
+  cudaError_t err = cudaFreeAsync(ptr, s);
+  if (current != info_.ordinal && current >= 0) cudaSetDevice(current);
+  // At process exit the runtime may already be gone: nothing left to free into.
+  if (err != cudaSuccess && err != cudaErrorCudartUnloading) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (deferred_error_.empty())
+      deferred_error_ = "CUDA call cudaFreeAsync failed: " + cuda_error_text(err);
+  }
+}
+
+void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Stream& stream) {
+  if (bytes == 0) return;
+  cudaStream_t s = stream_of(stream).get();
+  DeviceGuard guard(info_.ordinal);
+  if (pinned_host_memory().contains(host_dst, bytes)) {
+    TGC_CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, s));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  staging_->to_host(host_dst, src, bytes, s);
+}
+
+void CudaDevice::copy_from_host(void* dst, const void* host_src, size_t bytes, Stream& stream) {
+  if (bytes == 0) return;
+  cudaStream_t s = stream_of(stream).get();
+  DeviceGuard guard(info_.ordinal);
+  std::lock_guard<std::mutex> lock(mutex_);
+  staging_->to_device(dst, host_src, bytes, s);
+}
+
+void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) {
+  if (bytes == 0) return;
+  cudaStream_t s = stream_of(stream).get();
+  DeviceGuard guard(info_.ordinal);
+  TGC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+}
+
+std::unique_ptr<DeviceTimer> CudaDevice::make_timer() {
+  DeviceGuard guard(info_.ordinal);
+  return std::make_unique<CudaTimer>(*this);
+}
+
+void CudaDevice::note_launch(const std::string& label) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (launched_.size() == kMaxLabels) launched_.erase(launched_.begin());
+  launched_.push_back(label);
+  ++launched_count_;
+}
+
+void CudaDevice::raise_async(cudaError_t err, const char* call) {
+  std::vector<std::string> labels;
+  size_t count = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    labels.swap(launched_);
+    count = launched_count_;
+    launched_count_ = 0;
+  }
+  std::string what = "CUDA error on " + name() + ": " + cuda_error_text(err) + " (surfaced in " + call_name(call) + ")";
+  if (!labels.empty()) {
+    what += count == 1 ? "; raised by the device work of node " : "; raised by the device work of one of the nodes ";
+    if (count > labels.size()) what += "[" + std::to_string(count - labels.size()) + " earlier nodes], ";
+    for (size_t i = 0; i < labels.size(); ++i) what += (i ? ", " : "") + ("'" + labels[i] + "'");
+    if (count > 1) what += " (launched since the last synchronisation)";
+  }
+  const std::string hint =
+      is_sticky(err) ? "a kernel faulted, which leaves the CUDA context unusable: restart the process; "
+                       "run with sync=true so that the error names exactly the node that caused it"
+                     : "run with sync=true so that the error names exactly the node that caused it";
+  throw DeviceError(what, "", hint);
+}
+
+void CudaDevice::synchronize_stream() {
+  DeviceGuard guard(info_.ordinal);
+  cudaError_t err = cudaStreamSynchronize(stream_.get());
+  if (err != cudaSuccess) raise_async(err, "cudaStreamSynchronize");
+  std::string deferred;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    launched_.clear();
+    launched_count_ = 0;
+    deferred.swap(deferred_error_);
+  }
+  if (!deferred.empty()) throw DeviceError(deferred + " (while releasing device memory)", name(),
+                                           "run with sync=true to find the node involved");
+}
+
+void CudaDevice::wait_event(cudaEvent_t event) {
+  cudaError_t err = cudaEventSynchronize(event);
+  if (err != cudaSuccess) raise_async(err, "cudaEventSynchronize");
+}
+
+void CudaDevice::check_launch(cudaError_t launch_result, const std::string& what) {
+  if (launch_result == cudaSuccess) return;
+  cudaGetLastError();  // a launch-configuration error is not sticky: clear it
+  if (is_sticky(launch_result)) raise_async(launch_result, "cudaLaunchKernel");
+  throw DeviceError("CUDA call cudaLaunchKernel failed for " + what + ": " + cuda_error_text(launch_result), "",
+                    "this is most likely a bug in tgc's launch configuration; please report it");
+}
+
+size_t CudaDevice::pool_reserved_bytes() const {
+  uint64_t v = 0;
+  TGC_CUDA_CHECK(cudaMemPoolGetAttribute(pool_.get(), cudaMemPoolAttrReservedMemCurrent, &v));
+  return static_cast<size_t>(v);
+}
+
+size_t CudaDevice::pool_reserved_high() const {
+  uint64_t v = 0;
+  TGC_CUDA_CHECK(cudaMemPoolGetAttribute(pool_.get(), cudaMemPoolAttrReservedMemHigh, &v));
+  return static_cast<size_t>(v);
+}
+
+CudaDevice& cuda_device(int ordinal) {
+  const CudaStatus& st = cuda_status();
+  if (!st.available)
+    throw ConfigError("device 'cuda:" + std::to_string(ordinal) + "' is not available: " + st.reason, "function()",
+                      "use device=cpu here; `tgc devices` lists what this machine can run on");
+  if (ordinal < 0 || ordinal >= static_cast<int>(st.devices.size()))
+    throw ConfigError("device 'cuda:" + std::to_string(ordinal) + "' does not exist: this machine has " +
+                          std::to_string(st.devices.size()) + " CUDA device(s)",
+                      "function()", "use cuda:0 to cuda:" + std::to_string(st.devices.size() - 1) +
+                                        " (tgc devices lists them)");
+  static std::mutex mutex;
+  // Never destroyed: device tensors held in static storage release their memory during exit,
+  // after any static registry would have been torn down.
+  static auto* devices = new std::vector<std::unique_ptr<CudaDevice>>(st.devices.size());
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = (*devices)[static_cast<size_t>(ordinal)];
+  if (!slot) slot = std::make_unique<CudaDevice>(st.devices[static_cast<size_t>(ordinal)]);
+  return *slot;
+}
+
+}  // namespace tgc::cuda

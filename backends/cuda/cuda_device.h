@@ -1,0 +1,104 @@
+// CudaDevice: one CUDA GPU as a tgc Device — its own non-blocking stream, a stream-ordered
+// caching allocator (a CUDA memory pool that keeps freed memory), pinned staging for host
+// copies, event timers, and asynchronous errors attributed to the nodes that launched work.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/c_family/kernel_render.h"
+#include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/cuda_status.h"
+#include "backends/cuda/pinned_staging.h"
+#include "runtime/device.h"
+
+namespace tgc::cuda {
+
+class CudaDevice;
+
+// The device's stream as a tgc Stream: synchronize() waits for it and raises its errors.
+class CudaStream final : public Stream {
+ public:
+  CudaStream(CudaDevice& device, cudaStream_t stream) : device_(device), stream_(stream) {}
+  void synchronize() override;
+  cudaStream_t get() const { return stream_; }
+  CudaDevice& device() const { return device_; }
+
+ private:
+  CudaDevice& device_;
+  cudaStream_t stream_;
+};
+
+class CudaDevice final : public Device {
+ public:
+  // Use cuda_device(ordinal); public for make_unique only.
+  explicit CudaDevice(const CudaDeviceInfo& info);
+  ~CudaDevice() override;
+
+  DeviceKind kind() const override { return DeviceKind::Cuda; }
+  std::string name() const override { return "cuda:" + std::to_string(info_.ordinal); }
+
+  // From the pool, in stream order: no cudaMalloc once the pool holds enough, no sync.
+  void* allocate(size_t bytes, Stream& stream) override;
+  // cudaFreeAsync: the memory returns to the pool after the work already on the stream.
+  // Never throws (it runs in destructors); a failure is reported at the next synchronize().
+  void deallocate(void* ptr, size_t bytes, Stream& stream) override;
+
+  // Pageable `host_dst`: through the staging ring, complete on return. A pinned destination
+  // (pinned_host_memory()): one asynchronous copy; the caller synchronizes before reading.
+  void copy_to_host(void* host_dst, const void* src, size_t bytes, Stream& stream) override;
+  // Asynchronous; `host_src` may be reused as soon as this returns.
+  void copy_from_host(void* dst, const void* host_src, size_t bytes, Stream& stream) override;
+  void copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) override;
+
+  Stream& default_stream() override { return *stream_obj_; }
+  std::unique_ptr<DeviceTimer> make_timer() override;
+  void note_launch(const std::string& label) override;
+
+  // Waits for the stream; an error there becomes a DeviceError naming the nodes launched
+  // since the last synchronisation.
+  void synchronize_stream();
+  // Waits for one event recorded on the stream (errors as synchronize_stream()).
+  void wait_event(cudaEvent_t event);
+  // Throws the DeviceError for an asynchronous error `err` that surfaced in `call`.
+  [[noreturn]] void raise_async(cudaError_t err, const char* call);
+  // After a kernel launch: a launch error (bad configuration, missing kernel) as a
+  // DeviceError naming `what`.
+  void check_launch(cudaError_t launch_result, const std::string& what);
+
+  int ordinal() const { return info_.ordinal; }
+  const CudaDeviceInfo& info() const { return info_; }
+  int arch() const { return info_.arch(); }
+  cfam::DeviceLimits limits() const;
+  cudaStream_t stream() const { return stream_.get(); }
+  cudaMemPool_t pool() const { return pool_.get(); }
+
+  // The pool's reserved bytes (what it holds from the driver, used or cached): constant in
+  // steady state, which the allocator test checks.
+  size_t pool_reserved_bytes() const;
+  // The most bytes the pool has ever reserved (its high-water mark).
+  size_t pool_reserved_high() const;
+
+ private:
+  CudaStream& stream_of(Stream& s) const;
+
+  CudaDeviceInfo info_;
+  UniqueStream stream_;
+  UniquePool pool_;
+  std::unique_ptr<CudaStream> stream_obj_;
+  std::mutex mutex_;  // staging ring, launch list, deferred errors
+  std::unique_ptr<PinnedStaging> staging_;
+  std::vector<std::string> launched_;  // labels since the last sync (the last kMaxLabels)
+  size_t launched_count_ = 0;
+  std::string deferred_error_;         // a failed cudaFreeAsync, reported at the next sync
+};
+
+// The device of `ordinal`, created on first use and kept for the process. ConfigError
+// saying why when CUDA is unavailable or there is no such device.
+CudaDevice& cuda_device(int ordinal);
+
+}  // namespace tgc::cuda

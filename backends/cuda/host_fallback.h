@@ -1,0 +1,18 @@
+// Running a device-placed node's reference perform() on the host: inputs copied over, the
+// results copied back into device outputs. For shapes a device kernel does not cover and to
+// raise the reference's exact error when a kernel flags one; correct, never fast.
+#pragma once
+
+#include <vector>
+
+#include "backends/cuda/cuda_device.h"
+#include "ops/core/op.h"
+
+namespace tgc::cuda {
+
+void run_on_host(const Op& op, CudaDevice& device, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
+
+// `t` on the host (a copy when on a device; waits for it).
+Tensor host_copy(const Tensor& t);
+
+}  // namespace tgc::cuda

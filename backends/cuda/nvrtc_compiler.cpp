@@ -1,0 +1,106 @@
+// NVRTC: CUDA C source -> cubin for one architecture, cached in runtime/kernel_cache.h under a
+// key made of the source's hash, the NVRTC version, the target and the options.
+#include "backends/cuda/nvrtc_compiler.h"
+
+#include <fmt/format.h>
+#include <nvrtc.h>
+
+#include <memory>
+#include <sstream>
+
+#include "runtime/error.h"
+#include "runtime/kernel_cache.h"
+
+namespace tgc::cuda {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& name, const std::string& detail) {
+  throw InternalError(what, "NVRTC, program " + name,
+                      detail.empty() ? "this is a bug in tgc's CUDA renderer; run with device=cpu meanwhile"
+                                     : detail);
+}
+
+void check(nvrtcResult r, const char* call, const std::string& name) {
+  if (r != NVRTC_SUCCESS) fail(fmt::format("{} failed: {}", call, nvrtcGetErrorString(r)), name, "");
+}
+
+// Two FNV-1a passes with different offsets: 128 bits, so two sources never share an entry.
+std::string source_hash(const std::string& s) {
+  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+  for (unsigned char c : s) {
+    a = (a ^ c) * 0x100000001b3ull;
+    b = (b ^ (c + 0x5bu)) * 0x100000001b3ull;
+  }
+  return fmt::format("{:016x}{:016x}-{}", a, b, s.size());
+}
+
+std::string numbered(const std::string& source) {
+  std::istringstream in(source);
+  std::string line, out;
+  for (int n = 1; std::getline(in, line); ++n) out += fmt::format("{:5} {}\n", n, line);
+  return out;
+}
+
+// The options that change the code. Without fast math, --fmad=false: the reference rounds
+// a*b and a*b+c separately, and a fused multiply-add would round once.
+std::vector<std::string> nvrtc_options(const NvrtcOptions& o) {
+  std::vector<std::string> opts{fmt::format("--gpu-architecture={}_{}", o.ptx_only ? "compute" : "sm", o.arch),
+                                "--std=c++17"};
+  if (o.fast_math) opts.push_back("--use_fast_math");
+  else opts.push_back("--fmad=false");
+  opts.insert(opts.end(), o.extra.begin(), o.extra.end());
+  return opts;
+}
+
+}  // namespace
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  check(nvrtcVersion(&major, &minor), "nvrtcVersion", "(version)");
+  return fmt::format("{}.{}", major, minor);
+}
+
+std::string nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& options,
+                          const std::string& cache_dir) {
+  const std::vector<std::string> opts = nvrtc_options(options);
+  std::string flags;
+  for (const std::string& o : opts) flags += (flags.empty() ? "" : " ") + o;
+  const KernelCacheKey key{"cuda", source_hash(source), "NVRTC " + nvrtc_version(),
+                           fmt::format("{}_{}", options.ptx_only ? "compute" : "sm", options.arch),
+                           flags};
+  KernelCache& cache = kernel_cache_for(cache_dir);
+  if (auto hit = cache.get(key)) return std::string((*hit)->begin(), (*hit)->end());
+
+  nvrtcProgram prog = nullptr;
+  check(nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram",
+        name);
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  std::vector<const char*> argv;
+  for (const std::string& o : opts) argv.push_back(o.c_str());
+  const nvrtcResult compiled = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  size_t log_size = 0;
+  check(nvrtcGetProgramLogSize(prog, &log_size), "nvrtcGetProgramLogSize", name);
+  std::string log(log_size, '\0');
+  if (log_size > 1) check(nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog", name);
+  while (!log.empty() && log.back() == '\0') log.pop_back();  // the size counts the terminator
+  if (compiled != NVRTC_SUCCESS)
+    fail(fmt::format("NVRTC cannot compile the generated kernel source ({}, {}): {}\nlog:\n{}\nsource:\n{}",
+                     nvrtcGetErrorString(compiled), flags, name, log, numbered(source)),
+         name, "");
+  size_t size = 0;
+  std::string cubin;
+  if (options.ptx_only) {
+    check(nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize", name);
+    cubin.assign(size, '\0');
+    check(nvrtcGetPTX(prog, cubin.data()), "nvrtcGetPTX", name);
+  } else {
+    check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize", name);
+    cubin.assign(size, '\0');
+    check(nvrtcGetCUBIN(prog, cubin.data()), "nvrtcGetCUBIN", name);
+  }
+  cache.put(key, KernelBlob(cubin.begin(), cubin.end()));
+  return cubin;
+}
+
+}  // namespace tgc::cuda

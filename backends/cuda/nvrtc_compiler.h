@@ -1,0 +1,31 @@
+// NVRTC: CUDA C source -> cubin for one architecture, through the kernel cache. Needs no GPU
+// and no driver, so CI compiles every generated kernel on machines without either.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tgc::cuda {
+
+// "13.0": the NVRTC library this process loaded (part of every cache key).
+std::string nvrtc_version();
+
+struct NvrtcOptions {
+  int arch = 90;                     // compute capability * 10: 90 -> sm_90
+  bool fast_math = false;            // --use_fast_math
+  std::vector<std::string> extra;    // more NVRTC options, verbatim
+  // PTX for compute_NN instead of a cubin for sm_NN: NVRTC's whole front end and code
+  // generator without the final assembly (ptxas). CI's compile-everything gate uses it to
+  // check every rendered kernel in a fraction of the time.
+  bool ptx_only = false;
+};
+
+// Compiles `source` to a cubin (the bytes cuLibraryLoadData/cudaLibraryLoadData take).
+// `name` labels the program in errors. A compile error throws InternalError carrying the
+// NVRTC log and the numbered source (a renderer bug, never the user's).
+// `cache_dir` empty: memory cache only; else the disk cache there too (runtime/kernel_cache.h),
+// keyed by the source, NVRTC version, arch and options.
+std::string nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& options,
+                          const std::string& cache_dir = "");
+
+}  // namespace tgc::cuda

@@ -1,0 +1,58 @@
+// Transfers and device views.
+#include "backends/cuda/transfer_thunks.h"
+
+#include "backends/cuda/device_copy.h"
+#include "backends/cuda/pinned_host_memory.h"
+#include "ops/shape/dimshuffle.h"
+#include "ops/shape/flatten.h"
+#include "ops/shape/reshape.h"
+
+namespace tgc::cuda {
+
+ThunkFn make_host_to_device_thunk(CudaDevice& device) {
+  CudaDevice* dev = &device;
+  return [dev](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    const Tensor& in = inputs.at(0);
+    if (&in.device() == dev) {  // already here (a device argument): nothing to move
+      outputs[0] = in;
+      return;
+    }
+    const Tensor host = in.on_host() ? in.contiguous() : in.to(host_device());
+    Tensor& out = ensure_output(outputs[0], host.dtype(), host.shape(), *dev);
+    dev->copy_from_host(out.raw_data(), host.raw_data(), host.nbytes(), dev->default_stream());
+  };
+}
+
+ThunkFn make_device_to_host_thunk(CudaDevice& device) {
+  CudaDevice* dev = &device;
+  return [dev](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    const Tensor& in = inputs.at(0);
+    if (in.on_host()) {
+      outputs[0] = in;
+      return;
+    }
+    // A strided view (a transpose left on the device) is made dense there: one copy back.
+    const Tensor src = contiguous_on_device(*dev, in);
+    Tensor& out = ensure_output(outputs[0], src.dtype(), src.shape(), pinned_host_memory());
+    dev->copy_to_host(out.raw_data(), src.raw_data(), src.nbytes(), dev->default_stream());
+    dev->synchronize();
+  };
+}
+
+bool is_device_view_op(const Node& node) {
+  const Op& op = node.op();
+  return dynamic_cast<const DimShuffle*>(&op) || dynamic_cast<const Reshape*>(&op) ||
+         dynamic_cast<const Flatten*>(&op);
+}
+
+ThunkFn make_view_thunk(CudaDevice& device, const Node& node) {
+  CudaDevice* dev = &device;
+  std::shared_ptr<const Op> op = node.op_ptr();
+  const bool needs_dense = !dynamic_cast<const DimShuffle*>(op.get());
+  return [dev, op, needs_dense](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    if (!needs_dense) return op->perform(inputs, outputs);
+    op->perform({contiguous_on_device(*dev, inputs.at(0))}, outputs);
+  };
+}
+
+}  // namespace tgc::cuda

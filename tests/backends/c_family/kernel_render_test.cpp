@@ -1,0 +1,158 @@
+// The C-family renderer as text: the entry ABI in both dialects, the dialect hooks (CUDA
+// qualifiers, shuffles; OpenCL address spaces, built-ins, local-memory trees), the scalar
+// semantics chosen per dtype, and that every scalar-op row renders.
+#include <gtest/gtest.h>
+
+#include "backends/c_family/kernel_render.h"
+#include "backends/c_family/kernel_test_util.h"
+
+namespace tgc::cfam {
+namespace {
+
+using test::binary_kernel;
+using test::reduce_kernel;
+
+bool has(const std::string& code, const std::string& what) { return code.find(what) != std::string::npos; }
+
+const RenderOptions kCuda{Dialect::Cuda, false, "tgc_k"};
+const RenderOptions kOpenCL{Dialect::OpenCL, false, "tgc_k"};
+
+TEST(KernelRender, CudaElementwiseEntriesFollowTheAbi) {
+  const Source s = render(binary_kernel(ScalarOpKind::Add, DType::Float32, 2), kCuda);
+  EXPECT_EQ(s.entries, (std::vector<std::string>{"tgc_k_vector_i32", "tgc_k_vector_i64", "tgc_k_dense_i32",
+                                                 "tgc_k_dense_i64", "tgc_k_strided_i32", "tgc_k_strided_i64"}));
+  EXPECT_EQ(s.params_capacity, 2u + 2 + 3 * 2);
+  EXPECT_FALSE(s.may_fail);
+  EXPECT_TRUE(has(s.code, "typedef struct { long long v[10]; } tgc_k_params;"));
+  EXPECT_TRUE(has(s.code,
+                  "extern \"C\" __global__ void tgc_k_vector_i32(const float* __restrict__ p0, const float* "
+                  "__restrict__ p1, float* __restrict__ p2, void* scratch, int* errors, tgc_k_params P)"));
+  EXPECT_TRUE(has(s.code, "((const float4*)p0)[i]"));
+  EXPECT_TRUE(has(s.code, "blockIdx.x"));
+  EXPECT_TRUE(has(s.code, "const float v2 = (v0 + v1);"));  // exact in float: no double round trip
+  EXPECT_FALSE(has(s.code, "__kernel"));
+}
+
+TEST(KernelRender, OpenCLElementwiseUsesAddressSpacesBuiltinsAndVload) {
+  const Source s = render(binary_kernel(ScalarOpKind::Add, DType::Float32, 2), kOpenCL);
+  EXPECT_TRUE(has(s.code, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"));
+  EXPECT_TRUE(has(s.code, "typedef struct { long v[10]; } tgc_k_params;"));
+  EXPECT_TRUE(has(s.code,
+                  "__kernel void tgc_k_vector_i32(__global const float* restrict p0, __global const float* restrict "
+                  "p1, __global float* restrict p2, __global void* scratch, __global int* errors, tgc_k_params P)"));
+  EXPECT_TRUE(has(s.code, "vload4(i, p0)"));
+  EXPECT_TRUE(has(s.code, "vstore4(b0, i, p2);"));
+  EXPECT_TRUE(has(s.code, "get_group_id(0)"));
+  EXPECT_TRUE(has(s.code, "get_local_size(0)"));
+  for (const char* cuda_only : {"__global__", "__device__", "long long", "blockIdx", "__shfl", "__restrict__"})
+    EXPECT_FALSE(has(s.code, cuda_only)) << cuda_only;
+}
+
+TEST(KernelRender, Float32TranscendentalsComputeInDoubleUnlessFastMath) {
+  Kernel k = reduce_kernel(KernelReduceOp::Sum, 1, {0});
+  EXPECT_TRUE(has(render(k, kCuda).code, "(float)(exp(((double)v0)))"));
+  EXPECT_TRUE(has(render(k, {Dialect::Cuda, true, "tgc_k"}).code, "expf(v0)"));
+  EXPECT_TRUE(has(render(k, {Dialect::OpenCL, true, "tgc_k"}).code, "exp(v0)"));
+}
+
+TEST(KernelRender, IntegerDivisionSetsErrorBitsInBothDialects) {
+  const Kernel k = binary_kernel(ScalarOpKind::FloorDiv, DType::Int32, 1, DType::Int32);
+  const Source cu = render(k, kCuda), cl = render(k, kOpenCL);
+  EXPECT_TRUE(cu.may_fail);
+  EXPECT_TRUE(has(cu.code, "(int)(tgc_floordiv_i(((tgc_i64)v0), ((tgc_i64)v1), &(*tgc_err)))"));
+  EXPECT_TRUE(has(cu.code, "if (tgc_errors) atomicOr(errors, tgc_errors);"));
+  EXPECT_TRUE(has(cl.code, "if (tgc_errors) atomic_or(errors, tgc_errors);"));
+  // Float floor division cannot fail.
+  EXPECT_FALSE(render(binary_kernel(ScalarOpKind::FloorDiv, DType::Float32, 1), kCuda).may_fail);
+}
+
+TEST(KernelRender, ReductionsCombineWithShufflesInCudaAndLocalTreesInOpenCL) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Max, 2, {1});
+  const Source cu = render(k, kCuda), cl = render(k, kOpenCL);
+  EXPECT_EQ(cu.entries.size(), 8u);
+  EXPECT_EQ(cu.entries[4], "tgc_k_reduce_pass1_i32");
+  EXPECT_TRUE(has(cu.code, "__shfl_down_sync(0xffffffffu, acc0, off)"));
+  EXPECT_TRUE(has(cu.code, "__shared__ float tgc_sh0[32];"));
+  EXPECT_TRUE(has(cu.code, "return (b > a || isnan(b)) ? b : a;"));  // NaN wins, as CAReduce
+  EXPECT_TRUE(has(cl.code, "__local float tgc_sh0[256];"));
+  EXPECT_TRUE(has(cl.code, "barrier(CLK_LOCAL_MEM_FENCE)"));
+  EXPECT_FALSE(has(cl.code, "__shfl"));
+  EXPECT_FALSE(has(cl.code, "atomic"));  // no atomics on values (and max cannot fail)
+}
+
+TEST(KernelRender, SumsAccumulateInDoubleAndMeanDividesBeforeRounding) {
+  const Source sum = render(reduce_kernel(KernelReduceOp::Sum, 1, {0}), kCuda);
+  EXPECT_TRUE(has(sum.code, "double acc0 = (double)0;"));
+  EXPECT_TRUE(has(sum.code, "acc0 = tgc_k_comb0(acc0, (double)x0);"));
+  const Source mean = render(reduce_kernel(KernelReduceOp::Mean, 1, {0}), kCuda);
+  EXPECT_TRUE(has(mean.code, "(float)(acc0 / (double)n_red)"));
+  const Source isum = render(reduce_kernel(KernelReduceOp::Sum, 1, {0}, DType::Int64), kCuda);
+  EXPECT_TRUE(has(isum.code, "return tgc_wrap_add(a, b);"));
+}
+
+TEST(KernelRender, BodiesShareOneTranslationUnitByPrefix) {
+  const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 1);
+  const Source a = render_body(k, {Dialect::Cuda, false, "ka"}), b = render_body(k, {Dialect::Cuda, false, "kb"});
+  EXPECT_FALSE(has(a.code, "tgc_max_d("));  // the preamble's helpers are not repeated
+  EXPECT_EQ(a.entries[0], "ka_vector_i32");
+  EXPECT_EQ(b.entries[0], "kb_vector_i32");
+  EXPECT_TRUE(has(render_preamble(Dialect::Cuda), "tgc_max_d("));
+}
+
+// Every row of the scalar-op table, over the dtypes its type rule accepts, renders in both
+// dialects (the NVRTC test compiles what the conformance suite makes).
+TEST(KernelRender, EveryScalarOpRowRenders) {
+  for (const ScalarOpInfo& row : scalar_op_table()) {
+    for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8, DType::Bool}) {
+      std::vector<DType> in(static_cast<size_t>(row.arity), t);
+      if (row.kind == ScalarOpKind::Where) in[0] = DType::Bool;
+      ScalarSignature sig;
+      try {
+        sig = scalar_signature(row.kind, in, DType::Float32, row.kind == ScalarOpKind::Cast ? std::optional(DType::Int8)
+                                                                                            : std::nullopt);
+      } catch (const TypeError&) {
+        continue;  // bool '-' and the like
+      }
+      Kernel k;
+      k.ndim = 1;
+      std::vector<int> args;
+      for (int j = 0; j < row.arity; ++j) {
+        k.inputs.push_back({sig.operands[j], 1, {-1}, false});
+        k.values.push_back(test::load_value(j, sig.operands[j]));
+        args.push_back(j);
+      }
+      k.values.push_back(test::op_value(row.kind, sig.out, args));
+      k.outputs = {{row.arity, sig.out}};
+      for (const RenderOptions& o : {kCuda, kOpenCL}) {
+        const Source s = render(k, o);
+        EXPECT_EQ(s.entries.size(), 6u) << row.name << " " << dtype_name(t);
+      }
+    }
+  }
+}
+
+TEST(KernelRender, ConstantsAreExact) {
+  Kernel k;
+  k.ndim = 1;
+  k.inputs = {{DType::Float64, 1, {-1}, false}};
+  KernelValue c;
+  c.kind = KernelValue::Kind::Constant;
+  c.dtype = DType::Float64;
+  c.constant = 0.1;
+  KernelValue inf = c;
+  inf.constant = -std::numeric_limits<double>::infinity();
+  k.values = {test::load_value(0, DType::Float64), c, inf, test::op_value(ScalarOpKind::Add, DType::Float64, {0, 1}),
+              test::op_value(ScalarOpKind::Maximum, DType::Float64, {3, 2})};
+  k.outputs = {{4, DType::Float64}};
+  const std::string cu = render(k, kCuda).code, cl = render(k, kOpenCL).code;
+  EXPECT_TRUE(has(cu, "(0x1.999999999999ap-4)"));
+  EXPECT_TRUE(has(cu, "-__longlong_as_double(0x7ff0000000000000LL)"));
+  EXPECT_TRUE(has(cl, "-as_double((long)0x7ff0000000000000L)"));
+}
+
+TEST(KernelRender, VariantKeysAreReadable) {
+  EXPECT_EQ((Variant{2, 1, false, 1, false}).key(), "o2r1c0v1i64");
+}
+
+}  // namespace
+}  // namespace tgc::cfam

@@ -1,0 +1,179 @@
+// plan_launch: collapsing, the dense/vector path from contiguity and alignment, int32 vs
+// int64 indices, the reduction schedules, and that the same call always gets the same plan.
+#include <gtest/gtest.h>
+
+#include "backends/c_family/kernel_render.h"
+#include "backends/c_family/kernel_test_util.h"
+
+namespace tgc::cfam {
+namespace {
+
+using test::binary_kernel;
+using test::reduce_kernel;
+
+constexpr uintptr_t kBase = 1 << 20;  // 256-byte aligned, like device allocations
+const DeviceLimits kH100{132, 1024, 32};
+
+Geometry dense(DType t, Shape shape, uintptr_t address = kBase) {
+  return {t, shape, contiguous_strides(shape), address};
+}
+
+// The entry names of a kernel, to check which one a launch picks.
+std::string entry_of(const Kernel& k, const LaunchPlan& p, size_t launch = 0) {
+  return render_body(k, {}).entries.at(p.launches.at(launch).entry);
+}
+
+TEST(PlanLaunch, DenseAlignedOperandsCollapseToOneVectorLoop) {
+  const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 2);
+  auto p = plan_launch(k, {dense(DType::Float32, {40, 8}), dense(DType::Float32, {40, 8}, kBase + 4096)},
+                       {dense(DType::Float32, {40, 8}, kBase + 8192)}, kH100);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->variant, (Variant{1, 0, true, 4, true}));
+  EXPECT_EQ(p->variant.key(), "o1r0c1v4i32");
+  EXPECT_EQ(entry_of(k, *p), "tgc_k_vector_i32");
+  EXPECT_EQ(p->params[0], 320);  // n
+  EXPECT_EQ(p->params[1], 1);    // rank
+  ASSERT_EQ(p->launches.size(), 1u);
+  EXPECT_EQ(p->launches[0].blocks, 1);  // 80 vectors, one block of 256 threads
+  EXPECT_EQ(p->scratch_bytes, 0u);
+}
+
+TEST(PlanLaunch, DoublesUseTwoWideVectorsAndMisalignmentFallsBackToScalars) {
+  const Kernel k = binary_kernel(ScalarOpKind::Mul, DType::Float64, 1, DType::Float64);
+  auto p = plan_launch(k, {dense(DType::Float64, {100}), dense(DType::Float64, {100})},
+                       {dense(DType::Float64, {100})}, kH100);
+  EXPECT_EQ(p->variant.vector_width, 2);
+  auto q = plan_launch(k, {dense(DType::Float64, {100}, kBase + 8), dense(DType::Float64, {100})},
+                       {dense(DType::Float64, {100})}, kH100);
+  EXPECT_TRUE(q->variant.contiguous);
+  EXPECT_EQ(q->variant.vector_width, 1);
+  EXPECT_EQ(entry_of(k, *q), "tgc_k_dense_i32");
+}
+
+TEST(PlanLaunch, TransposedOrBroadcastOperandsTakeTheStridedPath) {
+  const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 2);
+  Geometry t{DType::Float32, {6, 5}, {1, 6}, kBase};  // column-major
+  auto p = plan_launch(k, {t, dense(DType::Float32, {6, 5})}, {dense(DType::Float32, {6, 5})}, kH100);
+  EXPECT_FALSE(p->variant.contiguous);
+  EXPECT_EQ(p->variant.outer_rank, 2);
+  EXPECT_EQ(entry_of(k, *p), "tgc_k_strided_i32");
+  // Params: n, rank, shape[2], then strides[2] per operand (i0, i1, out0).
+  EXPECT_EQ(p->params, (std::vector<int64_t>{30, 2, 6, 5, 1, 6, 5, 1, 5, 1}));
+
+  Kernel b = binary_kernel(ScalarOpKind::Add, DType::Float32, 2);
+  b.inputs[1] = {DType::Float32, 1, {-1}, false};
+  auto q = plan_launch(b, {dense(DType::Float32, {6, 5}), dense(DType::Float32, {5})}, {dense(DType::Float32, {6, 5})}, kH100);
+  EXPECT_FALSE(q->variant.contiguous);
+  EXPECT_EQ(q->params[6], 0);  // the row broadcasts along dim 0
+  EXPECT_EQ(q->params[7], 1);
+}
+
+TEST(PlanLaunch, StaticallyScalarInputsKeepTheVectorPath) {
+  Kernel k = binary_kernel(ScalarOpKind::Mul, DType::Float32, 2);
+  k.inputs[1] = {DType::Float32, 0, {}, false};
+  auto p = plan_launch(k, {dense(DType::Float32, {64, 64}), dense(DType::Float32, {}, kBase + 4)},
+                       {dense(DType::Float32, {64, 64})}, kH100);
+  EXPECT_EQ(p->variant, (Variant{1, 0, true, 4, true}));
+}
+
+TEST(PlanLaunch, Int64IndicesWhenAnOffsetPassesInt32) {
+  const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 1);
+  const int64_t small = int64_t{1} << 30, big = (int64_t{1} << 31) + 16;
+  auto p = plan_launch(k, {dense(DType::Float32, {small}), dense(DType::Float32, {small})},
+                       {dense(DType::Float32, {small})}, kH100);
+  EXPECT_TRUE(p->variant.index32);
+  auto q = plan_launch(k, {dense(DType::Float32, {big}), dense(DType::Float32, {big})},
+                       {dense(DType::Float32, {big})}, kH100);
+  EXPECT_FALSE(q->variant.index32);
+  EXPECT_EQ(entry_of(k, *q), "tgc_k_vector_i64");
+  // A small loop whose strides reach far also needs 64 bits.
+  Geometry far{DType::Float32, {4}, {int64_t{1} << 30}, kBase};
+  auto r = plan_launch(k, {far, dense(DType::Float32, {4})}, {dense(DType::Float32, {4})}, kH100);
+  EXPECT_FALSE(r->variant.index32);
+  // The grid is capped at a few waves: a grid-stride loop covers the rest.
+  EXPECT_EQ(q->launches[0].blocks, 132 * 32);
+}
+
+TEST(PlanLaunch, EmptyLoopsLaunchNothing) {
+  const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 2);
+  auto p = plan_launch(k, {dense(DType::Float32, {0, 3}), dense(DType::Float32, {0, 3})},
+                       {dense(DType::Float32, {0, 3})}, kH100);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->launches.empty());
+}
+
+TEST(PlanLaunch, NoPlanWhereTheSinglePassDoesNotApply) {
+  // out0 = exp(i0) at i0's shape, out1 = exp(i0) + i1 at the broadcast shape: i0 (4,) and
+  // i1 (3, 4) make out0 smaller than the loop.
+  Kernel k;
+  k.ndim = 2;
+  k.inputs = {{DType::Float32, 1, {-1}, false}, {DType::Float32, 2, {-1, -1}, false}};
+  k.values = {test::load_value(0, DType::Float32), test::load_value(1, DType::Float32),
+              test::op_value(ScalarOpKind::Exp, DType::Float32, {0}),
+              test::op_value(ScalarOpKind::Add, DType::Float32, {2, 1})};
+  k.outputs = {{2, DType::Float32}, {3, DType::Float32}};
+  EXPECT_FALSE(plan_launch(k, {dense(DType::Float32, {4}), dense(DType::Float32, {3, 4})},
+                           {dense(DType::Float32, {4}), dense(DType::Float32, {3, 4})}, kH100));
+}
+
+TEST(PlanLaunch, ReductionsOrderKeptDimsFirstAndCollapseEachGroup) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 4, {0, 2});
+  auto p = plan_launch(k, {dense(DType::Float32, {2, 3, 4, 5})}, {dense(DType::Float32, {3, 5})}, kH100);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->variant.outer_rank, 2);
+  EXPECT_EQ(p->variant.reduce_rank, 2);
+  // n_out, n_red, chunks, chunk_len, kept rank, reduced rank, kept shape[2], reduced shape[2],
+  // then per operand kept strides[2] and reduced strides[2].
+  EXPECT_EQ(p->params, (std::vector<int64_t>{15, 8, 1, 8, 2, 2, 3, 5, 2, 4, 20, 1, 60, 5, 5, 1, 0, 0}));
+  EXPECT_EQ(entry_of(k, *p), "tgc_k_reduce_thread_i32");  // 8 elements: one thread each
+}
+
+TEST(PlanLaunch, RowReductionsTakeABlockPerOutputColumnReductionsAThread) {
+  const Kernel rows = reduce_kernel(KernelReduceOp::Sum, 2, {1});
+  auto p = plan_launch(rows, {dense(DType::Float32, {1000, 4096})}, {dense(DType::Float32, {1000})}, kH100);
+  EXPECT_EQ(entry_of(rows, *p), "tgc_k_reduce_block_i32");
+  EXPECT_EQ(p->launches[0].threads, 256);
+  EXPECT_EQ(p->launches[0].blocks, 1000);
+  auto small = plan_launch(rows, {dense(DType::Float32, {1000, 100})}, {dense(DType::Float32, {1000})}, kH100);
+  EXPECT_EQ(small->launches[0].threads, 32);  // one warp for a short row
+
+  const Kernel cols = reduce_kernel(KernelReduceOp::Max, 2, {0});
+  auto q = plan_launch(cols, {dense(DType::Float32, {512, 100000})}, {dense(DType::Float32, {100000})}, kH100);
+  EXPECT_EQ(entry_of(cols, *q), "tgc_k_reduce_thread_i32");
+}
+
+TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Mean, 1, {0});
+  const int64_t n = 1 << 24;
+  auto p = plan_launch(k, {dense(DType::Float32, {n})}, {dense(DType::Float32, {})}, kH100);
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->launches.size(), 2u);
+  EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_pass1_i32");
+  EXPECT_EQ(entry_of(k, *p, 1), "tgc_k_reduce_pass2_i32");
+  const int64_t chunks = p->params[2], chunk_len = p->params[3];
+  EXPECT_EQ(chunks, 4 * 132);
+  EXPECT_GE(chunks * chunk_len, n);
+  EXPECT_EQ(p->scratch_bytes, static_cast<size_t>(chunks) * 8);
+  // The same call gets the same plan (and so the same combining order).
+  auto again = plan_launch(k, {dense(DType::Float32, {n}, kBase + 64)}, {dense(DType::Float32, {})}, kH100);
+  EXPECT_EQ(p->params, again->params);
+  EXPECT_EQ(p->variant, again->variant);
+  ASSERT_EQ(again->launches.size(), 2u);
+  EXPECT_EQ(p->launches[0].blocks, again->launches[0].blocks);
+  EXPECT_EQ(p->launches[0].threads, again->launches[0].threads);
+  // A smaller device splits differently, but deterministically too.
+  auto small = plan_launch(k, {dense(DType::Float32, {n})}, {dense(DType::Float32, {})}, {8, 256, 32});
+  EXPECT_EQ(small->params[2], 32);
+}
+
+TEST(PlanLaunch, OutputSpaceOperandsHaveNoReducedStrides) {
+  Kernel k = reduce_kernel(KernelReduceOp::Sum, 2, {1});
+  k.keepdims = true;
+  auto p = plan_launch(k, {dense(DType::Float32, {7, 9})}, {dense(DType::Float32, {7, 1})}, kH100);
+  ASSERT_TRUE(p);
+  // Header 6, kept shape[1], reduced shape[1]; i0: kept 9, reduced 1; out0: kept 1, reduced 0.
+  EXPECT_EQ(p->params, (std::vector<int64_t>{7, 9, 1, 9, 1, 1, 7, 9, 9, 1, 1, 0}));
+}
+
+}  // namespace
+}  // namespace tgc::cfam

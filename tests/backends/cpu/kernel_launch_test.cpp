@@ -1,0 +1,129 @@
+// The launcher's promise that results do not depend on the thread count: elementwise and
+// reduction kernels (float32 sums over large arrays, 2-d reductions along either axis, odd
+// sizes so chunk boundaries fall inside vectors) give bit-identical outputs with 1 and 2
+// OpenMP threads.
+#include "backends/cpu/kernel_launch.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "cpu_test_util.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace tgc {
+namespace {
+
+using test::random_tensor;
+
+// Runs the whole graph's kernel with `threads` OpenMP threads (the launcher's count).
+std::vector<Tensor> run_at(int threads, const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                           const std::vector<Tensor>& values) {
+#ifdef _OPENMP
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  EXPECT_EQ(cpu::launch_threads(), threads);
+#endif
+  test::WholeGroup w = test::whole_group(inputs, outputs);
+  LoweredGroup lowered = lower_group(w.group);
+  std::vector<Tensor> out = test::run_llvm(lowered.kernel, test::kernel_args(w, lowered, values));
+#ifdef _OPENMP
+  omp_set_num_threads(before);
+#endif
+  return out;
+}
+
+void expect_same_bits_at_1_and_2_threads(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                                         const std::vector<Tensor>& values) {
+#ifndef _OPENMP
+  GTEST_SKIP() << "built without OpenMP: kernels always run on one thread";
+#endif
+  const std::vector<Tensor> one = run_at(1, inputs, outputs, values);
+  const std::vector<Tensor> two = run_at(2, inputs, outputs, values);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t j = 0; j < one.size(); ++j) {
+    SCOPED_TRACE("output " + std::to_string(j));
+    ASSERT_EQ(one[j].shape(), two[j].shape());
+    ASSERT_TRUE(one[j].is_contiguous() && two[j].is_contiguous());
+    const size_t bytes = static_cast<size_t>(one[j].numel()) * dtype_size(one[j].dtype());
+    size_t differ = 0;
+    for (size_t b = 0; b < bytes; ++b)
+      differ += static_cast<const char*>(one[j].raw_data())[b] != static_cast<const char*>(two[j].raw_data())[b];
+    EXPECT_EQ(differ, 0u) << "bytes differ between 1 and 2 threads";
+  }
+}
+
+// Values spanning many magnitudes, so a different summation order changes the bits.
+Tensor wide_range(const Shape& shape, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> exponent(-12, 12);
+  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
+  for (float& x : v) x = static_cast<float>((gen() & 1 ? 1 : -1) * std::exp(exponent(gen)));
+  return Tensor::from_vector(v, shape);
+}
+
+TEST(CpuLaunchThreads, ElementwiseWithLibmIsIdentical) {
+  // libmvec's vector functions and glibc's scalar ones (the loop's remainder) may differ in
+  // the last ulp: an element must take the same path whatever the chunk it falls in.
+  for (DType t : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    Var a = vector("a", t), b = vector("b", t);
+    const int64_t n = 1000003;  // odd: a 2-thread chunk boundary falls inside a vector
+    expect_same_bits_at_1_and_2_threads({a, b}, {exp(a) * tanh(b) + log1p(a * a), a * b - 1.0},
+                                        {random_tensor({n}, t, 1), random_tensor({n}, t, 2)});
+  }
+}
+
+TEST(CpuLaunchThreads, ElementwiseOnAMatrixIsIdentical) {
+  Var m = matrix("m"), v = vector("v");
+  expect_same_bits_at_1_and_2_threads({m, v}, {sin(m) + v * 2.0},
+                                      {random_tensor({517, 333}, DType::Float32, 3), random_tensor({333}, DType::Float32, 4)});
+}
+
+TEST(CpuLaunchThreads, Float32SumOverALargeArrayIsIdentical) {
+  Var v = vector("v");
+  Tensor value = wide_range({3000017}, 5);
+  expect_same_bits_at_1_and_2_threads({v}, {sum(v), sum(v * v), mean(exp(v * 0.01))}, {value});
+}
+
+TEST(CpuLaunchThreads, MatrixReductionsAlongEitherAxisAreIdentical) {
+  Var m = matrix("m");
+  Tensor value = wide_range({1031, 1037}, 6);
+  for (int axis : {0, 1}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    expect_same_bits_at_1_and_2_threads({m}, {sum(m, axis), mean(m * m, axis)}, {value});
+    expect_same_bits_at_1_and_2_threads({m}, {max(m, axis)}, {value});
+    expect_same_bits_at_1_and_2_threads({m}, {min(exp(m * 0.1), axis)}, {value});
+  }
+  // Both axes of a transposed view: the kept axis is then the inner one in memory.
+  expect_same_bits_at_1_and_2_threads({m}, {sum(m, 1)}, {value.transpose()});
+}
+
+// An inplace kernel (Composite::make_inplace) keeps the input buffer handed over in its
+// output slot and computes the same bits as out of place, at 1 or more threads.
+TEST(CpuLaunchInplace, WritesIntoTheHandedOverInputWithTheSameResults) {
+  Var m = matrix("m"), v = matrix("v");
+  test::WholeGroup w = test::whole_group({m, v}, {sin(m) * v + m, m - v});
+  LoweredGroup lowered = lower_group(w.group);
+  const std::vector<Tensor> values{random_tensor({517, 333}, DType::Float32, 7), random_tensor({517, 333}, DType::Float32, 8)};
+  const std::vector<Tensor> args = test::kernel_args(w, lowered, values);
+  const std::vector<Tensor> want = test::run_llvm(lowered.kernel, args);
+  cpu::KernelFn fn = test::memory_compiler().get(lowered.kernel);
+  for (int in = 0; in < 2; ++in) {
+    SCOPED_TRACE("output 0 into input " + std::to_string(in));
+    std::vector<Tensor> inputs{args[0].copy(), args[1].copy()};
+    const void* buffer = inputs[in].raw_data();
+    std::vector<Tensor> outputs{inputs[in], Tensor()};
+    cpu::launch_kernel(lowered.kernel, fn, inputs, outputs, {in, -1});
+    EXPECT_EQ(outputs[0].raw_data(), buffer);
+    EXPECT_NE(outputs[1].raw_data(), buffer);
+    for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(tensors_equal(outputs[j], want[j])) << "output " << j;
+  }
+}
+
+}  // namespace
+}  // namespace tgc

@@ -1,0 +1,121 @@
+// CudaDevice on a real GPU (label gpu): the pool allocator reaches a steady state, copies
+// round-trip through the staging ring and pinned memory, strided views come back right,
+// timers measure without waiting.
+#include "backends/cuda/cuda_device.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/device_copy.h"
+#include "backends/cuda/pinned_host_memory.h"
+#include "cuda_test_util.h"
+
+namespace tgc {
+namespace {
+
+using cuda::CudaDevice;
+
+std::vector<float> iota_floats(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 100003) * 0.5f - 7.0f;
+  return v;
+}
+
+TEST(CudaDevice, PoolAllocatorAllocatesNothingNewInSteadyState) {
+  TGC_REQUIRE_CUDA();
+  CudaDevice& dev = cuda::cuda_device(0);
+  auto one_call = [&] {
+    // What a call of a function does: a few intermediates of fixed sizes, freed in stream order.
+    Tensor a = Tensor::empty(DType::Float32, {1 << 18}, dev);
+    Tensor b = Tensor::empty(DType::Float64, {3, 1000, 7}, dev);
+    void* scratch = dev.allocate(12345, dev.default_stream());
+    dev.deallocate(scratch, 12345, dev.default_stream());
+  };
+  one_call();
+  dev.synchronize();
+  const size_t reserved = dev.pool_reserved_bytes();
+  const size_t high = dev.pool_reserved_high();
+  EXPECT_GT(reserved, 0u) << "the pool should keep the freed memory cached (release threshold)";
+  for (int i = 0; i < 200; ++i) one_call();
+  dev.synchronize();
+  EXPECT_EQ(dev.pool_reserved_bytes(), reserved) << "the pool reserved more memory in steady state";
+  EXPECT_EQ(dev.pool_reserved_high(), high) << "the pool's high-water mark grew in steady state";
+}
+
+TEST(CudaDevice, CopiesRoundTripAtEverySize) {
+  TGC_REQUIRE_CUDA();
+  CudaDevice& dev = cuda::cuda_device(0);
+  // 0, tiny, one staging chunk, and more chunks than the ring holds (8 MiB x 4).
+  for (size_t n : {size_t{0}, size_t{1}, size_t{1001}, size_t{2u << 20}, size_t{(40u << 20) / 4 + 3}}) {
+    Tensor host = Tensor::from_vector(iota_floats(n), {static_cast<int64_t>(n)});
+    Tensor on_dev = host.to(dev);
+    EXPECT_EQ(&on_dev.device(), &dev);
+    Tensor back = on_dev.to(host_device());
+    EXPECT_TRUE(tensors_equal(back, host)) << n << " floats: " << cuda_test::diff_report(back, host);
+    // Device to device, then back into pinned memory.
+    Tensor copy = Tensor::empty(DType::Float32, {static_cast<int64_t>(n)}, dev);
+    dev.copy_on_device(copy.raw_data(), on_dev.raw_data(), on_dev.nbytes(), dev.default_stream());
+    Tensor pinned = Tensor::empty(DType::Float32, {static_cast<int64_t>(n)}, cuda::pinned_host_memory());
+    dev.copy_to_host(pinned.raw_data(), copy.raw_data(), copy.nbytes(), dev.default_stream());
+    dev.synchronize();
+    EXPECT_TRUE(tensors_equal(pinned, host)) << n << " floats through pinned memory";
+  }
+}
+
+TEST(CudaDevice, StridedDeviceViewsComeBackRight) {
+  TGC_REQUIRE_CUDA();
+  CudaDevice& dev = cuda::cuda_device(0);
+  Tensor host = Tensor::from_vector(iota_floats(6 * 7 * 5), {6, 7, 5});
+  Tensor d = host.to(dev);
+  for (const std::vector<int>& perm : {std::vector<int>{2, 0, 1}, std::vector<int>{1, 2, 0}, std::vector<int>{0, 2, 1}}) {
+    Tensor want = host.transpose(perm).contiguous();
+    EXPECT_TRUE(tensors_equal(d.transpose(perm).to(host_device()), want)) << "Tensor::to of a transposed view";
+    Tensor dense = cuda::contiguous_on_device(dev, d.transpose(perm));
+    EXPECT_TRUE(dense.is_contiguous());
+    EXPECT_TRUE(tensors_equal(dense.to(host_device()), want)) << "the strided-copy kernel";
+  }
+  // A broadcast (stride-0) view made dense on the device.
+  Tensor row = Tensor::from_vector<double>({1, 2, 3}).to(dev);
+  Tensor dense = cuda::contiguous_on_device(dev, row.broadcast_to({4, 3}));
+  EXPECT_TRUE(tensors_equal(dense.to(host_device()), Tensor::from_vector<double>({1, 2, 3}).broadcast_to({4, 3}).contiguous()));
+}
+
+TEST(CudaDevice, TimerMeasuresDeviceTimeWithoutWaiting) {
+  TGC_REQUIRE_CUDA();
+  CudaDevice& dev = cuda::cuda_device(0);
+  std::unique_ptr<DeviceTimer> timer = dev.make_timer();
+  ASSERT_NE(timer, nullptr);
+  EXPECT_EQ(timer->elapsed_seconds(), std::nullopt) << "no time before stop()";
+  Tensor a = Tensor::empty(DType::Float32, {64 << 20}, dev);
+  Tensor b = Tensor::empty(DType::Float32, {64 << 20}, dev);
+  timer->start(dev.default_stream());
+  for (int i = 0; i < 4; ++i) dev.copy_on_device(b.raw_data(), a.raw_data(), a.nbytes(), dev.default_stream());
+  timer->stop(dev.default_stream());
+  dev.synchronize();
+  std::optional<double> s = timer->elapsed_seconds();
+  ASSERT_TRUE(s.has_value()) << "the stream was synchronised, so the stop event has passed";
+  EXPECT_GT(*s, 0.0);
+  EXPECT_LT(*s, 5.0);
+}
+
+TEST(CudaDevice, BackendNamesTheDevice) {
+  TGC_REQUIRE_CUDA();
+  std::unique_ptr<Backend> b = make_cuda_backend(Config{}, 0);
+  ASSERT_NE(b->device(), nullptr);
+  EXPECT_EQ(b->device()->name(), "cuda:0");
+  EXPECT_EQ(b->device_kind(), DeviceKind::Cuda);
+  EXPECT_THROW(make_cuda_backend(Config{}, 1000), ConfigError);
+  EXPECT_NE(cuda_devices_description().find("cuda:0   available"), std::string::npos);
+}
+
+TEST(CudaDevice, SyncRaisesNothingWhenAllIsWell) {
+  TGC_REQUIRE_CUDA();
+  CudaDevice& dev = cuda::cuda_device(0);
+  dev.note_launch("a = exp(x)");
+  EXPECT_NO_THROW(dev.synchronize());
+}
+
+}  // namespace
+}  // namespace tgc

@@ -1,0 +1,164 @@
+// The CI gate of the CUDA renderer: every kernel that the conformance suite's cases and
+// random graphs make after optimization (the Composite nodes of Function::graph()) is
+// rendered and compiled with NVRTC for sm_90 and sm_80. Needs no GPU and no driver.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <thread>
+
+#include "backends/backend_registry.h"
+#include "backends/c_family/kernel_render.h"
+#include "backends/cuda/nvrtc_compiler.h"
+#include "compiler/kernel/composite_op.h"
+#include "conformance/conformance.h"
+#include "ops/core/graph.h"
+#include "runtime/error.h"
+#include "support/random_graph.h"
+
+namespace tgc::conformance {
+
+// This binary links the case families, whose TEST_Ps run in conformance_tests, not here.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Conformance);
+
+namespace {
+
+
+struct Collected {
+  std::vector<Kernel> kernels;       // distinct
+  std::vector<std::string> origins;  // the case that made each first
+  int graphs = 0;
+};
+
+void collect(const std::string& name, const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+             const std::map<std::string, std::string>& config, Collected& c, std::set<uint64_t>& seen) {
+  // The default optimizer, as conformance_tests compiles each case for a backend.
+  ForcedBackendForTests force("reference");
+  FunctionOptions options{.name = name, .config = config};
+  Function f = function(inputs, outputs, {}, options);
+  ++c.graphs;
+  for (Node* node : f.graph().toposort()) {
+    const auto* composite = dynamic_cast<const Composite*>(&node->op());
+    if (!composite) continue;
+    const Kernel& k = composite->kernel();
+    if (!seen.insert(k.hash()).second) continue;
+    c.kernels.push_back(k);
+    c.origins.push_back(name);
+  }
+}
+
+const Collected& conformance_kernels() {
+  static const Collected all = [] {
+    Collected c;
+    std::set<uint64_t> seen;
+    for (const auto& [family, build] : families())
+      for (const Case& cs : build()) collect(family + ": " + cs.name, cs.inputs, cs.outputs, cs.config, c, seen);
+    for (int seed = 0; seed < kRandomGraphSeeds; ++seed) {
+      test::RandomGraph g = test::random_graph(static_cast<uint64_t>(seed));
+      collect("random graph " + std::to_string(seed), g.inputs, g.outputs, {}, c, seen);
+    }
+    std::printf("[nvrtc] %zu distinct kernels from %d graphs\n", c.kernels.size(), c.graphs);
+    return c;
+  }();
+  return all;
+}
+
+// Kernels per NVRTC program: one preamble, many bodies, so the whole set compiles in seconds.
+constexpr size_t kBatch = 40;
+constexpr size_t kFastMathStride = 8;
+
+// Fast math changes only the float32 rows' spelling: every `stride`-th kernel is enough.
+std::string batch_source(const Collected& c, size_t begin, size_t end, bool fast_math, size_t stride = 1) {
+  std::string code = cfam::render_preamble(cfam::Dialect::Cuda);
+  for (size_t i = begin; i < end; i += stride)
+    code += cfam::render_body(c.kernels[i], {.dialect = cfam::Dialect::Cuda, .fast_math = fast_math,
+                                             .name_prefix = "k" + std::to_string(i)})
+                .code;
+  return code;
+}
+
+// Whether to assemble cubins (TGC_NVRTC_CUBIN=1, minutes) rather than stop at PTX (the
+// default: NVRTC's front end and code generator, where every renderer bug shows, without
+// ptxas; what keeps this gate within the CI budget).
+bool assemble_cubins() {
+  const char* v = std::getenv("TGC_NVRTC_CUBIN");
+  return v && std::string(v) == "1";
+}
+
+// Compiles every kernel, batches on two threads (NVRTC is thread-safe); on a failing batch,
+// finds the failing kernels one by one so the report names them with their NVRTC log.
+void compile_all(int arch, bool fast_math) {
+  const Collected& c = conformance_kernels();
+  ASSERT_FALSE(c.kernels.empty());
+  const auto start = std::chrono::steady_clock::now();
+  const cuda::NvrtcOptions options{.arch = arch, .fast_math = fast_math, .extra = {}, .ptx_only = !assemble_cubins()};
+  std::atomic<size_t> next{0};
+  std::atomic<int> failures{0};
+  auto worker = [&] {
+    for (size_t begin = next.fetch_add(kBatch); begin < c.kernels.size(); begin = next.fetch_add(kBatch)) {
+      const size_t end = std::min(c.kernels.size(), begin + kBatch);
+      try {
+        const std::string source = batch_source(c, begin, end, fast_math, fast_math ? kFastMathStride : 1);
+        EXPECT_GT(cuda::nvrtc_compile(source, "conformance_batch", options).size(), 0u);
+        continue;
+      } catch (const InternalError&) {
+      }
+      for (size_t i = begin; i < end && failures < 3; i += fast_math ? kFastMathStride : 1) {
+        try {
+          cuda::nvrtc_compile(batch_source(c, i, i + 1, fast_math), "kernel_" + std::to_string(i), options);
+        } catch (const InternalError& e) {
+          ++failures;
+          std::string what = e.what();
+          if (what.size() > 20000) what = what.substr(0, 20000) + "\n...";
+          ADD_FAILURE() << "sm_" << arch << ": the kernel of " << c.origins[i] << " does not compile:\n"
+                        << c.kernels[i].str() << "\n" << what;
+        }
+      }
+    }
+  };
+  std::thread helper(worker);
+  worker();
+  helper.join();
+  std::printf("[nvrtc] %s_%d%s: %zu kernels of %d graphs compiled in %.1f s\n", options.ptx_only ? "compute" : "sm", arch, fast_math ? " fast_math" : "",
+              fast_math ? (c.kernels.size() + kFastMathStride - 1) / kFastMathStride : c.kernels.size(), c.graphs,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+TEST(NvrtcKernels, TheConformanceSuiteMakesElementwiseAndReductionKernels) {
+  const Collected& c = conformance_kernels();
+  size_t reductions = 0;
+  for (const Kernel& k : c.kernels) reductions += k.is_reduction() ? 1 : 0;
+  EXPECT_GT(c.kernels.size(), 100u);
+  EXPECT_GT(reductions, 20u);
+  EXPECT_LT(reductions, c.kernels.size());
+}
+
+TEST(NvrtcKernels, EveryConformanceKernelCompilesForSm90) { compile_all(90, false); }
+TEST(NvrtcKernels, EveryConformanceKernelCompilesForSm80) { compile_all(80, false); }
+TEST(NvrtcKernels, EveryConformanceKernelCompilesWithFastMath) { compile_all(90, true); }
+
+TEST(NvrtcKernels, CompileErrorsCarryTheLogAndTheNumberedSource) {
+  try {
+    cuda::nvrtc_compile("extern \"C\" __global__ void broken() { undefined_name; }", "broken", {});
+    FAIL() << "a broken source compiled";
+  } catch (const InternalError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("undefined_name"), std::string::npos) << what;
+    EXPECT_NE(what.find("    1 extern"), std::string::npos) << what;
+  }
+}
+
+TEST(NvrtcKernels, VersionAndCache) {
+  EXPECT_NE(cuda::nvrtc_version().find('.'), std::string::npos);
+  const std::string src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }";
+  const std::string a = cuda::nvrtc_compile(src, "k", {.arch = 80});
+  const std::string b = cuda::nvrtc_compile(src, "k", {.arch = 80});
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, cuda::nvrtc_compile(src, "k", {.arch = 90}));
+}
+
+}  // namespace
+}  // namespace tgc::conformance

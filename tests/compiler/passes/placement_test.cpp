@@ -1,0 +1,144 @@
+// The placement pass: where nodes run, one transfer per value and direction, the user's
+// gpu_from_host markers (cancelled on the device, removed on the host), output routing,
+// shared variables living on the device, and Theano's printing of placed nodes.
+#include "compiler/passes/placement.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <tgc/tgc.h>
+
+#include "canon_test_util.h"
+#include "compiler/kernel/composite_op.h"
+#include "compiler/passes/fuse_elemwise.h"
+#include "compiler/passes/inplace.h"
+
+namespace tgc {
+namespace {
+
+using ::testing::ElementsAre;
+
+// A device that implements fused kernels and dots only (as a GPU backend would), so the
+// cases below have both device and host nodes.
+PassContext device_context(std::vector<DeviceKind> outputs = {}) {
+  PassContext ctx;
+  ctx.placement.device = DeviceKind::Cuda;
+  ctx.placement.runs_on_device = [](const Node& n) {
+    return n.op().op_class() == "Composite" || n.op().op_class() == "Dot";
+  };
+  ctx.placement.output_locations = std::move(outputs);
+  return ctx;
+}
+
+// fuse_elemwise then placement, as the pipeline runs them.
+Graph placed(const std::vector<Var>& inputs, const std::vector<Var>& outputs, const PassContext& ctx) {
+  Graph g = Graph::clone_of(to_ptrs(inputs), to_ptrs(outputs));
+  fuse_elemwise(g, ctx);
+  place_on_device(g, ctx);
+  verify_graph(g, "placement");
+  return g;
+}
+
+std::vector<std::string> placed_names(const Graph& g) {
+  std::vector<std::string> names;
+  for (Node* n : g.toposort()) names.push_back(placed_op_name(*n));
+  return names;
+}
+
+Shared float32_shared(const std::string& name) {
+  return shared(Tensor::from_vector(std::vector<float>{1, 2, 3}), name);
+}
+
+TEST(Placement, Check1RunsExpOnTheDeviceAndCopiesTheResultBackOnce) {
+  Shared x = float32_shared("x");
+  Graph g = placed({}, {exp(x)}, device_context());
+  EXPECT_THAT(placed_names(g), ElementsAre("GpuElemwise{exp}", "HostFromGpu"));
+}
+
+TEST(Placement, Check2LeavesTheResultOnTheDeviceWithNoTransferAtAll) {
+  Shared x = float32_shared("x");
+  Graph g = placed({}, {gpu_from_host(exp(x))}, device_context());
+  EXPECT_THAT(placed_names(g), ElementsAre("GpuElemwise{exp}"));
+  EXPECT_EQ(g.toposort()[0]->placement(), DeviceKind::Cuda);
+}
+
+TEST(Placement, DeviceResultOptionKeepsOutputsOnTheDevice) {
+  Shared x = float32_shared("x");
+  Graph g = placed({}, {exp(x)}, device_context({DeviceKind::Cuda}));
+  EXPECT_THAT(placed_names(g), ElementsAre("GpuElemwise{exp}"));
+}
+
+TEST(Placement, AnInputReadByTwoDeviceNodesCrossesOnce) {
+  Var a = vector("a", DType::Float32);
+  Var b = vector("b", DType::Float32);
+  // exp(a) and dot(a, b): a fused kernel and a dot, both on the device, both reading a.
+  Graph g = placed({a, b}, {exp(a), dot(a, b)}, device_context());
+  int to_device = 0, to_host = 0;
+  for (Node* n : g.toposort()) {
+    to_device += placed_op_name(*n) == "GpuFromHost";
+    to_host += placed_op_name(*n) == "HostFromGpu";
+  }
+  EXPECT_EQ(to_device, 2) << g.str();  // a once, b once
+  EXPECT_EQ(to_host, 2) << g.str();    // each output once
+}
+
+TEST(Placement, HostNodesReadADeviceValueThroughOneTransfer) {
+  Shared x = float32_shared("x");
+  Var e = exp(x);
+  // argmax has no device implementation here: both host readers share one HostFromGpu.
+  Graph g = placed({}, {argmax(e, 0), argmin(e, 0)}, device_context());
+  int to_host = 0;
+  for (Node* n : g.toposort()) {
+    to_host += placed_op_name(*n) == "HostFromGpu";
+    if (n->op().op_class() != "Composite" && !n->op().is_transfer()) EXPECT_EQ(n->placement(), DeviceKind::Host);
+  }
+  EXPECT_EQ(to_host, 1) << g.str();
+}
+
+TEST(Placement, SharedUpdatesStayOnTheDevice) {
+  Shared w = float32_shared("w");
+  // Outputs: the user's (host) and the update of w (device, where w lives).
+  Graph g = placed({}, {sum(w), w * 2.0f}, device_context({DeviceKind::Host, DeviceKind::Cuda}));
+  const Variable* update = g.outputs()[1].get();
+  ASSERT_NE(update->owner(), nullptr);
+  EXPECT_EQ(placed_op_name(*update->owner()).rfind("GpuElemwise", 0), 0u) << g.str();
+  const Variable* result = g.outputs()[0].get();
+  EXPECT_EQ(placed_op_name(*result->owner()), "HostFromGpu") << g.str();
+}
+
+TEST(Placement, Float64SharedVariablesStayOnTheHost) {
+  Shared d = shared(Tensor::from_vector(std::vector<double>{1, 2}), "d");
+  Graph g = placed({}, {exp(d)}, device_context());
+  // d is read on the device through one transfer, and the result comes back.
+  EXPECT_THAT(placed_names(g), ElementsAre("GpuFromHost", "GpuElemwise{exp}", "HostFromGpu"));
+}
+
+TEST(Placement, OnTheHostMarkersAreRemovedAndNothingMoves) {
+  Shared x = float32_shared("x");
+  PassContext host;
+  test::PassRun r = test::run_pass(place_on_device, {}, {gpu_from_host(exp(x))}, host);
+  EXPECT_TRUE(r.changed);
+  EXPECT_THAT(test::op_names(r.after), ElementsAre("Elemwise{exp}"));
+  EXPECT_EQ(placed_op_name(*r.after.toposort()[0]), "Elemwise{exp}");
+}
+
+TEST(Placement, ReductionsAndMultiOpKernelsPrintTheirComposite) {
+  Shared x = float32_shared("x");
+  Graph g = placed({}, {gpu_from_host(sum(exp(x) * 2.0f))}, device_context());
+  ASSERT_EQ(g.toposort().size(), 1u) << g.str();
+  EXPECT_EQ(placed_op_name(*g.toposort()[0]).rfind("GpuCAReduce{Composite{", 0), 0u) << placed_names(g)[0];
+  Graph h = placed({}, {gpu_from_host(exp(x) * 2.0f)}, device_context());
+  EXPECT_EQ(placed_op_name(*h.toposort()[0]).rfind("GpuElemwise{Composite{", 0), 0u) << placed_names(h)[0];
+}
+
+TEST(Placement, InplaceVariantsMadeAfterPlacementKeepTheirDevice) {
+  Var a = vector("a", DType::Float32);
+  // exp(a) dies at the add: the inplace pass may rewrite the add's kernel to write into it.
+  Graph g = placed({a}, {gpu_from_host(exp(a) + 1.0f)}, device_context());
+  inplace(g, device_context());
+  for (Node* n : g.toposort())
+    if (!n->op().is_transfer()) EXPECT_EQ(n->placement(), DeviceKind::Cuda) << n->describe();
+}
+
+}  // namespace
+}  // namespace tgc
