@@ -88,30 +88,38 @@ TEST(Composite, IdentityIsTheKernel) {
 // ones; a broadcast input at run time (the general path) gets a fresh buffer instead.
 TEST(Composite, InplaceVariantWritesIntoTheHandedOverInput) {
   Var x = matrix("x"), y = matrix("y");
-  Composite c = composite_of({x, y}, {exp(y) * 2.0 + x, x - y});
+  Composite c = composite_of({x, y}, {exp(y) * 2.0 + x});
   auto variant = std::dynamic_pointer_cast<const Composite>(c.make_inplace(0, 0));
   ASSERT_NE(variant, nullptr);
   EXPECT_EQ(variant->name(), c.name() + "{inplace=[o0<-i0]}");
   EXPECT_EQ(variant->inplace_input(0), 0);
-  EXPECT_EQ(variant->inplace_input(1), -1);
   const Tensor xs = test::random_tensor({5, 6}, DType::Float32, 1), ys = test::random_tensor({5, 6}, DType::Float32, 2);
   for (const Shape& y_shape : {Shape{5, 6}, Shape{1, 6}}) {
     SCOPED_TRACE(shape_str(y_shape));
     const Tensor y_value = y_shape == xs.shape() ? ys : test::random_tensor(y_shape, DType::Float32, 3);
-    std::vector<Tensor> ref(2);
+    std::vector<Tensor> ref(1);
     c.perform({xs, y_value}, ref);
     std::vector<Tensor> inputs{xs.copy(), y_value};
     const void* x_buffer = inputs[0].raw_data();
-    std::vector<Tensor> outputs{inputs[0], Tensor()};  // handed over, as the executor does
+    std::vector<Tensor> outputs{inputs[0]};  // handed over, as the executor does
     variant->perform(inputs, outputs);
     test::expect_same(outputs[0], ref[0]);
-    test::expect_same(outputs[1], ref[1]);
     // The single pass writes into x's buffer (y may broadcast: x is the one overwritten);
     // the value-by-value path, where it runs, takes a fresh buffer.
     const bool fast = kernel_fast_path_applies(c.kernel(), {xs.shape(), y_shape});
-    if (y_shape == xs.shape()) EXPECT_TRUE(fast);
+    if (y_shape == xs.shape()) {
+      EXPECT_TRUE(fast);
+    }
     EXPECT_EQ(outputs[0].raw_data() == x_buffer, fast);
   }
+}
+
+TEST(Composite, MultiOutputKernelsNeverComputeInPlace) {
+  // Known limit (see make_inplace): a multi-output kernel keeps fresh output buffers.
+  Var x = matrix("x"), y = matrix("y");
+  Composite c = composite_of({x, y}, {exp(y) * 2.0 + x, x - y});
+  EXPECT_EQ(c.make_inplace(0, 0), nullptr);
+  EXPECT_EQ(c.make_inplace(1, 1), nullptr);
 }
 
 TEST(Composite, HasNoGradient) {
