@@ -5,6 +5,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/opencl/opencl_backend.h"
 #include "backends/reference/reference_backend.h"
 #include "runtime/error.h"
 
@@ -23,6 +24,7 @@ std::vector<std::string> built_backends() {
   std::vector<std::string> names{"reference"};
   if (llvm_backend_available()) names.push_back("llvm");
   if (cuda_available()) names.push_back("cuda");
+  if (opencl_available()) names.push_back("opencl");
   return names;
 }
 
@@ -30,6 +32,7 @@ std::unique_ptr<Backend> make_named_backend(const std::string& name, const Confi
   if (name == "reference") return std::make_unique<ReferenceBackend>();
   if (name == "llvm" && llvm_backend_available()) return make_cpu_backend(config);
   if (name == "cuda" && cuda_available()) return make_cuda_backend(config, 0);
+  if (name == "opencl" && opencl_available()) return make_opencl_backend(config, -1, 0);
   std::string have;
   for (const std::string& b : built_backends()) have += (have.empty() ? "" : ", ") + b;
   throw ConfigError("backend '" + name + "' is not built", "make_named_backend", "this build has: " + have);

@@ -13,9 +13,9 @@
 namespace tgc {
 
 // The names of the backends this build can run, the reference first: "reference" always,
-// "llvm" when tgc is built with LLVM, "cuda" when the CUDA backend is built and a device is
-// present. Forcing "cuda" (below) compiles functions as device=cuda would: device nodes on
-// CUDA, host nodes on the default CPU backend.
+// "llvm" when tgc is built with LLVM, "cuda" / "opencl" when that backend is built and a
+// device is present. Forcing "cuda" or "opencl" (below) compiles functions as device=cuda /
+// device=opencl would: device nodes on the device, host nodes on the default CPU backend.
 std::vector<std::string> built_backends();
 
 // A new backend by name, one of built_backends(); ConfigError for any other name.

@@ -11,7 +11,9 @@
 // iterations, alternating which goes first, and the goal counters use the median iteration
 // (this machine is shared: the load average is printed before and after the run). The thread
 // count of tgc's kernels is set with omp_set_num_threads on the calling thread (what
-// OMP_NUM_THREADS sets); the hand loops are always single-threaded.
+// OMP_NUM_THREADS sets); the hand loops are always single-threaded. check1 and the chain also
+// run with one of the two speed-ups of issue 6 turned off (second argument: 0 = defaults,
+// 1 = host block cache off, 2 = float32_math=double), to measure each in the same run.
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 #include <sys/wait.h>
@@ -38,6 +40,8 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/llvm_jit.h"
 #include "cpu_bench_hand_loops.h"
+#include "runtime/device.h"
+#include "runtime/host_block_cache.h"
 
 namespace {
 
@@ -152,6 +156,35 @@ FunctionOptions on_cpu(const std::string& name, const std::string& cache_dir = p
   return FunctionOptions{.name = name, .config = {{"device", "cpu"}, {"cache_dir", cache_dir}}};
 }
 
+// What a benchmark's second argument turns off: nothing, the host device's cache of freed
+// blocks (every call allocates and faults in fresh pages), or float32 math in float.
+enum Variant : int64_t { kDefaults = 0, kNoHostCache = 1, kFloat32InDouble = 2 };
+
+std::string variant_label(int64_t v) {
+  return v == kNoHostCache ? ", host block cache off" : v == kFloat32InDouble ? ", float32_math=double" : "";
+}
+
+// The variant for a scope: the host cache's limit, and the function options to compile with.
+class VariantScope {
+ public:
+  explicit VariantScope(int64_t variant) : variant_(variant), limit_(host_block_cache().limit()) {
+    if (variant == kNoHostCache) host_block_cache().set_limit(0);
+  }
+  ~VariantScope() { host_block_cache().set_limit(limit_); }
+  VariantScope(const VariantScope&) = delete;
+  VariantScope& operator=(const VariantScope&) = delete;
+
+  FunctionOptions options(const std::string& name) const {
+    FunctionOptions o = on_cpu(name);
+    if (variant_ == kFloat32InDouble) o.config["float32_math"] = "double";
+    return o;
+  }
+
+ private:
+  int64_t variant_;
+  size_t limit_;
+};
+
 // Runs body(); a failure (a wrong result, a compile error) skips the benchmark with the message
 // instead of aborting the whole run.
 template <typename Body>
@@ -168,14 +201,16 @@ void guarded(benchmark::State& state, Body body) {
 constexpr int64_t kVlen = 10 * 30 * 768;
 constexpr int kLoop = 1000;
 
-// Arg: tgc's thread count (2 is the default on this machine; 1 shows what the threads cost).
+// Args: tgc's thread count (2 is the default on this machine; 1 shows what the threads cost),
+// the Variant.
 void BM_Check1Loop(benchmark::State& state) {
   guarded(state, [&] {
     Threads scope(static_cast<int>(state.range(0)));
+    VariantScope variant(state.range(1));
     RandomState rng(22);
     Tensor hx = rng.rand({kVlen}).astype(DType::Float32);
     Shared x = shared(hx, "x");
-    Function f = function({}, {exp(x)}, {}, on_cpu("check1"));
+    Function f = function({}, {exp(x)}, {}, variant.options("check1"));
     std::vector<float> hand(kVlen);
     std::vector<Tensor> last = f();
     bench::hand_exp(hx.data<float>(), hand.data(), kVlen);
@@ -201,29 +236,35 @@ void BM_Check1Loop(benchmark::State& state) {
     state.counters["tgc_ms"] = ms;
     state.counters["hand_ms"] = hand_ms;
     state.counters["goal_ms"] = 30;
-    state.SetLabel(fmt::format("1000 calls: tgc {:.1f} ms ({} thread{}), hand loop {:.1f} ms (1 thread, into a kept "
+    state.SetLabel(fmt::format("1000 calls: tgc {:.1f} ms ({} thread{}{}), hand loop {:.1f} ms (1 thread, into a kept "
                                "buffer); goal < 30 ms: {}",
-                               ms, threads_now(), threads_now() == 1 ? "" : "s", hand_ms, verdict(ms < 30)));
+                               ms, threads_now(), threads_now() == 1 ? "" : "s", variant_label(state.range(1)), hand_ms,
+                               verdict(ms < 30)));
   });
 }
-BENCHMARK(BM_Check1Loop)->Arg(2)->Arg(1)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Check1Loop)
+    ->ArgsProduct({{2, 1}, {kDefaults, kNoHostCache, kFloat32InDouble}})
+    ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 // ---- (b) the fused chain a*exp(-b) + c*tanh(a) - 0.5*b*c over 2^24 float32 ----
 
 constexpr int64_t kChainN = int64_t{1} << 24;
 
-// Arg: tgc's thread count. The hand loop is single-threaded in both: the goals are >= 1.0x of
-// it with one thread and >= 1.7x with two.
+// Args: tgc's thread count, the Variant. The hand loop is single-threaded in both: the goals
+// are >= 1.0x of it with one thread and >= 1.7x with two.
 void BM_FusedChain(benchmark::State& state) {
   guarded(state, [&] {
     const int threads = static_cast<int>(state.range(0));
     Threads scope(threads);
+    VariantScope variant(state.range(1));
     RandomState rng(7);
     Tensor ha = rng.rand({kChainN}).astype(DType::Float32);
     Tensor hb = rng.rand({kChainN}).astype(DType::Float32);
     Tensor hc = rng.rand({kChainN}).astype(DType::Float32);
     Shared a = shared(ha, "a", /*borrow=*/true), b = shared(hb, "b", true), c = shared(hc, "c", true);
-    Function f = function({}, {a * exp(-b) + c * tanh(a) - 0.5 * b * c}, {}, on_cpu("chain"));
+    Function f = function({}, {a * exp(-b) + c * tanh(a) - 0.5 * b * c}, {}, variant.options("chain"));
     const float *pa = ha.data<float>(), *pb = hb.data<float>(), *pc = hc.data<float>();
     std::vector<float> hand(kChainN);
     std::vector<Tensor> last = f();
@@ -257,13 +298,17 @@ void BM_FusedChain(benchmark::State& state) {
     state.counters["ratio"] = ratio;
     state.counters["goal_ratio"] = goal;
     state.counters["max_err"] = err;
-    state.SetLabel(fmt::format("tgc {} thread{}: {:.2f} GB/s ({:.1f} ms), hand loop 1 thread: {:.2f} GB/s ({:.1f} ms); "
+    state.SetLabel(fmt::format("tgc {} thread{}{}: {:.2f} GB/s ({:.1f} ms), hand loop 1 thread: {:.2f} GB/s ({:.1f} ms); "
                                "{:.2f}x, goal >= {:.1f}x: {}",
-                               threads, threads == 1 ? "" : "s", tgc_gbs, 1e3 * median(tgc_s), hand_gbs,
-                               1e3 * median(hand_s), ratio, goal, verdict(ratio >= goal)));
+                               threads, threads == 1 ? "" : "s", variant_label(state.range(1)), tgc_gbs,
+                               1e3 * median(tgc_s), hand_gbs, 1e3 * median(hand_s), ratio, goal, verdict(ratio >= goal)));
   });
 }
-BENCHMARK(BM_FusedChain)->Arg(1)->Arg(2)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FusedChain)
+    ->ArgsProduct({{1, 2}, {kDefaults, kNoHostCache, kFloat32InDouble}})
+    ->Iterations(10)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 // ---- (c) the sum of squares of a 4000x4000 float32 matrix ----
 

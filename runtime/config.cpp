@@ -116,6 +116,8 @@ const std::vector<KeyInfo>& key_table() {
                  {"ignore", "warn", "raise"}),
       bool_key("warn_float64", &Config::warn_float64),
       bool_key("fast_math", &Config::fast_math),
+      choice_key("float32_math", "float32 (float libmvec functions, a few ulps) or double (the reference's bits)",
+                 &Config::float32_math, {"float32", "double"}),
       bool_key("sync", &Config::sync),
       bool_key("cuda_tf32", &Config::cuda_tf32),
       {"cache_dir", "a non-empty directory path", {},

@@ -23,6 +23,10 @@ struct Config {
   std::string assert_no_cpu_op = "ignore";  // ignore | warn | raise
   bool warn_float64 = false;             // report float64 appearing in a float32 graph
   bool fast_math = false;                // relaxed floating point in generated code
+  // How the LLVM CPU backend computes float32 transcendental functions: "float32" (float
+  // libmvec variants, within a few ulps, docs/cpu-backend.md) or "double" (in double and
+  // rounded once: the reference's bits).
+  std::string float32_math = "float32";
   bool sync = false;                     // make every device thunk synchronous (debugging)
   bool cuda_tf32 = false;                // float32 matmuls on CUDA may use TF32 tensor cores
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "runtime/error.h"
+#include "runtime/host_block_cache.h"
 
 namespace tgc {
 
@@ -32,17 +33,19 @@ class HostDevice final : public Device {
   std::string name() const override { return "cpu"; }
 
   void* allocate(size_t bytes, Stream&) override {
-    // 64-byte alignment keeps every vector width and cache line happy; size rounded up as
-    // aligned_alloc requires.
-    size_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded == 0) rounded = 64;
-    void* p = std::aligned_alloc(64, rounded);
+    // 64-byte alignment keeps every vector width and cache line happy. Large blocks come
+    // from the cache of freed ones when one of the same size is there.
+    void* p = host_block_cache().allocate(bytes);
+    if (!p) {
+      host_block_cache().clear();  // the cache's blocks may be what the allocator lacks
+      p = host_block_cache().allocate(bytes);
+    }
     if (!p)
       throw ValueError("out of host memory allocating " + std::to_string(bytes) + " bytes", "",
                        "reduce the sizes involved, or set allow_gc=true to free intermediates");
     return p;
   }
-  void deallocate(void* ptr, size_t, Stream&) override { std::free(ptr); }
+  void deallocate(void* ptr, size_t bytes, Stream&) override { host_block_cache().deallocate(ptr, bytes); }
   void copy_to_host(void* dst, const void* src, size_t bytes, Stream&) override {
     if (bytes) std::memcpy(dst, src, bytes);
   }
@@ -59,6 +62,12 @@ class HostDevice final : public Device {
 };
 
 }  // namespace
+
+HostBlockCache& host_block_cache() {
+  // Never destroyed: buffers may be released during static destruction.
+  static HostBlockCache* cache = new HostBlockCache(kDefaultHostCacheBytes);
+  return *cache;
+}
 
 Device& host_device() {
   static HostDevice device;

@@ -62,6 +62,13 @@ class Device {
 // The process-wide host device: 64-byte aligned memory, synchronous stream.
 Device& host_device();
 
+// The host device's cache of freed blocks of 64 KiB and more (runtime/host_block_cache.h),
+// 1 GiB at most by default: steady-state calls reuse their buffers instead of mapping fresh
+// pages. set_limit(0) turns it off.
+class HostBlockCache;
+inline constexpr size_t kDefaultHostCacheBytes = size_t{1} << 30;
+HostBlockCache& host_block_cache();
+
 // A block of device memory; freed through its device when the last Tensor using it dies.
 class Buffer {
  public:

@@ -39,7 +39,11 @@ struct Variant {
 //   a scratch pointer (void*; partial results of multi-pass reductions, else unused),
 //   an error-flag pointer (int*; kernels OR error bits into it, never clear it),
 //   the params blob by value: struct { long long v[N]; } holding LaunchPlan::params
-//     (N = params_capacity, the same for every call of the kernel).
+//     (N = params_capacity, the same for every call of the kernel),
+//   OpenCL only: one ulong per operand (inputs then outputs), the operand's offset in
+//     elements into the buffer passed for it (cl_mem handles admit no pointer arithmetic on
+//     the host, and tensors are views at any element offset of their buffer); the entry
+//     adds it to the pointer first. Scratch and error flag are whole buffers (offset 0).
 // Entry names start with `name_prefix`, so several kernels' sources can share one
 // translation unit (render_preamble() once, then each kernel's body).
 struct Source {
@@ -53,6 +57,10 @@ struct RenderOptions {
   Dialect dialect = Dialect::Cuda;
   bool fast_math = false;  // the backend also passes its compiler flag (--use_fast_math, ...)
   std::string name_prefix = "tgc_k";
+  // float32_math=double: float32 transcendental rows compute in double and round once (the
+  // reference's bits). The default computes them with the dialect's float functions, whose
+  // error bounds (a few ulps) docs/cpu-backend.md ("Scalar semantics") states.
+  bool float32_in_double = false;
 };
 
 // The shared definitions every kernel body relies on (types, scalar helpers).

@@ -29,6 +29,9 @@ constexpr int64_t kSerialReduction = 32;
 constexpr int64_t kTwoPassMinReduction = 8192;
 // ...and pass-1 chunks are at least this long.
 constexpr int64_t kMinChunk = 2048;
+// Pass-1 blocks per multiprocessor: enough resident threads (8 blocks of 256 fill an sm_90
+// multiprocessor's 2048) to keep the memory system busy.
+constexpr int64_t kPass1BlocksPerMultiprocessor = 8;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -168,15 +171,20 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   else if (n_out >= 2 * sms || n_red < kTwoPassMinReduction) kind = EntryKind::RedBlock;
   else {
     kind = EntryKind::RedPass1;
-    chunks = std::clamp<int64_t>(ceil_div(4 * sms, n_out), 1, std::max<int64_t>(1, n_red / kMinChunk));
+    chunks = std::clamp<int64_t>(ceil_div(kPass1BlocksPerMultiprocessor * sms, n_out), 1,
+                                 std::max<int64_t>(1, n_red / kMinChunk));
     chunk_len = ceil_div(n_red, chunks);
     chunks = ceil_div(n_red, chunk_len);
   }
-  int block_size = threads;  // RedBlock: as wide as the reduction fills, from one warp up
-  if (kind == EntryKind::RedBlock) {
-    block_size = std::min(threads, 32);
-    while (block_size < threads && block_size * 8 < n_red) block_size *= 2;
-  }
+  // RedBlock (over the reduction) and pass 2 (over the chunks): a block as wide as the work
+  // fills, from one warp up.
+  auto block_for = [&](int64_t work) {
+    int b = std::min(threads, 32);
+    while (b < threads && b * 8 < work) b *= 2;
+    return b;
+  };
+  const int block_size = kind == EntryKind::RedBlock ? block_for(n_red) : threads;
+  const int pass2_threads = block_for(chunks);
 
   int64_t blocks = 1;
   switch (kind) {
@@ -184,9 +192,9 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     case EntryKind::RedBlock: blocks = std::clamp<int64_t>(n_out, 1, grid_cap(limits)); break;
     default: blocks = std::clamp<int64_t>(n_out * chunks, 1, grid_cap(limits)); break;
   }
-  const int64_t pass2_blocks = blocks_for(n_out, threads, limits);
+  const int64_t pass2_blocks = std::clamp<int64_t>(n_out, 1, grid_cap(limits));
   bool index32 = n_out * chunks + blocks * block_size <= kInt32Max && n_red + block_size <= kInt32Max &&
-                 n_out + pass2_blocks * threads <= kInt32Max;
+                 n_out + pass2_blocks <= kInt32Max && chunks + pass2_threads <= kInt32Max;
   for (size_t op = 0; op < ops.size(); ++op)
     index32 = index32 && max_offset(kept, kept_s[op]) + max_offset(reduced, reduced_s[op]) <= kInt32Max;
   plan.variant.index32 = index32;
@@ -210,7 +218,7 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     size_t reduces = 0;
     for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
     plan.scratch_bytes = reduces * static_cast<size_t>(n_out * chunks) * 8;
-    plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, threads, 0});
+    plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, pass2_threads, 0});
   }
   return plan;
 }

@@ -11,7 +11,10 @@ std::string render_preamble(Dialect dialect) { return scalar_preamble(DialectHoo
 
 Source render_body(const Kernel& kernel, const RenderOptions& options) {
   kernel.validate();
-  detail::Ctx c{kernel, DialectHooks(options.dialect), options.fast_math, options.name_prefix,
+  const Float32Rows rows = options.fast_math           ? Float32Rows::All
+                           : options.float32_in_double ? Float32Rows::Exact
+                                                       : Float32Rows::Transcendental;
+  detail::Ctx c{kernel, DialectHooks(options.dialect), rows, options.name_prefix,
                 detail::param_layout(kernel)};
   Source src;
   src.params_capacity = c.layout.capacity();

@@ -96,9 +96,20 @@ std::string Ctx::signature(EntryKind kind, bool index32) const {
   args.push_back(d.cuda() ? "void* scratch" : "__global void* scratch");
   args.push_back(d.cuda() ? "int* errors" : "__global int* errors");
   args.push_back(params_type() + " P");
+  // OpenCL buffers are handles without host-side pointer arithmetic: each operand's element
+  // offset into its buffer comes as one more argument (kernel_render.h, the ABI).
+  if (!d.cuda())
+    for (int op = 0; op < nops(); ++op) args.push_back(fmt::format("{} p{}_off", d.u64(), op));
   std::string s = d.entry_qualifier() + " " + entry_name(prefix, kind, index32) + "(";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
   return s + ")";
+}
+
+std::string Ctx::open_entry(EntryKind kind, bool index32) const {
+  std::string s = signature(kind, index32) + " {\n";
+  if (!d.cuda())
+    for (int op = 0; op < nops(); ++op) s += fmt::format("  p{0} += p{0}_off;\n", op);
+  return s;
 }
 
 namespace {
@@ -146,7 +157,7 @@ std::string element_function(const Ctx& c, const std::string& name, const std::v
         args.push_back(fmt::format("v{}", a));
         dtypes.push_back(k.values[a].dtype);
       }
-      e = render_scalar_op(v, args, dtypes, c.d, c.fast_math, "(*tgc_err)");
+      e = render_scalar_op(v, args, dtypes, c.d, c.float32_rows, "(*tgc_err)");
     }
     s += fmt::format("  const {} v{} = {};\n", register_type(v.dtype, c.d.dialect()), i, e);
   }

@@ -9,6 +9,7 @@
 
 #include "backends/c_family/dialect.h"
 #include "backends/c_family/kernel_render.h"
+#include "backends/c_family/render_scalar.h"
 
 namespace tgc::cfam::detail {
 
@@ -62,15 +63,17 @@ bool kernel_may_fail(const Kernel& k);
 struct Ctx {
   const Kernel& k;
   DialectHooks d;
-  bool fast_math;
+  Float32Rows float32_rows;  // from RenderOptions::fast_math and float32_in_double
   std::string prefix;
   ParamLayout layout;
   int nin() const { return static_cast<int>(k.inputs.size()); }
   int nops() const { return layout.nops; }
   DType operand_dtype(int op) const;
   std::string param(int slot, const std::string& idx) const;  // "((IDX)P.v[slot])"
-  // The entry's signature: "QUAL name(ptrs..., scratch, errors, params P)".
+  // The entry's signature: "QUAL name(ptrs..., scratch, errors, params P[, offsets...])".
   std::string signature(EntryKind kind, bool index32) const;
+  // The signature and the body's first lines (OpenCL: operand pointers moved by their offsets).
+  std::string open_entry(EntryKind kind, bool index32) const;
   std::string params_type() const { return prefix + "_params"; }
 };
 

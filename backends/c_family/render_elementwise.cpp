@@ -13,7 +13,7 @@ namespace {
 std::string elem_name(const Ctx& c) { return c.prefix + "_elem"; }
 
 std::string open_entry(const Ctx& c, EntryKind kind, bool index32, const std::string& idx) {
-  std::string s = c.signature(kind, index32) + " {\n";
+  std::string s = c.open_entry(kind, index32);
   s += "  int tgc_errors = 0;\n  (void)scratch; (void)errors;\n";
   s += fmt::format("  const {0} n = {1};\n", idx, c.param(ParamLayout::kN, idx));
   s += fmt::format("  const {0} tid = ({0}){1} * ({0}){2} + ({0}){3};\n", idx, c.d.block_index(), c.d.block_size(),

@@ -130,7 +130,7 @@ class ReductionWriter {
   std::string entry(EntryKind kind, bool index32) {
     idx_ = index32 ? "int" : c_.d.i64();
     const ParamLayout& l = c_.layout;
-    std::string s = c_.signature(kind, index32) + " {\n";
+    std::string s = c_.open_entry(kind, index32);
     s += "  int tgc_errors = 0;\n  (void)scratch; (void)errors;\n";
     s += fmt::format("  const {0} n_out = {1};\n  const {0} n_red = {2};\n", idx_, c_.param(ParamLayout::kNOut, idx_),
                      c_.param(ParamLayout::kNRed, idx_));
@@ -144,7 +144,7 @@ class ReductionWriter {
     s += fmt::format("  const {0} step = ({0}){1} * ({0}){2};\n", idx_, c_.d.grid_size(), c_.d.block_size());
     s += fmt::format("  const int lid = {};\n  const int lsize = {};\n", c_.d.thread_index(), c_.d.block_size());
     s += "  (void)tid; (void)step; (void)lid; (void)lsize;\n";
-    if (kind == EntryKind::RedBlock || kind == EntryKind::RedPass1)
+    if (kind == EntryKind::RedBlock || kind == EntryKind::RedPass1 || kind == EntryKind::RedPass2)
       for (size_t k = 0; k < reduces_.size(); ++k)
         s += fmt::format("  {} {} tgc_sh{}[{}];\n", c_.d.shared(), acc_type(c_, value(k)), k, c_.d.has_shuffle() ? 32 : 256);
     switch (kind) {
@@ -158,7 +158,7 @@ class ReductionWriter {
         s += fmt::format("  for ({0} o = ({0}){1}; o < n_out; o += ({0}){2}) {{\n", idx_, c_.d.block_index(),
                          c_.d.grid_size());
         s += kept_offsets("o") + accumulators_init();
-        s += fmt::format("    for ({} r = lid; r < n_red; r += lsize)\n", idx_) + fold_element("r");
+        s += unroll() + fmt::format("    for ({} r = lid; r < n_red; r += lsize)\n", idx_) + fold_element("r");
         s += block_reduce() + "    if (lid == 0) {\n" + epilogue("      ") + "    }\n  }\n";
         break;
       case EntryKind::RedPass1:
@@ -167,18 +167,22 @@ class ReductionWriter {
         s += fmt::format("    const {0} o = b / chunks;\n    const {0} r0 = (b - o * chunks) * chunk_len;\n", idx_);
         s += fmt::format("    const {0} r1 = r0 + chunk_len < n_red ? r0 + chunk_len : n_red;\n", idx_);
         s += kept_offsets("o") + accumulators_init();
-        s += fmt::format("    for ({} r = r0 + lid; r < r1; r += lsize)\n", idx_) + fold_element("r");
+        s += unroll() + fmt::format("    for ({} r = r0 + lid; r < r1; r += lsize)\n", idx_) + fold_element("r");
         s += block_reduce() + "    if (lid == 0) {\n";
         for (size_t k = 0; k < reduces_.size(); ++k) s += fmt::format("      {}[b] = acc{};\n", partials(k), k);
         s += "    }\n  }\n";
         break;
       case EntryKind::RedPass2:
-        s += fmt::format("  for ({} o = tid; o < n_out; o += step) {{\n", idx_);
+        // A block per output combines its chunks' partials: threads stride over the chunks,
+        // then the block's tree (a single thread walking a thousand partials in order is
+        // bound by their load latency: slower than pass 1 itself).
+        s += fmt::format("  for ({0} o = ({0}){1}; o < n_out; o += ({0}){2}) {{\n", idx_, c_.d.block_index(),
+                         c_.d.grid_size());
         s += kept_offsets("o") + accumulators_init();
-        s += fmt::format("    for ({} ch = 0; ch < chunks; ++ch) {{\n", idx_);
+        s += unroll() + fmt::format("    for ({} ch = lid; ch < chunks; ch += lsize) {{\n", idx_);
         for (size_t k = 0; k < reduces_.size(); ++k)
           s += fmt::format("      acc{0} = {1}_comb{0}(acc{0}, {2}[o * chunks + ch]);\n", k, c_.prefix, partials(k));
-        s += "    }\n" + epilogue("    ") + "  }\n";
+        s += "    }\n" + block_reduce() + "    if (lid == 0) {\n" + epilogue("      ") + "    }\n  }\n";
         break;
       default: TGC_INTERNAL_CHECK(false, "not a reduction entry");
     }
@@ -188,6 +192,11 @@ class ReductionWriter {
 
  private:
   const KernelValue& value(size_t k) const { return c_.k.values[reduces_[k]]; }
+
+  // The block-strided loops read one element per thread and iteration; unrolled, a thread
+  // has several loads in flight (the accumulation order, hence the result, is unchanged).
+  // Without it a long reduction is latency-bound at a third of the memory bandwidth.
+  std::string unroll() const { return c_.d.cuda() ? "    #pragma unroll 4\n" : ""; }
 
   // Scratch: each Reduce value's partials, n_out * chunks slots of 8 bytes.
   std::string partials(size_t k) const {

@@ -1,6 +1,8 @@
 // Scalar-op rendering for the C-family dialects. Floats compute in double and round once to
-// their dtype, as the reference does; float32 rows that are exact in float (+ - * / sqrt,
-// comparisons, rounding, selection) compute in float, which gives the same bits. Integers
+// their dtype, as the reference does, except: float32 rows exact in float (+ - * / sqrt,
+// comparisons, rounding, selection) compute in float, which gives the same bits; float32
+// transcendental rows compute in float with the dialect's functions unless
+// float32_math=double; and under fast math every float32 row computes in float. Integers
 // compute in 64 bits with wrap-around through unsigned arithmetic (signed overflow is
 // undefined in C) and Python's floor division and modulo; float->int conversions saturate
 // (NaN -> 0) like runtime/convert.h.
@@ -119,6 +121,8 @@ bool is_exact_in_float(ScalarOpKind op) {
     default: return false;
   }
 }
+
+bool is_transcendental(ScalarOpKind op) { return float32_math_ulps(op, Dialect::Cuda) > 0; }
 
 // Which rows yield a truth value rather than a number of the compute type.
 bool yields_bool(ScalarOpKind op) {
@@ -272,8 +276,9 @@ std::string scalar_preamble(const DialectHooks& d) {
   std::string ints = replace_all(kIntHelpers, "I64", d.i64());
   ints = replace_all(ints, "U64", d.u64());
   if (!d.cuda()) {  // OpenCL spells the 64-bit literals with L and its signed byte as char
-    ints = replace_all(ints, "signed char", "char");
+    // "unsigned char" first: it contains "signed char".
     ints = replace_all(ints, "unsigned char", "uchar");
+    ints = replace_all(ints, "signed char", "char");
     ints = replace_all(ints, "9223372036854775807", "9223372036854775807L");
   } else {
     ints = replace_all(ints, "9223372036854775807", "9223372036854775807LL");
@@ -299,6 +304,26 @@ std::string render_constant(const KernelValue& v, const DialectHooks& d) {
                      v.dtype == DType::Int64 ? (d.cuda() ? "LL" : "L") : "");
 }
 
+int float32_math_ulps(ScalarOpKind op, Dialect dialect) {
+  using K = ScalarOpKind;
+  // {CUDA, OpenCL}: the CUDA C++ Programming Guide's table of single-precision maximum ulp
+  // errors (full range, no fast math) and the OpenCL C specification's full-profile minimum
+  // accuracy. The same 20 rows as the LLVM backend's float32 functions (backends/cpu/float32_math).
+  struct Row {
+    K op;
+    int cuda, opencl;
+  };
+  static constexpr Row kRows[] = {
+      {K::Exp, 2, 3},    {K::Exp2, 2, 3},   {K::Expm1, 1, 3},  {K::Log, 1, 3},     {K::Log2, 1, 3},
+      {K::Log10, 2, 3},  {K::Log1p, 1, 2},  {K::Sin, 2, 4},    {K::Cos, 2, 4},     {K::Tan, 4, 5},
+      {K::Tanh, 2, 5},   {K::Sinh, 3, 4},   {K::Cosh, 2, 4},   {K::Arcsin, 2, 4},  {K::Arccos, 2, 4},
+      {K::Arctan, 2, 5}, {K::Arctan2, 3, 6}, {K::Erf, 2, 16},  {K::Erfc, 4, 16},   {K::Pow, 4, 16},
+  };
+  for (const Row& r : kRows)
+    if (r.op == op) return dialect == Dialect::Cuda ? r.cuda : r.opencl;
+  return 0;
+}
+
 bool scalar_op_may_fail(const KernelValue& v, std::span<const DType> arg_dtypes) {
   if (v.kind != KernelValue::Kind::Op) return false;
   if (v.op != ScalarOpKind::FloorDiv && v.op != ScalarOpKind::Mod && v.op != ScalarOpKind::Pow) return false;
@@ -308,7 +333,7 @@ bool scalar_op_may_fail(const KernelValue& v, std::span<const DType> arg_dtypes)
 }
 
 std::string render_scalar_op(const KernelValue& v, std::span<const std::string> args,
-                             std::span<const DType> arg_dtypes, const DialectHooks& d, bool fast_math,
+                             std::span<const DType> arg_dtypes, const DialectHooks& d, Float32Rows rows,
                              const std::string& errors) {
   const DType floatx = is_float(v.dtype) ? v.dtype : DType::Float32;  // see Kernel::validate
   const std::optional<DType> cast_to = v.op == ScalarOpKind::Cast ? std::optional(v.dtype) : std::nullopt;
@@ -316,10 +341,12 @@ std::string render_scalar_op(const KernelValue& v, std::span<const std::string> 
   std::string in[3] = {"0", "0", "0"};
   if (scalar_domain(v.op, sig) == ScalarDomain::Float) {
     // float32 in, float32 (or a truth value) out: float arithmetic where it rounds the same
-    // as double-then-float (always under fast math, which gives up exactness).
+    // as double-then-float, in the transcendental functions unless float32_math=double (a
+    // few ulps from the reference, at float speed), everywhere under fast math.
     bool single = v.dtype == DType::Float32 || (v.dtype == DType::Bool && yields_bool(v.op));
     for (DType t : arg_dtypes) single = single && t == DType::Float32;
-    single = single && (fast_math || is_exact_in_float(v.op));
+    single = single && (rows == Float32Rows::All || is_exact_in_float(v.op) ||
+                        (rows == Float32Rows::Transcendental && is_transcendental(v.op)));
     const std::string F = single ? "float" : "double";
     for (size_t i = 0; i < args.size(); ++i)
       in[i] = arg_dtypes[i] == (single ? DType::Float32 : DType::Float64) ? args[i]

@@ -23,11 +23,21 @@ std::string scalar_preamble(const DialectHooks& d);
 // A Constant value as an expression of its register type.
 std::string render_constant(const KernelValue& v, const DialectHooks& d);
 
+// Which float32 rows compute in float rather than in double rounded once: those exact in
+// float (always: same bits), the transcendental functions (the default, float32_math=float32:
+// the dialect's float functions, a few ulps from the reference) or all of them (fast math).
+enum class Float32Rows { Exact, Transcendental, All };
+
+// The transcendental rows (those Float32Rows::Transcendental computes in float) and the
+// documented maximum error of the dialect's float function, in ulps of the exact result;
+// 0 for every other row.
+int float32_math_ulps(ScalarOpKind op, Dialect dialect);
+
 // An Op value from its arguments (expressions of the arguments' register types): converted
 // to the row's domain, computed, converted to v.dtype. `errors` names an int lvalue that
-// failing rows OR their ErrorBit into. `fast_math` lets float32 rows compute in float.
+// failing rows OR their ErrorBit into. `rows` says which float32 rows compute in float.
 std::string render_scalar_op(const KernelValue& v, std::span<const std::string> args,
-                             std::span<const DType> arg_dtypes, const DialectHooks& d, bool fast_math,
+                             std::span<const DType> arg_dtypes, const DialectHooks& d, Float32Rows rows,
                              const std::string& errors);
 
 // Whether rendering v may set an error bit.

@@ -16,7 +16,7 @@ namespace {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const Config& config) : compiler_(cpu::kernel_compiler_for(config.cache_dir, config.fast_math)) {}
+  explicit CpuBackend(const Config& config) : compiler_(cpu::kernel_compiler_for(config.cache_dir, cpu::codegen_options(config))) {}
 
   std::string name() const override { return "llvm"; }
   DeviceKind device_kind() const override { return DeviceKind::Host; }
@@ -62,6 +62,8 @@ std::string cpu_backend_description() {
                      host.cpu, vector_features(host.features), threads, threads == 1 ? "" : "s");
 }
 
-std::string emit_llvm_ir(const Kernel& kernel, bool fast_math) { return cpu::optimized_ir(kernel, fast_math); }
+std::string emit_llvm_ir(const Kernel& kernel, bool fast_math, bool float32_math) {
+  return cpu::optimized_ir(kernel, {fast_math, float32_math});
+}
 
 }  // namespace tgc

@@ -17,7 +17,7 @@ bool llvm_backend_available();
 
 // The backend for device=cpu: "llvm" (Composite nodes run JIT-compiled kernels, other nodes
 // their reference perform) when built with LLVM, else the reference backend, whose
-// Composite thunks run the Kernel IR interpreter. Reads fast_math and cache_dir.
+// Composite thunks run the Kernel IR interpreter. Reads fast_math, float32_math and cache_dir.
 std::unique_ptr<Backend> make_cpu_backend(const Config& config);
 
 // What runs fused kernels on the CPU, e.g.
@@ -26,7 +26,8 @@ std::unique_ptr<Backend> make_cpu_backend(const Config& config);
 std::string cpu_backend_description();
 
 // The O3-optimized LLVM IR module of `kernel` for the host CPU, as `tgc emit --target cpu`
-// prints it. ConfigError when tgc is built without LLVM.
-std::string emit_llvm_ir(const Kernel& kernel, bool fast_math = false);
+// prints it (`float32_math` as the config key: float32 transcendentals in float). ConfigError
+// when tgc is built without LLVM.
+std::string emit_llvm_ir(const Kernel& kernel, bool fast_math = false, bool float32_math = true);
 
 }  // namespace tgc

@@ -14,7 +14,7 @@ std::string cpu_backend_description() {
   return "interpreter: built without LLVM; fused kernels run in the Kernel IR interpreter";
 }
 
-std::string emit_llvm_ir(const Kernel&, bool) {
+std::string emit_llvm_ir(const Kernel&, bool, bool) {
   throw ConfigError("this build of tgc has no LLVM CPU backend", "emit --target cpu",
                     "rebuild tgc with LLVM 16 installed (scripts/setup installs llvm-16-dev; "
                     "configure with -DTGC_WITH_LLVM=ON)");

@@ -36,11 +36,11 @@ struct Region {
 
 class Renderer {
  public:
-  Renderer(const Kernel& k, llvm::LLVMContext& ctx, llvm::Module& m, bool fast_math)
+  Renderer(const Kernel& k, llvm::LLVMContext& ctx, llvm::Module& m, const CodegenOptions& options)
       : k_(k), ctx_(ctx), m_(m), b_(ctx), layout_(kernel_layout(k)),
         nin_(static_cast<int>(k.inputs.size())), nops_(nin_ + static_cast<int>(k.outputs.size())),
-        epilogue_(k.epilogue_mask()), reduction_(k.is_reduction()) {
-    if (fast_math) b_.setFastMathFlags(llvm::FastMathFlags::getFast());
+        epilogue_(k.epilogue_mask()), reduction_(k.is_reduction()), float32_math_(options.float32_math) {
+    if (options.fast_math) b_.setFastMathFlags(llvm::FastMathFlags::getFast());
   }
 
   void render(const std::string& symbol) {
@@ -213,7 +213,7 @@ class Renderer {
           args.push_back(value(r, a));
           dtypes.push_back(k_.values[a].dtype);
         }
-        ScalarEmitter e{b_, m_, error_slot_};
+        ScalarEmitter e{b_, m_, error_slot_, float32_math_};
         result = emit_scalar_op(e, v, args, dtypes);
         break;
       }
@@ -410,6 +410,7 @@ class Renderer {
   int nin_, nops_;
   std::vector<bool> epilogue_;
   bool reduction_;
+  bool float32_math_;  // float32 transcendentals in float (CodegenOptions)
   llvm::Function* impl_ = nullptr;
   Value* error_slot_ = nullptr;
   std::vector<Value*> shape_;
@@ -421,9 +422,9 @@ class Renderer {
 }  // namespace
 
 std::unique_ptr<llvm::Module> render_kernel(const Kernel& kernel, llvm::LLVMContext& ctx, const std::string& symbol,
-                                            bool fast_math) {
+                                            const CodegenOptions& options) {
   auto module = std::make_unique<llvm::Module>("tgc_kernel", ctx);
-  Renderer(kernel, ctx, *module, fast_math).render(symbol);
+  Renderer(kernel, ctx, *module, options).render(symbol);
   std::string errors;
   llvm::raw_string_ostream os(errors);
   TGC_INTERNAL_CHECK(!llvm::verifyModule(*module, &os), "the LLVM IR of a kernel is invalid: " + os.str());

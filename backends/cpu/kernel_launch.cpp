@@ -22,6 +22,12 @@ namespace {
 
 // Below this many loop elements a call stays on one thread: waking threads costs more.
 constexpr int64_t kMinElementsPerThread = 1 << 15;
+// Chunks of the innermost (vectorized) dim start at multiples of this many elements, a
+// multiple of every vector width times unroll factor LLVM picks (at most 16 lanes x 4).
+// Then every element falls in the vector body or in the scalar remainder whatever the
+// thread count, which matters because libmvec's float functions and libm's scalar ones may
+// differ in the last bit (float32_math=float32).
+constexpr int64_t kInnerChunkAlignment = 1024;
 
 struct Call {
   std::vector<int64_t> shape;    // layout.rank() dims
@@ -100,10 +106,12 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
   if (dim < 0 || threads < 2) return fn(call.shape.data(), call.strides.data(), reinterpret_cast<void* const*>(call.pointers.data()));
   const int64_t n = call.shape[dim];
   const int64_t chunks = std::min<int64_t>(threads, n);
+  const int64_t unit = dim == rank - 1 ? kInnerChunkAlignment : 1;
+  const int64_t units = (n + unit - 1) / unit;
   int32_t errors = 0;
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
+    const int64_t begin = std::min(n, unit * (units * c / chunks)), end = std::min(n, unit * (units * (c + 1) / chunks));
     std::vector<int64_t> shape = call.shape;
     shape[dim] = end - begin;
     std::vector<char*> pointers = call.pointers;

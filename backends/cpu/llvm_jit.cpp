@@ -97,9 +97,9 @@ void optimize(llvm::Module& m) {
 std::string symbol_of(const Kernel& kernel) { return fmt::format("tgc_kernel_{:016x}", kernel.hash()); }
 
 // Renders and optimizes `kernel` for the host (callers hold jit().mutex).
-std::unique_ptr<llvm::Module> build_module(const Kernel& kernel, llvm::LLVMContext& ctx, bool fast_math) {
+std::unique_ptr<llvm::Module> build_module(const Kernel& kernel, llvm::LLVMContext& ctx, const CodegenOptions& options) {
   Jit& j = jit();
-  std::unique_ptr<llvm::Module> m = render_kernel(kernel, ctx, symbol_of(kernel), fast_math);
+  std::unique_ptr<llvm::Module> m = render_kernel(kernel, ctx, symbol_of(kernel), options);
   m->setTargetTriple(j.host.triple);
   m->setDataLayout(j.tm->createDataLayout());
   for (llvm::Function& f : *m) {
@@ -158,7 +158,7 @@ KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
   // is the renderer's version: bump it when kernel_codegen/scalar_codegen change output.
   return KernelCacheKey{"llvm", fmt::format("{:016x} r2\n{}", kernel.hash(), kernel.str()),
                         "LLVM " LLVM_VERSION_STRING, host.triple + " " + host.cpu + " " + host.features,
-                        fmt::format("O3 libmvec fast_math={}", fast_math_ ? 1 : 0)};
+                        "O3 libmvec " + options_.text()};
 }
 
 KernelFn KernelCompiler::get(const Kernel& kernel) {
@@ -181,7 +181,7 @@ KernelFn KernelCompiler::get(const Kernel& kernel) {
   {
     std::lock_guard jit_lock(j.mutex);
     llvm::LLVMContext ctx;
-    std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, fast_math_);
+    std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, options_);
     llvm::orc::SimpleCompiler compile(*j.tm);
     object = take(compile(*m), "compiling a kernel to object code");
   }
@@ -191,21 +191,21 @@ KernelFn KernelCompiler::get(const Kernel& kernel) {
   return linked_[text] = link_object(bytes, symbol, /*must_work=*/true);
 }
 
-KernelCompiler& kernel_compiler_for(const std::string& cache_dir, bool fast_math) {
+KernelCompiler& kernel_compiler_for(const std::string& cache_dir, const CodegenOptions& options) {
+  using Key = std::pair<std::string, CodegenOptions>;
   static std::mutex mutex;
-  static std::map<std::pair<std::string, bool>, std::unique_ptr<KernelCompiler>>* compilers =
-      new std::map<std::pair<std::string, bool>, std::unique_ptr<KernelCompiler>>;
+  static std::map<Key, std::unique_ptr<KernelCompiler>>* compilers = new std::map<Key, std::unique_ptr<KernelCompiler>>;
   std::lock_guard lock(mutex);
-  auto& slot = (*compilers)[{cache_dir, fast_math}];
-  if (!slot) slot = std::make_unique<KernelCompiler>(kernel_cache_for(cache_dir), fast_math);
+  auto& slot = (*compilers)[{cache_dir, options}];
+  if (!slot) slot = std::make_unique<KernelCompiler>(kernel_cache_for(cache_dir), options);
   return *slot;
 }
 
-std::string optimized_ir(const Kernel& kernel, bool fast_math) {
+std::string optimized_ir(const Kernel& kernel, const CodegenOptions& options) {
   Jit& j = jit();
   std::lock_guard lock(j.mutex);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, fast_math);
+  std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, options);
   std::string text;
   llvm::raw_string_ostream os(text);
   m->print(os, nullptr);

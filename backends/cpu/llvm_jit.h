@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "backends/cpu/codegen_options.h"
 #include "backends/cpu/kernel_abi.h"
 #include "compiler/kernel/kernel_ir.h"
 #include "runtime/kernel_cache.h"
@@ -34,8 +35,8 @@ JitStats jit_stats();
 class KernelCompiler {
  public:
   // Kernels are cached in `cache` (memory and its directory) under a key holding the
-  // kernel, the renderer version, LLVM's version, the host target and the flags.
-  KernelCompiler(KernelCache& cache, bool fast_math) : cache_(cache), fast_math_(fast_math) {}
+  // kernel, the renderer version, LLVM's version, the host target and the options.
+  KernelCompiler(KernelCache& cache, const CodegenOptions& options) : cache_(cache), options_(options) {}
 
   // The compiled kernel: from this compiler's table, else the cache's object code, else
   // rendered, optimized and compiled now (then stored in the cache).
@@ -45,15 +46,15 @@ class KernelCompiler {
 
  private:
   KernelCache& cache_;
-  bool fast_math_;
+  CodegenOptions options_;
   std::mutex mutex_;
   std::map<std::string, KernelFn> linked_;  // cache key text -> entry point
 };
 
-// The process-wide compiler for (cache_dir, fast_math).
-KernelCompiler& kernel_compiler_for(const std::string& cache_dir, bool fast_math);
+// The process-wide compiler for (cache_dir, options).
+KernelCompiler& kernel_compiler_for(const std::string& cache_dir, const CodegenOptions& options);
 
 // The optimized module's text.
-std::string optimized_ir(const Kernel& kernel, bool fast_math);
+std::string optimized_ir(const Kernel& kernel, const CodegenOptions& options);
 
 }  // namespace tgc::cpu

@@ -3,11 +3,13 @@
 // spelled out: Python floor division and modulo, NaN-propagating maximum/minimum, round half
 // to even, saturating float->int casts (convert_value), wrap-around integer arithmetic.
 // Float32 values compute in double and round once, like the reference; LLVM narrows the
-// exact cases (+ - * / sqrt) back to float arithmetic on its own.
+// exact cases (+ - * / sqrt) back to float arithmetic on its own. Transcendental functions
+// of float32 values call the float libm functions when float32_math is on (the default).
 #include "backends/cpu/scalar_codegen.h"
 
 #include <limits>
 
+#include "backends/cpu/float32_math.h"
 #include "runtime/error.h"
 
 namespace tgc::cpu {
@@ -24,20 +26,25 @@ Value* intrinsic1(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, Value* x) {
   return b.CreateUnaryIntrinsic(id, x);
 }
 
-// A call of the libm function `name` on doubles. Declared without memory effects (tgc never
-// reads errno) so the loop vectorizer may replace it with its libmvec variant.
-Value* libm(ScalarEmitter& e, const char* name, std::initializer_list<Value*> args) {
-  llvm::SmallVector<llvm::Type*, 2> types(args.size(), f64(e.b));
-  auto* fty = llvm::FunctionType::get(f64(e.b), types, false);
+// A call of the libm function `name` on values of `type` (double, or float for the "f"
+// functions). Declared without memory effects (tgc never reads errno) so the loop
+// vectorizer may replace it with its libmvec variant.
+Value* libm_call(ScalarEmitter& e, llvm::Type* type, const char* name, llvm::ArrayRef<Value*> args) {
+  llvm::SmallVector<llvm::Type*, 2> types(args.size(), type);
+  auto* fty = llvm::FunctionType::get(type, types, false);
   llvm::FunctionCallee callee = e.module.getOrInsertFunction(name, fty);
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotAccessMemory();
     f->setDoesNotThrow();
     f->setWillReturn();
   }
-  llvm::CallInst* call = e.b.CreateCall(callee, llvm::ArrayRef<Value*>(args.begin(), args.size()));
+  llvm::CallInst* call = e.b.CreateCall(callee, args);
   call->setDoesNotAccessMemory();
   return call;
+}
+
+Value* libm(ScalarEmitter& e, const char* name, std::initializer_list<Value*> args) {
+  return libm_call(e, f64(e.b), name, llvm::ArrayRef<Value*>(args.begin(), args.size()));
 }
 
 void raise_error(ScalarEmitter& e, Value* cond, KernelErrorBit bit) {
@@ -364,6 +371,14 @@ Value* emit_scalar_op(ScalarEmitter& e, const KernelValue& v, std::span<Value* c
   const DType floatx = is_float(v.dtype) ? v.dtype : DType::Float32;  // see Kernel::validate
   const std::optional<DType> cast_to = v.op == ScalarOpKind::Cast ? std::optional(v.dtype) : std::nullopt;
   const ScalarSignature sig = scalar_signature(v.op, arg_dtypes, floatx, cast_to);
+  if (e.float32_math && v.dtype == DType::Float32) {
+    // Only when every operand is float32: an integer operand's conversion to float could
+    // round, and the reference converts it to double exactly.
+    const char* name = float32_libm_name(v.op);
+    bool all_float32 = true;
+    for (DType t : arg_dtypes) all_float32 = all_float32 && t == DType::Float32;
+    if (name && all_float32) return libm_call(e, b.getFloatTy(), name, llvm::ArrayRef<Value*>(args.data(), args.size()));
+  }
   Value* in[3] = {nullptr, nullptr, nullptr};
   if (scalar_domain(v.op, sig) == ScalarDomain::Float) {
     for (size_t i = 0; i < 3; ++i)

@@ -18,11 +18,13 @@ enum KernelErrorBit : uint32_t {
 };
 
 // What scalar rendering needs: the builder, the module (for libm declarations) and the
-// function's error word (an i32 alloca that ops OR their error bits into).
+// function's error word (an i32 alloca that ops OR their error bits into), and whether
+// float32 transcendental rows compute in float (config float32_math, float32_math.h).
 struct ScalarEmitter {
   llvm::IRBuilder<>& b;
   llvm::Module& module;
   llvm::Value* error_slot;
+  bool float32_math = false;
 };
 
 // A value's type in registers (bool is i1) and in memory (bool is one byte, 0 or 1).
@@ -36,6 +38,8 @@ llvm::Value* emit_constant(llvm::IRBuilder<>& b, const KernelValue& v);
 
 // An Op value from its (register-typed) arguments: converts the operands to the row's
 // domain (double or int64, as scalar_domain says), applies the row, converts to `v.dtype`.
+// With `e.float32_math`, a transcendental row of float32 operands and result calls the
+// float libm function instead (expf: one rounding inside libm, none after).
 llvm::Value* emit_scalar_op(ScalarEmitter& e, const KernelValue& v, std::span<llvm::Value* const> args,
                             std::span<const DType> arg_dtypes);
 

@@ -8,6 +8,7 @@
 #include "backends/cuda/composite_thunk.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/shape_op_thunks.h"
 #include "backends/cuda/transfer_thunks.h"
 #include "backends/cuda/user_kernel_thunk.h"
 #include "compiler/kernel/composite_op.h"
@@ -26,12 +27,13 @@ class CudaBackend final : public Backend {
   DeviceKind device_kind() const override { return DeviceKind::Cuda; }
   Device* device() const override { return &device_; }
 
-  // Fused kernels, transfers, cuBLAS ops (float32/float64), view ops and user CUDA source.
-  // Everything else stays on the host (the placement pass moves its operands there).
+  // Fused kernels, transfers, cuBLAS ops (float32/float64), view ops, shape-driven ops and
+  // user CUDA source. Everything else stays on the host (the placement pass moves its
+  // operands there).
   bool runs_on_device(const Node& node) const override {
     const Op& op = node.op();
     return dynamic_cast<const Composite*>(&op) || op.is_transfer() || cuda::blas_runs_on_device(node) ||
-           cuda::is_device_view_op(node) || dynamic_cast<const CudaSourceOp*>(&op);
+           cuda::is_device_view_op(node) || cuda::is_device_shape_op(node) || dynamic_cast<const CudaSourceOp*>(&op);
   }
 
   ThunkFn make_thunk(const Node& node) const override {
@@ -42,6 +44,7 @@ class CudaBackend final : public Backend {
     if (dynamic_cast<const DeviceToHost*>(&op)) return cuda::make_device_to_host_thunk(device_);
     if (cuda::blas_runs_on_device(node)) return cuda::make_blas_thunk(device_, node, config_);
     if (cuda::is_device_view_op(node)) return cuda::make_view_thunk(device_, node);
+    if (cuda::is_device_shape_op(node)) return cuda::make_shape_op_thunk(device_, node);
     if (dynamic_cast<const CudaSourceOp*>(&op)) return cuda::make_user_kernel_thunk(device_, node, config_);
     TGC_INTERNAL_CHECK(false, "node " + node.describe() + " was placed on " + device_.name() +
                                   " but the CUDA backend has no implementation of " + op.name());

@@ -12,7 +12,6 @@ namespace tgc::cuda {
 
 namespace {
 
-constexpr size_t kMaxLabels = 8;             // nodes named in an asynchronous error
 constexpr size_t kStagingChunk = 8u << 20;   // bytes per pinned staging chunk
 constexpr int kStagingChunks = 4;
 
@@ -176,8 +175,7 @@ std::unique_ptr<DeviceTimer> CudaDevice::make_timer() {
 
 void CudaDevice::note_launch(const std::string& label) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (launched_.size() == kMaxLabels) launched_.erase(launched_.begin());
-  launched_.push_back(label);
+  launched_[launched_count_ % kMaxLabels] = label;  // reuses the slot's capacity
   ++launched_count_;
 }
 
@@ -186,8 +184,9 @@ void CudaDevice::raise_async(cudaError_t err, const char* call) {
   size_t count = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    labels.swap(launched_);
     count = launched_count_;
+    for (size_t i = count > kMaxLabels ? count - kMaxLabels : 0; i < count; ++i)
+      labels.push_back(launched_[i % kMaxLabels]);  // oldest first
     launched_count_ = 0;
   }
   std::string what = "CUDA error on " + name() + ": " + cuda_error_text(err) + " (surfaced in " + call_name(call) + ")";
@@ -211,7 +210,6 @@ void CudaDevice::synchronize_stream() {
   std::string deferred;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    launched_.clear();
     launched_count_ = 0;
     deferred.swap(deferred_error_);
   }

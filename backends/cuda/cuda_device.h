@@ -92,7 +92,10 @@ class CudaDevice final : public Device {
   std::unique_ptr<CudaStream> stream_obj_;
   std::mutex mutex_;  // staging ring, launch list, deferred errors
   std::unique_ptr<PinnedStaging> staging_;
-  std::vector<std::string> launched_;  // labels since the last sync (the last kMaxLabels)
+  static constexpr size_t kMaxLabels = 8;  // nodes named in an asynchronous error
+  // Labels of the launches since the last sync: a ring of the last kMaxLabels (slot
+  // count % kMaxLabels), so noting one costs a string assignment, not a shift of the list.
+  std::vector<std::string> launched_ = std::vector<std::string>(kMaxLabels);
   size_t launched_count_ = 0;
   std::string deferred_error_;         // a failed cudaFreeAsync, reported at the next sync
 };

@@ -41,7 +41,7 @@ void CudaModule::launch(CudaDevice& device, size_t i, dim3 grid, dim3 block, siz
     TGC_CUDA_CHECK(cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(shared_bytes), device.ordinal()));
   cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, args, shared_bytes, device.stream());
-  device.check_launch(err, "entry '" + names_[i] + "' of the " + label_);
+  if (err != cudaSuccess) device.check_launch(err, "entry '" + names_[i] + "' of the " + label_);
 }
 
 }  // namespace tgc::cuda

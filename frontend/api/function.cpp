@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "backends/backend_registry.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/opencl/opencl_backend.h"
 #include "compiler/linker.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
@@ -35,14 +37,34 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // perform(): the per-op evaluation to compare against when debugging.
 std::unique_ptr<Backend> make_host_backend(const Config& config) {
   // Tests only (backends/backend_registry.h): the conformance suite picks the backend itself.
-  if (std::optional<std::string> forced = forced_backend_for_tests(); forced && *forced != "cuda")
+  if (std::optional<std::string> forced = forced_backend_for_tests(); forced && *forced != "cuda" && *forced != "opencl")
     return make_named_backend(*forced, config);
   return make_cpu_backend(config);
 }
 
-// device=cuda / cuda:N: the CUDA backend for the device nodes (nullptr for device=cpu).
+// device=opencl / opencl:P:D: platform P, device D, or (-1, 0) for plain `opencl`.
+std::pair<int, int> opencl_device_numbers(const std::string& d) {
+  if (d == "opencl") return {-1, 0};
+  const std::string rest = d.substr(7);  // after "opencl:"
+  const size_t colon = rest.find(':');
+  auto number = [](const std::string& s) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(s);
+  };
+  const int p = colon == std::string::npos ? -1 : number(rest.substr(0, colon));
+  const int i = colon == std::string::npos ? -1 : number(rest.substr(colon + 1));
+  if (p < 0 || i < 0)
+    throw ConfigError("device '" + d + "' names no OpenCL device", "function()",
+                      "write opencl, or opencl:P:D with P the platform's and D the device's number (tgc devices "
+                      "lists them, e.g. opencl:0:0)");
+  return {p, i};
+}
+
+// device=cuda / cuda:N, opencl / opencl:P:D: the backend for the device nodes (nullptr for
+// device=cpu).
 std::unique_ptr<Backend> make_device_backend(const Config& config) {
   if (forced_backend_for_tests() == "cuda") return make_cuda_backend(config, 0);
+  if (forced_backend_for_tests() == "opencl") return make_opencl_backend(config, -1, 0);
   if (forced_backend_for_tests()) return nullptr;  // a host backend forced by a test
   const std::string& d = config.device;
   if (d == "cpu") return nullptr;
@@ -60,8 +82,12 @@ std::unique_ptr<Backend> make_device_backend(const Config& config) {
     }
     return make_cuda_backend(config, ordinal);
   }
+  if (d == "opencl" || d.starts_with("opencl:")) {
+    const auto [platform, index] = opencl_device_numbers(d);
+    return make_opencl_backend(config, platform, index);
+  }
   throw ConfigError("device '" + d + "' is not available in this build", "function()",
-                    "this build runs on device=cpu or device=cuda[:N]; tgc devices says which work here");
+                    "tgc runs on device=cpu, cuda[:N] or opencl[:P:D]; tgc devices says which work here");
 }
 
 // The design's rule, also the placement pass's (PlacementTarget::float32_shared_on_device).
@@ -110,6 +136,7 @@ struct Function::Impl {
   std::vector<Tensor> slots;
   std::vector<bool> constant_slot;  // slots of Program::constants
   std::unique_ptr<Profiler> profiler;
+  std::vector<const Buffer*> foreign_buffers;  // scratch of operator(), kept for its capacity
 
   void check_args(const std::vector<Tensor>& args) const;
 };
@@ -178,9 +205,11 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   for (size_t k = 0; k < f.linked.shared_slots.size(); ++k) {
     auto& [slot, storage] = f.linked.shared_slots[k];
     const Tensor& value = storage->current();
-    if (f.shared_on_device[k] && value.on_host()) {
-      // A float32 shared variable lives on the function's device: moved there once.
-      storage->set_value(value.to(*f.device_backend->device()), /*borrow=*/true);
+    if (f.shared_on_device[k] && &value.device() != f.device_backend->device()) {
+      // A float32 shared variable lives on the function's device: moved there once (from the
+      // host, or through it from another function's device: opencl and cuda in one process).
+      Device& here = *f.device_backend->device();
+      storage->set_value(value.on_host() ? value.to(here) : value.to(host_device()).to(here), /*borrow=*/true);
     } else if (!f.shared_on_device[k] && !value.on_host()) {
       // Read on the host by this function while another keeps it on a device: a copy.
       f.slots[slot] = value.to(host_device());
@@ -204,14 +233,20 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   // argument, a shared value, a constant or an earlier result is copied.
   std::vector<Tensor> results;
   results.reserve(prog.output_slots.size());
-  std::unordered_set<const Buffer*> foreign;
+  // A handful of buffers: a vector searched linearly costs less per call than a hash set.
+  std::vector<const Buffer*>& foreign = f.foreign_buffers;
+  foreign.clear();
   if (!f.borrow_outputs) {
-    for (int s : prog.bound_slots) foreign.insert(f.slots[s].buffer().get());
-    for (auto& [s, t] : prog.constants) foreign.insert(t.buffer().get());
+    for (int s : prog.bound_slots) foreign.push_back(f.slots[s].buffer().get());
+    for (auto& [s, t] : prog.constants) foreign.push_back(t.buffer().get());
   }
   for (size_t i = 0; i < prog.output_slots.size(); ++i) {
     Tensor t = f.slots[prog.output_slots[i]];
-    if (!f.borrow_outputs && !foreign.insert(t.buffer().get()).second) t = t.copy();
+    if (!f.borrow_outputs) {
+      const Buffer* b = t.buffer().get();
+      if (std::find(foreign.begin(), foreign.end(), b) != foreign.end()) t = t.copy();
+      else foreign.push_back(b);
+    }
     results.push_back(std::move(t));
   }
   clear_bound();

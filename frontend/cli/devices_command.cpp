@@ -6,6 +6,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/opencl/opencl_backend.h"
 #include "frontend/cli/errors.h"
 
 namespace tgc::cli {
@@ -21,7 +22,8 @@ int devices_command() {
              cpu_backend_description());
   // Says why CUDA is unavailable (not built, no driver, no device) or lists the devices.
   fmt::print("{}\n", cuda_devices_description());
-  fmt::print("opencl   not built  (the OpenCL backend is not part of this build yet)\n");
+  // Each OpenCL device with its platform and device names, or why there is none.
+  fmt::print("{}\n", opencl_devices_description());
   return kExitOk;
 }
 

@@ -43,12 +43,15 @@ void check_target_built(const std::string& target) {
 
 // The text of one kernel for the target: Kernel IR, LLVM IR, or CUDA C / OpenCL C with every
 // entry point the backend compiles for it.
-std::string render_kernel(const std::string& target, const Kernel& kernel, bool fast_math, int index) {
+// The config's fast_math and float32_math shape the code as they do in the backends.
+std::string render_kernel(const std::string& target, const Kernel& kernel, const Config& config, int index) {
+  const bool float32_in_double = config.float32_math == "double";
   if (target == "kir") return kernel.str();
-  if (target == "cpu" || target == "llvm") return emit_llvm_ir(kernel, fast_math);
+  if (target == "cpu" || target == "llvm") return emit_llvm_ir(kernel, config.fast_math, !float32_in_double);
   cfam::RenderOptions options;
   options.dialect = target == "cuda" ? cfam::Dialect::Cuda : cfam::Dialect::OpenCL;
-  options.fast_math = fast_math;
+  options.fast_math = config.fast_math;
+  options.float32_in_double = float32_in_double;
   options.name_prefix = "tgc_k" + std::to_string(index);
   return cfam::render(kernel, options).code;
 }
@@ -71,7 +74,7 @@ int emit_command(const EmitArgs& args, const GlobalFlags& flags) {
       args_text += (i ? ", " : "") + names.of(node->inputs()[i].get());
     const auto* composite = dynamic_cast<const Composite*>(&node->op());
     if (!composite) continue;
-    const std::string code = render_kernel(args.target, composite->kernel(), fn.function.config().fast_math, kernels);
+    const std::string code = render_kernel(args.target, composite->kernel(), fn.function.config(), kernels);
     fmt::print("# kernel {}: {} = {}({})\n{}\n", kernels++, lhs, composite->name(), args_text, code);
   }
   if (kernels == 0)

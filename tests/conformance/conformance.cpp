@@ -161,7 +161,7 @@ std::string check_case(const std::string& backend, const Case& c) {
       if (!got.results[o].defined()) return where + "output " + std::to_string(o) + " is undefined\n" + graphs();
     }
     for (size_t o = 0; o < want.results.size(); ++o) {
-      const Tolerance& tol = o < c.tolerances.size() ? c.tolerances[o] : c.tolerance;
+      const Tolerance tol = tolerance_on(backend, o < c.tolerances.size() ? c.tolerances[o] : c.tolerance);
       if (auto same = compare(got.results[o], want.results[o], tol); !same)
         return where + "output " + std::to_string(o) +
                (c.outputs[o].name().empty() ? std::string() : " (" + c.outputs[o].name() + ")") + ": " +
@@ -170,6 +170,12 @@ std::string check_case(const std::string& backend, const Case& c) {
     }
   }
   return "";
+}
+
+Tolerance tolerance_on(const std::string& backend, Tolerance t) {
+  if (backend == "cuda") t.rtol32 = std::max(t.rtol32, t.cuda_rtol32);
+  if (backend == "opencl") t.rtol32 = std::max(t.rtol32, t.opencl_rtol32);
+  return t;
 }
 
 void expect_conforms(const std::string& backend, const Case& c) {

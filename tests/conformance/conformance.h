@@ -6,12 +6,16 @@
 #include <gtest/gtest.h>
 #include <tgc/tgc.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "backends/c_family/render_scalar.h"
+#include "backends/cpu/float32_math.h"
 #include "ops/elemwise/scalar_op.h"
 
 namespace tgc::conformance {
@@ -25,13 +29,46 @@ std::vector<std::string> suite_backends();
 struct Tolerance {
   double rtol32 = 0, atol32 = 0;  // float32 outputs
   double rtol64 = 0, atol64 = 0;  // float64 outputs
+  // float32 outputs on the C-family backends where larger (their float functions' bounds,
+  // cfam::float32_math_ulps); 0: rtol32.
+  double cuda_rtol32 = 0, opencl_rtol32 = 0;
 };
+
+// The tolerance an output is held to on `backend`.
+Tolerance tolerance_on(const std::string& backend, Tolerance t);
 
 // Non-transcendental float ops round once, like the reference: exact.
 inline constexpr Tolerance kExact{};
 // Transcendental rows: the LLVM backend's libmvec functions may differ from glibc's by one
 // float32 ulp / a few float64 ulps (docs/cpu-backend.md, "Scalar semantics").
 inline constexpr Tolerance kUlps{1.2e-7, 0, 1e-14, 0};
+// A libm row: kUlps, widened for the float32 rows that the LLVM backend computes in float
+// (float32_math=float32, the default): float libmvec functions are within 1-3 float32 ulps
+// of the exact value by glibc's figures, so within 2-4 ulps of the reference's correctly
+// rounded double result (backends/cpu/float32_math.h, docs/cpu-backend.md).
+// On cuda and opencl the same rows compute with the dialect's float functions: their
+// documented bound plus the reference's half ulp, the same way.
+inline Tolerance libm_tolerance(ScalarOpKind kind) {
+  Tolerance t = kUlps;
+  if (cpu::float32_libm_name(kind)) {
+    t.rtol32 = std::max(t.rtol32, cpu::float32_math_rtol(kind));
+    t.atol32 = cpu::float32_math_atol(kind);  // denormal results, where relative ulps grow
+  }
+  auto rtol = [&](cfam::Dialect d) {
+    const int ulps = cfam::float32_math_ulps(kind, d);
+    return ulps ? std::ldexp(ulps + 1, -23) : 0.0;
+  };
+  t.cuda_rtol32 = rtol(cfam::Dialect::Cuda);
+  t.opencl_rtol32 = rtol(cfam::Dialect::OpenCL);
+  if (t.cuda_rtol32 > 0 || t.opencl_rtol32 > 0) t.atol32 = std::max(t.atol32, std::ldexp(17, -149));
+  return t;
+}
+// Float32 expressions over such rows (a*exp(-b) + c*tanh(a) - ...): each libm term within
+// float32_math's few ulps (4 at most: 4.8e-7 relative), carried through the sums; a result
+// that cancels to near zero keeps the terms' absolute error, so an absolute part of a few
+// ulps of the terms' size (below 10 in these cases) too. float64 as kUlps.
+// OpenCL's functions are allowed more (tanh 5 ulps, the spec's full profile).
+inline constexpr Tolerance kFloat32Math{5e-7, 4e-6, 1e-14, 0, 5e-7, 1.2e-6};
 // Reductions and products: the summation order differs (vector partial sums, gemm
 // blocking); the cases' inputs are of magnitude ~1.
 inline constexpr Tolerance kSummation{2e-6, 2e-6, 1e-12, 1e-12};

@@ -160,7 +160,7 @@ Case rows_case(const std::string& name, const std::vector<json>& cases, const st
     label += cast_to ? " -> " + std::string(dtype_name(*cast_to)) + ")" : ")";
     Var out(apply1(std::make_shared<Elemwise>(kind, cast_to, floatx), args));
     k.outputs.push_back(out.as(label));
-    k.tolerances.push_back(transcendental(kind) ? kUlps : kExact);
+    k.tolerances.push_back(transcendental(kind) ? libm_tolerance(kind) : kExact);
   }
   k.inputs = operands.inputs();
   const std::vector<Tensor>& values = operands.values();

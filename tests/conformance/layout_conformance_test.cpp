@@ -91,7 +91,7 @@ std::vector<Case> fused_group_cases() {
                                (x * exp(-y) + z * tanh(x) - 0.5 * y * z).as("a*exp(-b) + c*tanh(a) - 0.5*b*c"),
                                sigmoid(x * z).as("sigmoid(x * z)"), (z * 3.0).as("z * 3 (a smaller space)")},
                    .arg_sets = arg_sets,
-                   .tolerance = kUlps});
+                   .tolerance = kFloat32Math});
   }
   // 0-d kernels.
   Var a = scalar("a", DType::Float64), b = scalar("b", DType::Int32);

@@ -35,6 +35,7 @@ TEST(Config, Defaults) {
   EXPECT_EQ(c.get("assert_no_cpu_op"), "ignore");
   EXPECT_EQ(c.get("warn_float64"), "false");
   EXPECT_EQ(c.get("fast_math"), "false");
+  EXPECT_EQ(c.get("float32_math"), "float32");
   EXPECT_EQ(c.get("sync"), "false");
   EXPECT_EQ(c.get("cache_dir"), "~/.cache/tgc");
 }
@@ -43,9 +44,20 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "sync", "cuda_tf32", "cache_dir"}));
+                                      "float32_math", "sync", "cuda_tf32", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
+}
+
+TEST(Config, Float32MathTakesFloat32OrDouble) {
+  Config c;
+  c.set("float32_math", "DOUBLE");
+  EXPECT_EQ(c.get("float32_math"), "double");
+  c.set("float32_math", "float32");
+  EXPECT_EQ(c.get("float32_math"), "float32");
+  auto e = catch_error<ConfigError>([&] { c.set("float32_math", "duoble", "TGC_FLAGS"); });
+  EXPECT_NE(e.hint().find("did you mean 'double'"), std::string::npos) << e.hint();
+  EXPECT_EQ(c.get("float32_math"), "float32");
 }
 
 TEST(Config, BooleanSpellings) {

@@ -104,7 +104,8 @@ class TgcEnv:
             return
         out = subprocess.run([str(self.tgc), "devices"], capture_output=True, text=True, env=self.env).stdout
         kind = self.device.split(":")[0]
-        line = next((l for l in out.splitlines() if l.split()[:1] == [kind]), "")
+        # Lines read "cuda:0   available  (...)" (or "cuda  unavailable (why)" without a device).
+        line = next((l for l in out.splitlines() if l.split()[:1] and l.split()[0].split(":")[0] == kind), "")
         if line.split()[1:2] != ["available"]:
             raise Unavailable(f"tgc cannot use {self.device} in this build: {' '.join(line.split()) or out.strip()}")
 

@@ -11,6 +11,7 @@ namespace {
 
 using test::binary_kernel;
 using test::reduce_kernel;
+using test::unary_kernel;
 
 bool has(const std::string& code, const std::string& what) { return code.find(what) != std::string::npos; }
 
@@ -39,7 +40,8 @@ TEST(KernelRender, OpenCLElementwiseUsesAddressSpacesBuiltinsAndVload) {
   EXPECT_TRUE(has(s.code, "typedef struct { long v[10]; } tgc_k_params;"));
   EXPECT_TRUE(has(s.code,
                   "__kernel void tgc_k_vector_i32(__global const float* restrict p0, __global const float* restrict "
-                  "p1, __global float* restrict p2, __global void* scratch, __global int* errors, tgc_k_params P)"));
+                  "p1, __global float* restrict p2, __global void* scratch, __global int* errors, tgc_k_params P, "
+                  "ulong p0_off, ulong p1_off, ulong p2_off)"));
   EXPECT_TRUE(has(s.code, "vload4(i, p0)"));
   EXPECT_TRUE(has(s.code, "vstore4(b0, i, p2);"));
   EXPECT_TRUE(has(s.code, "get_group_id(0)"));
@@ -48,11 +50,31 @@ TEST(KernelRender, OpenCLElementwiseUsesAddressSpacesBuiltinsAndVload) {
     EXPECT_FALSE(has(s.code, cuda_only)) << cuda_only;
 }
 
-TEST(KernelRender, Float32TranscendentalsComputeInDoubleUnlessFastMath) {
+TEST(KernelRender, OpenCLEntriesMoveEachOperandByItsElementOffsetFirst) {
+  // cl_mem handles have no host-side pointer arithmetic: views come as (buffer, offset).
+  for (const Kernel& k : {binary_kernel(ScalarOpKind::Add, DType::Float32, 2), reduce_kernel(KernelReduceOp::Sum, 1, {0})}) {
+    const Source s = render(k, kOpenCL);
+    for (const std::string& entry : s.entries) {
+      const size_t at = s.code.find("__kernel void " + entry + "(");
+      ASSERT_NE(at, std::string::npos) << entry;
+      const size_t body = s.code.find("{\n", at);
+      EXPECT_EQ(s.code.substr(body, 18), "{\n  p0 += p0_off;\n") << entry << ": the offset is not applied first";
+    }
+    EXPECT_FALSE(has(render(k, kCuda).code, "_off")) << "the CUDA ABI has no offsets";
+  }
+}
+
+TEST(KernelRender, Float32TranscendentalsComputeInFloatUnlessAskedForDouble) {
   Kernel k = reduce_kernel(KernelReduceOp::Sum, 1, {0});
-  EXPECT_TRUE(has(render(k, kCuda).code, "(float)(exp(((double)v0)))"));
-  EXPECT_TRUE(has(render(k, {Dialect::Cuda, true, "tgc_k"}).code, "expf(v0)"));
-  EXPECT_TRUE(has(render(k, {Dialect::OpenCL, true, "tgc_k"}).code, "exp(v0)"));
+  EXPECT_TRUE(has(render(k, kCuda).code, "expf(v0)"));
+  EXPECT_TRUE(has(render(k, kOpenCL).code, "exp(v0)"));
+  RenderOptions in_double{Dialect::Cuda, false, "tgc_k", true};
+  EXPECT_TRUE(has(render(k, in_double).code, "(float)(exp(((double)v0)))"));
+  in_double.fast_math = true;  // fast math wins: float functions
+  EXPECT_TRUE(has(render(k, in_double).code, "expf(v0)"));
+  // Rows that are neither exact in float nor transcendental keep the reference's bits.
+  const Kernel r = unary_kernel(ScalarOpKind::Rsqrt, DType::Float32);
+  EXPECT_TRUE(has(render(r, kCuda).code, "((double)1 / sqrt(((double)v0)))"));
 }
 
 TEST(KernelRender, IntegerDivisionSetsErrorBitsInBothDialects) {

@@ -41,6 +41,16 @@ inline Kernel binary_kernel(ScalarOpKind op, DType t, int ndim, DType out = DTyp
   return k;
 }
 
+// out = op(i0) over a rank-1 input of unknown size.
+inline Kernel unary_kernel(ScalarOpKind op, DType t) {
+  Kernel k;
+  k.ndim = 1;
+  k.inputs = {{t, 1, std::vector<int64_t>{-1}, false}};
+  k.values = {load_value(0, t), op_value(op, t, {0})};
+  k.outputs = {{1, t}};
+  return k;
+}
+
 // out = reduce(exp(i0)) (abs for integers) over `axes` of a rank-`ndim` input.
 inline Kernel reduce_kernel(KernelReduceOp op, int ndim, std::vector<int> axes, DType t = DType::Float32) {
   Kernel k;

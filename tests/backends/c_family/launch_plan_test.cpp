@@ -151,9 +151,12 @@ TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
   EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_pass1_i32");
   EXPECT_EQ(entry_of(k, *p, 1), "tgc_k_reduce_pass2_i32");
   const int64_t chunks = p->params[2], chunk_len = p->params[3];
-  EXPECT_EQ(chunks, 4 * 132);
+  EXPECT_EQ(chunks, 8 * 132);
   EXPECT_GE(chunks * chunk_len, n);
   EXPECT_EQ(p->scratch_bytes, static_cast<size_t>(chunks) * 8);
+  // Pass 2: one block per output combines its chunks' partials with a block tree.
+  EXPECT_EQ(p->launches[1].blocks, 1);
+  EXPECT_EQ(p->launches[1].threads, 256);
   // The same call gets the same plan (and so the same combining order).
   auto again = plan_launch(k, {dense(DType::Float32, {n}, kBase + 64)}, {dense(DType::Float32, {})}, kH100);
   EXPECT_EQ(p->params, again->params);
@@ -163,7 +166,7 @@ TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
   EXPECT_EQ(p->launches[0].threads, again->launches[0].threads);
   // A smaller device splits differently, but deterministically too.
   auto small = plan_launch(k, {dense(DType::Float32, {n})}, {dense(DType::Float32, {})}, {8, 256, 32});
-  EXPECT_EQ(small->params[2], 32);
+  EXPECT_EQ(small->params[2], 64);
 }
 
 TEST(PlanLaunch, OutputSpaceOperandsHaveNoReducedStrides) {

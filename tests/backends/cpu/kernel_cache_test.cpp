@@ -38,7 +38,7 @@ TEST(CpuKernelCache, SecondProcessLoadsTheObjectInsteadOfCompiling) {
   TempDir dir;
   const Kernel k = test_kernel();
   KernelCache first_cache(dir.path.string());
-  cpu::KernelCompiler first(first_cache, false);
+  cpu::KernelCompiler first(first_cache, {});
   const cpu::JitStats before = cpu::jit_stats();
   Tensor want = run(first, k);
   EXPECT_EQ(cpu::jit_stats().compiled, before.compiled + 1);
@@ -49,7 +49,7 @@ TEST(CpuKernelCache, SecondProcessLoadsTheObjectInsteadOfCompiling) {
 
   // A new cache object on the same directory stands for another process.
   KernelCache second_cache(dir.path.string());
-  cpu::KernelCompiler second(second_cache, false);
+  cpu::KernelCompiler second(second_cache, {});
   EXPECT_TRUE(test::same_values(run(second, k), want));
   EXPECT_EQ(cpu::jit_stats().compiled, before.compiled + 1);
   EXPECT_EQ(cpu::jit_stats().loaded, before.loaded + 1);
@@ -59,7 +59,7 @@ TEST(CpuKernelCache, CorruptEntryIsRebuilt) {
   TempDir dir;
   const Kernel k = test_kernel();
   KernelCache cache1(dir.path.string());
-  cpu::KernelCompiler c1(cache1, false);
+  cpu::KernelCompiler c1(cache1, {});
   Tensor want = run(c1, k);
   const std::string path = cache1.entry_path(c1.cache_key(k));
   {
@@ -69,22 +69,31 @@ TEST(CpuKernelCache, CorruptEntryIsRebuilt) {
   }
   const cpu::JitStats before = cpu::jit_stats();
   KernelCache cache2(dir.path.string());
-  cpu::KernelCompiler c2(cache2, false);
+  cpu::KernelCompiler c2(cache2, {});
   EXPECT_TRUE(test::same_values(run(c2, k), want));
   EXPECT_EQ(cpu::jit_stats().compiled, before.compiled + 1);  // rebuilt
   EXPECT_EQ(cpu::jit_stats().loaded, before.loaded);
 
   KernelCache cache3(dir.path.string());  // the rewritten entry is good again
-  cpu::KernelCompiler c3(cache3, false);
+  cpu::KernelCompiler c3(cache3, {});
   EXPECT_TRUE(test::same_values(run(c3, k), want));
   EXPECT_EQ(cpu::jit_stats().loaded, before.loaded + 1);
 }
 
 TEST(CpuKernelCache, FastMathIsPartOfTheKey) {
   KernelCache cache("");
-  cpu::KernelCompiler exact(cache, false), fast(cache, true);
+  cpu::KernelCompiler exact(cache, {}), fast(cache, {.fast_math = true});
   const Kernel k = test_kernel();
   EXPECT_NE(exact.cache_key(k).text(), fast.cache_key(k).text());
+}
+
+TEST(CpuKernelCache, Float32MathIsPartOfTheKey) {
+  KernelCache cache("");
+  cpu::KernelCompiler in_float(cache, {}), in_double(cache, {.float32_math = false});
+  const Kernel k = test_kernel();
+  EXPECT_NE(in_float.cache_key(k).text(), in_double.cache_key(k).text());
+  EXPECT_NE(in_float.cache_key(k).flags.find("float32_math=float32"), std::string::npos);
+  EXPECT_NE(in_double.cache_key(k).flags.find("float32_math=double"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+// ReduceCount and SumToLike on a CUDA device (see shape_op_thunks.h).
+#include "backends/cuda/shape_op_thunks.h"
+
+#include "backends/cuda/host_fallback.h"
+#include "ops/gradient/sum_to_like.h"
+#include "ops/reduce/reduce_count.h"
+
+namespace tgc::cuda {
+
+bool is_device_shape_op(const Node& node) {
+  const Op& op = node.op();
+  return dynamic_cast<const ReduceCount*>(&op) || dynamic_cast<const SumToLike*>(&op);
+}
+
+ThunkFn make_shape_op_thunk(CudaDevice& device, const Node& node) {
+  CudaDevice* dev = &device;
+  std::shared_ptr<const Op> op = node.op_ptr();
+  if (dynamic_cast<const ReduceCount*>(op.get())) {
+    return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+      // perform() reads only the input's shape: a device tensor does, without a wait.
+      std::vector<Tensor> host(1);
+      op->perform(inputs, host);
+      Tensor& out = ensure_output(outputs[0], host[0].dtype(), host[0].shape(), *dev);
+      dev->copy_from_host(out.raw_data(), host[0].raw_data(), host[0].nbytes(), dev->default_stream());
+    };
+  }
+  return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    const Shape out_shape = op->infer_shapes({inputs[0].shape(), inputs[1].shape()})[0];
+    if (out_shape == inputs[0].shape()) {
+      outputs[0] = inputs[0];  // the op's view_of_input: the executor knows it aliases
+      return;
+    }
+    run_on_host(*op, *dev, inputs, outputs);
+  };
+}
+
+}  // namespace tgc::cuda

@@ -1,0 +1,56 @@
+// Transfers and device views on OpenCL.
+#include "backends/opencl/transfer_thunks.h"
+
+#include "backends/opencl/device_copy.h"
+#include "ops/shape/dimshuffle.h"
+#include "ops/shape/flatten.h"
+#include "ops/shape/reshape.h"
+
+namespace tgc::opencl {
+
+ThunkFn make_host_to_device_thunk(OpenCLDevice& device) {
+  OpenCLDevice* dev = &device;
+  return [dev](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    const Tensor& in = inputs.at(0);
+    if (&in.device() == dev) {  // already here (a device argument): nothing to move
+      outputs[0] = in;
+      return;
+    }
+    const Tensor host = in.on_host() ? in.contiguous() : in.to(host_device());
+    Tensor& out = ensure_output(outputs[0], host.dtype(), host.shape(), *dev);
+    dev->copy_from_host(out.raw_data(), host.raw_data(), host.nbytes(), dev->default_stream());
+  };
+}
+
+ThunkFn make_device_to_host_thunk(OpenCLDevice& device) {
+  OpenCLDevice* dev = &device;
+  return [dev](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    const Tensor& in = inputs.at(0);
+    if (in.on_host()) {
+      outputs[0] = in;
+      return;
+    }
+    // A strided view (a transpose left on the device) is made dense there: one copy back.
+    const Tensor src = contiguous_on_device(*dev, in);
+    Tensor& out = ensure_output(outputs[0], src.dtype(), src.shape(), host_device());
+    dev->copy_to_host(out.raw_data(), src.raw_data(), src.nbytes(), dev->default_stream());
+  };
+}
+
+bool is_device_view_op(const Node& node) {
+  const Op& op = node.op();
+  return dynamic_cast<const DimShuffle*>(&op) || dynamic_cast<const Reshape*>(&op) ||
+         dynamic_cast<const Flatten*>(&op);
+}
+
+ThunkFn make_view_thunk(OpenCLDevice& device, const Node& node) {
+  OpenCLDevice* dev = &device;
+  std::shared_ptr<const Op> op = node.op_ptr();
+  const bool needs_dense = !dynamic_cast<const DimShuffle*>(op.get());
+  return [dev, op, needs_dense](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    if (!needs_dense) return op->perform(inputs, outputs);
+    op->perform({contiguous_on_device(*dev, inputs.at(0))}, outputs);
+  };
+}
+
+}  // namespace tgc::opencl
