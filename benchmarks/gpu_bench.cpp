@@ -31,10 +31,12 @@
 
 #include <tgc/tgc.h>
 
+#include "bench_util.h"
+
 namespace {
 
 using namespace tgc;
-using Clock = std::chrono::steady_clock;
+using namespace tgc::bench;
 namespace fs = std::filesystem;
 
 // ---- The baselines' CUDA objects (this binary's own CUDA runtime; it shares the device's
@@ -89,29 +91,8 @@ class CublasHandle {
 
 // ---- Timing and reporting ----
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Seconds for `calls` calls of `call`, then `sync` (the device work is included).
-template <typename Call, typename Sync>
-double time_batch(int calls, Call call, Sync sync) {
-  auto start = Clock::now();
-  for (int i = 0; i < calls; ++i) call();
-  sync();
-  return seconds_since(start);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-std::string verdict(bool met) { return met ? "met" : "NOT met"; }
-
-void sync_all(const std::vector<Tensor>& ts) {
-  for (const Tensor& t : ts) t.sync();
-}
 
 // The benchmarks refuse to time a function whose result is wrong: |got - want| must be within
 // tol of max(|want|, 1) (relative for large values, absolute near zero, where the chain can be).
@@ -125,16 +106,6 @@ FunctionOptions on_gpu(const std::string& name, bool device_result = false) {
   return FunctionOptions{.name = name, .config = {{"device", "cuda"}}, .device_result = device_result};
 }
 
-// Runs body(); a failure (no usable CUDA device in tgc, a CUDA error, a wrong result) skips the
-// benchmark with the message instead of aborting the whole run.
-template <typename Body>
-void guarded(benchmark::State& state, Body body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-  }
-}
 
 // ---- 1, 2: the tutorial's check2 and check1 (exp over 230400 float32, 1000 calls) ----
 

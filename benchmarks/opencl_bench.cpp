@@ -20,31 +20,12 @@
 
 #include <tgc/tgc.h>
 
+#include "bench_util.h"
+
 namespace {
 
 using namespace tgc;
-using Clock = std::chrono::steady_clock;
-
-template <typename Call, typename Sync>
-double time_batch(int calls, Call call, Sync sync) {
-  auto start = Clock::now();
-  for (int i = 0; i < calls; ++i) call();
-  sync();
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-std::string verdict(bool met) { return met ? "met" : "NOT met"; }
-
-void sync_all(const std::vector<Tensor>& ts) {
-  for (const Tensor& t : ts) t.sync();
-}
+using namespace tgc::bench;
 
 FunctionOptions on(const std::string& device, const std::string& name) {
   return FunctionOptions{.name = name, .config = {{"device", device}}, .device_result = true};
@@ -83,14 +64,6 @@ Pair compile_pair(Build build, const std::string& name, double tol) {
   return p;
 }
 
-template <typename Body>
-void guarded(benchmark::State& state, Body body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-  }
-}
 
 // Runs both functions in alternation, `calls` per batch; median seconds per call of each.
 std::pair<double, double> time_pair(benchmark::State& state, Pair& p, int calls) {
