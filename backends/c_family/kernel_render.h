@@ -61,6 +61,11 @@ struct RenderOptions {
   // reference's bits). The default computes them with the dialect's float functions, whose
   // error bounds (a few ulps) docs/cpu-backend.md ("Scalar semantics") states.
   bool float32_in_double = false;
+  // >= 0: define only Source::entries[only_entry]; the others keep their names and indices
+  // (Launch::entry still indexes the full list) but get no definition. A backend whose
+  // compiler is slow per entry (PoCL compiles each kernel of a program into machine code)
+  // builds only the entries a call launches, each on its first launch.
+  int only_entry = -1;
 };
 
 // The shared definitions every kernel body relies on (types, scalar helpers).

@@ -66,6 +66,9 @@ struct Ctx {
   Float32Rows float32_rows;  // from RenderOptions::fast_math and float32_in_double
   std::string prefix;
   ParamLayout layout;
+  int only_entry = -1;  // RenderOptions::only_entry
+  // Whether the entry at this index of Source::entries gets its definition.
+  bool defines(size_t entry_index) const { return only_entry < 0 || static_cast<size_t>(only_entry) == entry_index; }
   int nin() const { return static_cast<int>(k.inputs.size()); }
   int nops() const { return layout.nops; }
   DType operand_dtype(int op) const;

@@ -135,6 +135,7 @@ std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& e
   for (EntryKind kind : entry_kinds(c.k)) {
     for (bool index32 : {true, false}) {
       entries.push_back(entry_name(c.prefix, kind, index32));
+      if (!c.defines(entries.size() - 1)) continue;
       s += kind == EntryKind::EwStrided ? strided_entry(c, index32) : dense_entry(c, index32, kind == EntryKind::EwVector);
     }
   }

@@ -311,7 +311,7 @@ std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& ent
   for (EntryKind kind : entry_kinds(c.k)) {
     for (bool index32 : {true, false}) {
       entries.push_back(entry_name(c.prefix, kind, index32));
-      s += w.entry(kind, index32);
+      if (c.defines(entries.size() - 1)) s += w.entry(kind, index32);
     }
   }
   return s;

@@ -1,9 +1,11 @@
-// Composite on OpenCL: render + build once; per call plan_launch, scratch from the caching
-// allocator, launches in order on the queue with every operand as (buffer, element offset);
+// Composite on OpenCL: each entry built into its own program on its first launch; per call
+// the (cached) launch plan, scratch from the caching allocator, launches in order on the
+// queue with every operand as (buffer, element offset);
 // the interpreter on the host where the fast path does not apply or a kernel flags an error
 // (it raises the reference's exact error).
 #include "backends/opencl/composite_thunk.h"
 
+#include "backends/c_family/call_planner.h"
 #include "backends/c_family/kernel_render.h"
 #include "backends/opencl/host_fallback.h"
 #include "backends/opencl/opencl_program.h"
@@ -16,8 +18,16 @@ namespace {
 struct CompositeState {
   OpenCLDevice* device = nullptr;
   std::shared_ptr<const Composite> op;
-  cfam::Source source;
-  std::unique_ptr<OpenCLProgram> program;
+  cfam::RenderOptions render_options;
+  cfam::Source source;  // every entry's name (the full translation unit is rendered only for its names)
+  // One program per entry, built on its first launch: a call launches one or two of a
+  // kernel's entries, and some OpenCL compilers (PoCL) spend about a second of CPU on each
+  // kernel of a program, so building the eight entries up front would cost several times
+  // what a function ever runs.
+  std::vector<std::unique_ptr<OpenCLProgram>> programs;
+  bool fast_math = false;
+  std::string cache_dir;
+  std::unique_ptr<cfam::CallPlanner> planner;  // output shapes and launch plan, kept across calls
   void* error_flag = nullptr;  // one device int, zero unless a kernel flagged an error
   std::string label;
 
@@ -25,29 +35,27 @@ struct CompositeState {
     if (error_flag) device->deallocate(error_flag, sizeof(cl_int), device->default_stream());
   }
 
-  static cfam::Geometry geometry(const Tensor& t) {
-    return cfam::Geometry{t.dtype(), t.shape(), t.strides(), reinterpret_cast<uintptr_t>(t.raw_data())};
+  OpenCLProgram& program(int entry) {
+    std::unique_ptr<OpenCLProgram>& p = programs.at(static_cast<size_t>(entry));
+    if (!p) {
+      cfam::RenderOptions options = render_options;
+      options.only_entry = entry;
+      const cfam::Source one = cfam::render(op->kernel(), options);
+      p = std::make_unique<OpenCLProgram>(*device, one.code, std::vector<std::string>{one.entries.at(entry)},
+                                          "kernel of '" + label + "'", fast_math, cache_dir);
+    }
+    return *p;
   }
 
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
     const Kernel& kernel = op->kernel();
-    std::vector<Shape> in_shapes;
-    for (const Tensor& t : inputs) in_shapes.push_back(t.shape());
-    // Raises the reference's ShapeError / ValueError before anything is enqueued.
-    const std::vector<Shape> out_shapes = kernel_output_shapes(kernel, in_shapes);
-    if (!kernel_fast_path_applies(kernel, in_shapes)) return run_on_host(*op, *device, inputs, outputs);
+    bool fast = false;
+    const std::vector<Shape>& out_shapes = planner->output_shapes(inputs, fast);
+    if (!fast) return run_on_host(*op, *device, inputs, outputs);
     for (size_t k = 0; k < outputs.size(); ++k) ensure_output(outputs[k], kernel.outputs[k].dtype, out_shapes[k], *device);
-
-    std::vector<cfam::Geometry> in_geo, out_geo;
-    for (const Tensor& t : inputs) in_geo.push_back(geometry(t));
-    for (const Tensor& t : outputs) out_geo.push_back(geometry(t));
-    std::optional<cfam::LaunchPlan> plan = cfam::plan_launch(kernel, in_geo, out_geo, device->limits());
+    const cfam::LaunchPlan* plan = planner->plan(inputs, outputs);
     if (!plan) return run_on_host(*op, *device, inputs, outputs);
-    TGC_INTERNAL_CHECK(plan->params.size() <= source.params_capacity,
-                       "launch plan of " + label + " has more params than the kernel's blob holds");
 
-    std::vector<cl_long> blob(source.params_capacity, 0);
-    for (size_t i = 0; i < plan->params.size(); ++i) blob[i] = static_cast<cl_long>(plan->params[i]);
     // Each operand as its buffer and its offset in elements (the ABI in kernel_render.h).
     std::vector<BufferRef> refs;
     std::vector<cl_ulong> offsets;
@@ -70,17 +78,18 @@ struct CompositeState {
     } release{device, scratch, plan->scratch_bytes};
     const BufferRef scratch_ref = device->resolve(scratch), flag_ref = device->resolve(error_flag);
 
+    const std::vector<int64_t>& blob = planner->blob();
+    static_assert(sizeof(int64_t) == sizeof(cl_long));
     std::vector<KernelArg> args;
     for (const BufferRef& r : refs) args.push_back({sizeof(cl_mem), &r.mem});
     args.push_back({sizeof(cl_mem), &scratch_ref.mem});
     args.push_back({sizeof(cl_mem), &flag_ref.mem});
-    args.push_back({blob.size() * sizeof(cl_long), blob.data()});
+    args.push_back({blob.size() * sizeof(int64_t), blob.data()});
     for (const cl_ulong& o : offsets) args.push_back({sizeof(cl_ulong), &o});
     for (const cfam::Launch& l : plan->launches) {
       TGC_INTERNAL_CHECK(l.blocks >= 1 && l.shared_bytes == 0,
                          "launch of " + label + " with " + std::to_string(l.blocks) + " blocks");
-      program->launch(static_cast<size_t>(l.entry), static_cast<size_t>(l.blocks), static_cast<size_t>(l.threads),
-                      args);
+      program(l.entry).launch(0, static_cast<size_t>(l.blocks), static_cast<size_t>(l.threads), args);
     }
     if (!source.may_fail) return;
     // Only kernels that can flag an error (integer division by zero, ...) pay this wait.
@@ -102,13 +111,15 @@ ThunkFn make_composite_thunk(OpenCLDevice& device, std::shared_ptr<const Composi
   state->device = &device;
   state->op = std::move(op);
   state->label = label;
-  cfam::RenderOptions render_options;
-  render_options.dialect = cfam::Dialect::OpenCL;
-  render_options.fast_math = config.fast_math;
-  render_options.float32_in_double = config.float32_math == "double";
-  state->source = cfam::render(state->op->kernel(), render_options);
-  state->program = std::make_unique<OpenCLProgram>(device, state->source.code, state->source.entries,
-                                                   "kernel of '" + label + "'", config.fast_math, config.cache_dir);
+  state->render_options.dialect = cfam::Dialect::OpenCL;
+  state->render_options.fast_math = config.fast_math;
+  state->render_options.float32_in_double = config.float32_math == "double";
+  state->fast_math = config.fast_math;
+  state->cache_dir = config.cache_dir;
+  state->source = cfam::render(state->op->kernel(), state->render_options);
+  state->programs.resize(state->source.entries.size());
+  state->planner = std::make_unique<cfam::CallPlanner>(state->op->kernel(), state->source.params_capacity,
+                                                       device.limits(), label);
   state->error_flag = device.allocate(sizeof(cl_int), device.default_stream());
   const cl_int zero = 0;
   device.copy_from_host(state->error_flag, &zero, sizeof(zero), device.default_stream());

@@ -102,6 +102,20 @@ TEST(KernelRender, ReductionsCombineWithShufflesInCudaAndLocalTreesInOpenCL) {
   EXPECT_FALSE(has(cl.code, "atomic"));  // no atomics on values (and max cannot fail)
 }
 
+TEST(KernelRender, OnlyEntryDefinesOneEntryAndKeepsEveryIndex) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 2, {1});
+  const Source all = render(k, kOpenCL);
+  for (size_t e = 0; e < all.entries.size(); ++e) {
+    RenderOptions options = kOpenCL;
+    options.only_entry = static_cast<int>(e);
+    const Source one = render(k, options);
+    EXPECT_EQ(one.entries, all.entries);  // Launch::entry indexes the same list
+    EXPECT_EQ(one.params_capacity, all.params_capacity);
+    for (size_t other = 0; other < all.entries.size(); ++other)
+      EXPECT_EQ(has(one.code, "__kernel void " + all.entries[other] + "("), other == e) << all.entries[other];
+  }
+}
+
 TEST(KernelRender, SumsAccumulateInDoubleAndMeanDividesBeforeRounding) {
   const Source sum = render(reduce_kernel(KernelReduceOp::Sum, 1, {0}), kCuda);
   EXPECT_TRUE(has(sum.code, "double acc0 = (double)0;"));
