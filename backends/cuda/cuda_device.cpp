@@ -86,7 +86,10 @@ CudaDevice::CudaDevice(const CudaDeviceInfo& info) : info_(info) {
 
 CudaDevice::~CudaDevice() {
   // Pending frees must run before the pool goes; errors cannot be reported here.
-  if (stream_) cudaStreamSynchronize(stream_.get());
+  if (stream_) {
+    release_free_list();
+    cudaStreamSynchronize(stream_.get());
+  }
 }
 
 CudaStream& CudaDevice::stream_of(Stream& s) const {
@@ -102,13 +105,25 @@ cfam::DeviceLimits CudaDevice::limits() const {
 void* CudaDevice::allocate(size_t bytes, Stream& stream) {
   if (bytes == 0) return nullptr;
   cudaStream_t s = stream_of(stream).get();
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    auto it = free_blocks_.find(bytes);
+    if (it != free_blocks_.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      free_bytes_ -= bytes;
+      return p;
+    }
+  }
   DeviceGuard guard(info_.ordinal);
   void* p = nullptr;
   cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool_.get(), s);
   if (err == cudaErrorMemoryAllocation) {
-    // Frees enqueued on the stream complete at a sync; cached blocks of other sizes go back to
-    // the driver when trimmed. Then one more try.
+    // Blocks of other sizes kept on the free list go back to the pool; frees enqueued on the
+    // stream complete at a sync; cached blocks go back to the driver when trimmed. Then one
+    // more try.
     cudaGetLastError();
+    release_free_list();
     synchronize_stream();
     TGC_CUDA_CHECK(cudaMemPoolTrimTo(pool_.get(), 0));
     err = cudaMallocFromPoolAsync(&p, bytes, pool_.get(), s);
@@ -125,13 +140,25 @@ void* CudaDevice::allocate(size_t bytes, Stream& stream) {
   return p;
 }
 
-void CudaDevice::deallocate(void* ptr, size_t, Stream& stream) {
+void CudaDevice::deallocate(void* ptr, size_t bytes, Stream& stream) {
   if (!ptr) return;
-  cudaStream_t s = stream_of(stream).get();
+  stream_of(stream);  // checks that the block was this device's stream's
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    if (free_bytes_ + bytes <= kMaxFreeListBytes) {
+      free_blocks_[bytes].push_back(ptr);
+      free_bytes_ += bytes;
+      return;
+    }
+  }
+  pool_free(ptr);
+}
+
+void CudaDevice::pool_free(void* ptr) {
   int current = -1;
   cudaGetDevice(&current);
   if (current != info_.ordinal) cudaSetDevice(info_.ordinal);
-  cudaError_t err = cudaFreeAsync(ptr, s);
+  cudaError_t err = cudaFreeAsync(ptr, stream_.get());
   if (current != info_.ordinal && current >= 0) cudaSetDevice(current);
   // At process exit the runtime may already be gone: nothing left to free into.
   if (err != cudaSuccess && err != cudaErrorCudartUnloading) {
@@ -139,6 +166,17 @@ void CudaDevice::deallocate(void* ptr, size_t, Stream& stream) {
     if (deferred_error_.empty())
       deferred_error_ = "CUDA call cudaFreeAsync failed: " + cuda_error_text(err);
   }
+}
+
+void CudaDevice::release_free_list() {
+  std::unordered_map<size_t, std::vector<void*>> blocks;
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    blocks.swap(free_blocks_);
+    free_bytes_ = 0;
+  }
+  for (auto& [bytes, list] : blocks)
+    for (void* p : list) pool_free(p);
 }
 
 void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Stream& stream) {

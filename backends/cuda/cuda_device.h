@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/c_family/kernel_render.h"
@@ -42,10 +43,12 @@ class CudaDevice final : public Device {
   DeviceKind kind() const override { return DeviceKind::Cuda; }
   std::string name() const override { return "cuda:" + std::to_string(info_.ordinal); }
 
-  // From the pool, in stream order: no cudaMalloc once the pool holds enough, no sync.
+  // A block of this size freed earlier (host free list), else from the pool; in stream order:
+  // no cudaMalloc once the pool holds enough, no sync.
   void* allocate(size_t bytes, Stream& stream) override;
-  // cudaFreeAsync: the memory returns to the pool after the work already on the stream.
-  // Never throws (it runs in destructors); a failure is reported at the next synchronize().
+  // Onto the host free list (or, past its cap, cudaFreeAsync back to the pool): the memory
+  // serves later work on the stream only. Never throws (it runs in destructors); a failure
+  // is reported at the next synchronize().
   void deallocate(void* ptr, size_t bytes, Stream& stream) override;
 
   // Pageable `host_dst`: through the staging ring, complete on return. A pinned destination
@@ -98,6 +101,18 @@ class CudaDevice final : public Device {
   std::vector<std::string> launched_ = std::vector<std::string>(kMaxLabels);
   size_t launched_count_ = 0;
   std::string deferred_error_;         // a failed cudaFreeAsync, reported at the next sync
+
+  // Freed blocks by their size in bytes. All of the device's work goes to its one stream, so
+  // a block freed here may serve any later allocation of its size at once, in stream order,
+  // without a pool call: a steady-state node then costs its launch alone
+  // (cudaMallocFromPoolAsync and cudaFreeAsync took microseconds per node). Capped at
+  // kMaxFreeListBytes; released to the pool when an allocation fails and with the device.
+  static constexpr size_t kMaxFreeListBytes = size_t{1} << 30;
+  void release_free_list();  // every block back to the pool (cudaFreeAsync)
+  void pool_free(void* ptr);  // cudaFreeAsync, a failure kept in deferred_error_
+  std::mutex free_mutex_;
+  std::unordered_map<size_t, std::vector<void*>> free_blocks_;
+  size_t free_bytes_ = 0;
 };
 
 // The device of `ordinal`, created on first use and kept for the process. ConfigError
