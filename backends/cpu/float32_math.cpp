@@ -12,7 +12,9 @@ struct Row {
   ScalarOpKind op;
   const char* name;
   // glibc 2.36+ libm-test-ulps, float: max of "<f>" (scalar), "<f>_vlen4" (SSE),
-  // "<f>_vlen8_avx2" (AVX2), "<f>_vlen16" (AVX-512); a missing entry counts as 0.
+  // "<f>_vlen8_avx2" (AVX2), "<f>_vlen16" (AVX-512); a missing entry counts as 0. Raised
+  // where tests/backends/cpu/float32_math_test.cpp's sweep measured more on some machine
+  // (asinf, erff: their AVX-512 variants on an AMD EPYC, 2026-11-25).
   int ulps;
 };
 
@@ -21,8 +23,8 @@ constexpr Row kRows[] = {
     {ScalarOpKind::Log, "logf", 3},       {ScalarOpKind::Log2, "log2f", 1},     {ScalarOpKind::Log10, "log10f", 2},
     {ScalarOpKind::Log1p, "log1pf", 2},   {ScalarOpKind::Sin, "sinf", 1},       {ScalarOpKind::Cos, "cosf", 1},
     {ScalarOpKind::Tan, "tanf", 2},       {ScalarOpKind::Tanh, "tanhf", 2},     {ScalarOpKind::Sinh, "sinhf", 2},
-    {ScalarOpKind::Cosh, "coshf", 2},     {ScalarOpKind::Arcsin, "asinf", 1},   {ScalarOpKind::Arccos, "acosf", 2},
-    {ScalarOpKind::Arctan, "atanf", 1},   {ScalarOpKind::Arctan2, "atan2f", 2}, {ScalarOpKind::Erf, "erff", 2},
+    {ScalarOpKind::Cosh, "coshf", 2},     {ScalarOpKind::Arcsin, "asinf", 2},   {ScalarOpKind::Arccos, "acosf", 2},
+    {ScalarOpKind::Arctan, "atanf", 1},   {ScalarOpKind::Arctan2, "atan2f", 2}, {ScalarOpKind::Erf, "erff", 3},
     {ScalarOpKind::Erfc, "erfcf", 3},     {ScalarOpKind::Pow, "powf", 3},
 };
 
