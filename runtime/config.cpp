@@ -120,6 +120,7 @@ const std::vector<KeyInfo>& key_table() {
                  &Config::float32_math, {"float32", "double"}),
       bool_key("sync", &Config::sync),
       bool_key("cuda_tf32", &Config::cuda_tf32),
+      choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {
          if (v.empty()) return false;

@@ -29,6 +29,7 @@ struct Config {
   std::string float32_math = "float32";
   bool sync = false;                     // make every device thunk synchronous (debugging)
   bool cuda_tf32 = false;                // float32 matmuls on CUDA may use TF32 tensor cores
+  std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
 
   // Sets one key from text. Throws ConfigError naming the key (with the closest valid key

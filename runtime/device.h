@@ -32,6 +32,16 @@ class DeviceTimer {
   virtual std::optional<double> elapsed_seconds() = 0;
 };
 
+// Device work recorded once and enqueued again as a unit (a CUDA graph): every replay reads
+// and writes the addresses the recording did, and owns the device memory released while it
+// was recorded (scratch, intermediates), so nothing else is given those blocks meanwhile.
+class CapturedWork {
+ public:
+  virtual ~CapturedWork() = default;
+  // Enqueues the recorded work on the stream it was recorded from.
+  virtual void replay() = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -57,6 +67,14 @@ class Device {
   // Names the node whose work is enqueued next, so that an asynchronous error surfacing at a
   // later synchronisation can name the nodes launched since the last one. Host: no-op.
   virtual void note_launch(const std::string& /*label*/) {}
+
+  // Stream capture (runtime/call_replay.h): between begin_capture() and end_capture() the
+  // work enqueued on default_stream() is recorded, not run, and memory released on it is
+  // kept for the recording. begin_capture() is false where the device cannot record.
+  // end_capture() returns the recording, or nullptr when some call could not be recorded
+  // (a synchronisation, a host copy): the recorded work is then dropped, none of it ran.
+  virtual bool begin_capture() { return false; }
+  virtual std::unique_ptr<CapturedWork> end_capture() { return nullptr; }
 };
 
 // The process-wide host device: 64-byte aligned memory, synchronous stream.

@@ -4,7 +4,10 @@
 
 #include <cstdint>
 
+#include <fmt/format.h>
+
 #include "backends/cuda/cuda_error.h"
+#include "backends/cuda/cuda_graph_work.h"
 #include "backends/cuda/pinned_host_memory.h"
 #include "runtime/error.h"
 
@@ -105,6 +108,7 @@ cfam::DeviceLimits CudaDevice::limits() const {
 void* CudaDevice::allocate(size_t bytes, Stream& stream) {
   if (bytes == 0) return nullptr;
   cudaStream_t s = stream_of(stream).get();
+  bool capturing = false;
   {
     std::lock_guard<std::mutex> lock(free_mutex_);
     auto it = free_blocks_.find(bytes);
@@ -114,8 +118,17 @@ void* CudaDevice::allocate(size_t bytes, Stream& stream) {
       free_bytes_ -= bytes;
       return p;
     }
+    capturing = capturing_;
   }
   DeviceGuard guard(info_.ordinal);
+  if (capturing) {
+    // Not on the recorded stream (that would put an allocation node into the graph): from the
+    // pool on the side stream, complete before the recorded work that uses it is replayed.
+    void* p = nullptr;
+    TGC_CUDA_CHECK(cudaMallocFromPoolAsync(&p, bytes, pool_.get(), side_stream_.get()));
+    TGC_CUDA_CHECK(cudaStreamSynchronize(side_stream_.get()));
+    return p;
+  }
   void* p = nullptr;
   cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool_.get(), s);
   if (err == cudaErrorMemoryAllocation) {
@@ -145,6 +158,10 @@ void CudaDevice::deallocate(void* ptr, size_t bytes, Stream& stream) {
   stream_of(stream);  // checks that the block was this device's stream's
   {
     std::lock_guard<std::mutex> lock(free_mutex_);
+    if (capturing_) {  // recorded work may use it on every replay: the graph keeps it
+      capture_kept_.emplace_back(ptr, bytes);
+      return;
+    }
     if (free_bytes_ + bytes <= kMaxFreeListBytes) {
       free_blocks_[bytes].push_back(ptr);
       free_bytes_ += bytes;
@@ -168,6 +185,76 @@ void CudaDevice::pool_free(void* ptr) {
   }
 }
 
+bool CudaDevice::begin_capture() {
+  DeviceGuard guard(info_.ordinal);
+  if (!side_stream_) {
+    cudaStream_t s = nullptr;
+    TGC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    side_stream_.reset(s);
+  }
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    TGC_INTERNAL_CHECK(!capturing_, "a capture began on " + name() + " while another was recording");
+    capturing_ = true;
+    capture_waits_ = false;
+  }
+  // Relaxed: calls that are not stream work (cuBLAS's, the side stream's) are allowed while
+  // recording; a synchronisation of the recorded stream still fails the capture.
+  const cudaError_t err = cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeRelaxed);
+  if (err == cudaSuccess) return true;
+  cudaGetLastError();
+  std::lock_guard<std::mutex> lock(free_mutex_);
+  capturing_ = false;
+  return false;
+}
+
+std::unique_ptr<CapturedWork> CudaDevice::end_capture() {
+  DeviceGuard guard(info_.ordinal);
+  cudaGraph_t graph = nullptr;
+  cudaError_t err = cudaStreamEndCapture(stream_.get(), &graph);
+  std::vector<std::pair<void*, size_t>> kept;
+  bool waits = false;
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    capturing_ = false;
+    waits = capture_waits_;
+    kept.swap(capture_kept_);
+  }
+  cudaGraphExec_t exec = nullptr;
+  if (err == cudaSuccess && graph) err = cudaGraphInstantiate(&exec, graph, 0);
+  if (graph) cudaGraphDestroy(graph);
+  if (err != cudaSuccess || !exec) {
+    cudaGetLastError();  // a failed capture leaves no sticky error: clear the last one
+    for (const auto& [p, n] : kept) deallocate(p, n, default_stream());
+    return nullptr;
+  }
+  return make_graph_work(*this, exec, std::move(kept), waits);
+}
+
+bool CudaDevice::capturing() {
+  std::lock_guard<std::mutex> lock(free_mutex_);
+  return capturing_;
+}
+
+void CudaDevice::wait_for_host_results() {
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    if (capturing_) {
+      capture_waits_ = true;
+      return;
+    }
+  }
+  synchronize_stream();
+}
+
+void CudaDevice::refuse_while_capturing(const char* what) {
+  // Staged copies go through host memory the recording cannot own (the staging buffer is
+  // reused by the next copy): such a call is run node by node instead.
+  if (capturing())
+    throw DeviceError(fmt::format("{} cannot be recorded in a CUDA graph", what), name(),
+                      "this function runs node by node (cuda_graphs=off does so from the start)");
+}
+
 void CudaDevice::release_free_list() {
   std::unordered_map<size_t, std::vector<void*>> blocks;
   {
@@ -187,6 +274,7 @@ void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Str
     TGC_CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, s));
     return;
   }
+  refuse_while_capturing("a copy to pageable host memory");
   std::lock_guard<std::mutex> lock(mutex_);
   staging_->to_host(host_dst, src, bytes, s);
 }
@@ -194,6 +282,7 @@ void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Str
 void CudaDevice::copy_from_host(void* dst, const void* host_src, size_t bytes, Stream& stream) {
   if (bytes == 0) return;
   cudaStream_t s = stream_of(stream).get();
+  refuse_while_capturing("a copy from host memory");
   DeviceGuard guard(info_.ordinal);
   std::lock_guard<std::mutex> lock(mutex_);
   staging_->to_device(dst, host_src, bytes, s);

@@ -59,6 +59,17 @@ class CudaDevice final : public Device {
   void copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) override;
 
   Stream& default_stream() override { return *stream_obj_; }
+  // CUDA stream capture in relaxed mode (cudaStreamBeginCapture); the recording is
+  // instantiated as a CUDA graph (cuda_graph_work.h). While recording, freed blocks are kept
+  // for the graph and an allocation the free list cannot serve comes from the pool through a
+  // side stream, so the graph holds no allocation nodes.
+  bool begin_capture() override;
+  std::unique_ptr<CapturedWork> end_capture() override;
+  // Waits until results copied into pinned host memory are there. While recording, the wait
+  // belongs to each replay instead (the recorded copies have not run): the graph waits for
+  // its work after its launch. Only a thunk whose host reads come after the call may defer so.
+  void wait_for_host_results();
+  bool capturing();
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 
@@ -113,6 +124,11 @@ class CudaDevice final : public Device {
   std::mutex free_mutex_;
   std::unordered_map<size_t, std::vector<void*>> free_blocks_;
   size_t free_bytes_ = 0;
+  void refuse_while_capturing(const char* what);
+  bool capturing_ = false;                            // under free_mutex_
+  bool capture_waits_ = false;                        // a recorded copy to the host: replays wait
+  std::vector<std::pair<void*, size_t>> capture_kept_;  // freed while capturing
+  UniqueStream side_stream_;                          // pool allocations while capturing
 };
 
 // The device of `ordinal`, created on first use and kept for the process. ConfigError

@@ -18,6 +18,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "ops/core/graph.h"
+#include "runtime/call_replay.h"
 #include "runtime/executor.h"
 #include "runtime/profiler.h"
 
@@ -137,6 +138,10 @@ struct Function::Impl {
   std::vector<bool> constant_slot;  // slots of Program::constants
   std::unique_ptr<Profiler> profiler;
   std::vector<const Buffer*> foreign_buffers;  // scratch of operator(), kept for its capacity
+  // cuda_graphs=auto on a function all of whose nodes run on the GPU: records and replays
+  // calls (runtime/call_replay.h); nullptr otherwise.
+  std::unique_ptr<CallReplay> replay;
+  std::function<ReplayUpdates()> replay_updates;  // the updates' value slots and targets
 
   void check_args(const std::vector<Tensor>& args) const;
 };
@@ -221,8 +226,11 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   auto clear_bound = [&] {
     for (int s : prog.bound_slots) f.slots[s] = Tensor();
   };
+  const ExecOptions exec_options{f.config.allow_gc, f.config.sync};
+  bool replayed = false;  // the call ran as a recorded CUDA graph: the updates are applied
   try {
-    execute(prog, f.slots, ExecOptions{f.config.allow_gc, f.config.sync}, f.profiler.get());
+    if (f.replay) replayed = f.replay->run(f.slots, exec_options, f.replay_updates);
+    if (!replayed) execute(prog, f.slots, exec_options, f.profiler.get());
   } catch (...) {
     clear_bound();
     if (f.profiler) f.profiler->end_call();
@@ -255,8 +263,9 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   for (int s : prog.output_slots)
     if (!f.constant_slot[s]) f.slots[s] = Tensor();
 
-  for (size_t u = 0; u < f.update_targets.size(); ++u)
-    f.update_targets[u]->set_value(results[f.num_outputs + u], /*borrow=*/true);
+  if (!replayed)
+    for (size_t u = 0; u < f.update_targets.size(); ++u)
+      f.update_targets[u]->set_value(results[f.num_outputs + u], /*borrow=*/true);
   results.resize(f.num_outputs);
   if (f.profiler) f.profiler->end_call();
   return results;
@@ -276,6 +285,7 @@ std::vector<std::pair<std::string, double>> Function::optimizer_timings() const 
   return out;
 }
 const Profiler* Function::profiler() const { return impl_->profiler.get(); }
+int Function::cuda_graph_replays() const { return impl_->replay ? impl_->replay->replays() : 0; }
 std::string Function::profile_report() const {
   if (!impl_->profiler) return {};
   impl_->profiler->collect_device_times(/*wait=*/true);
@@ -371,6 +381,19 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   if (impl->config.profile) {
     impl->profiler = std::make_unique<Profiler>(impl->name, impl->linked.program);
     impl->profiler->set_compile_times(optimizer_s, /*codegen_s=*/0.0, link_s);
+  }
+  // Per-node profiling and sync=true need the nodes run one by one.
+  Device* device = impl->device_backend ? impl->device_backend->device() : nullptr;
+  if (impl->config.cuda_graphs == "auto" && device && device->kind() == DeviceKind::Cuda && !impl->config.profile &&
+      !impl->config.sync && CallReplay::eligible(impl->linked.program, *device)) {
+    impl->replay = std::make_unique<CallReplay>(impl->linked.program, *device);
+    Function::Impl* f = impl.get();  // owned by the Function, which never moves it
+    impl->replay_updates = [f] {
+      ReplayUpdates u;
+      for (size_t k = 0; k < f->update_targets.size(); ++k)
+        u.emplace_back(f->linked.program.output_slots[f->num_outputs + k], f->update_targets[k]->current());
+      return u;
+    };
   }
   return Function(std::move(impl));
 }

@@ -44,7 +44,7 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "sync", "cuda_tf32", "cache_dir"}));
+                                      "float32_math", "sync", "cuda_tf32", "cuda_graphs", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
 }

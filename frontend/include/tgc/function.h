@@ -72,6 +72,9 @@ class Function {
   std::vector<std::pair<std::string, double>> optimizer_timings() const;
   // The profile report so far; empty when profiling is off.
   std::string profile_report() const;
+  // Calls served by replaying a recorded CUDA graph (cuda_graphs=auto, docs/gpu.md); 0 when
+  // the function runs node by node.
+  int cuda_graph_replays() const;
   const Profiler* profiler() const;
 
  private:

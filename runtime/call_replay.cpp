@@ -1,0 +1,151 @@
+// CallReplay: when to record a call, when a recording may be replayed, and the in-place
+// shared-variable updates that keep a recording's inputs where they were.
+#include "runtime/call_replay.h"
+
+#include <string>
+
+
+#include "runtime/error.h"
+
+namespace tgc {
+
+namespace {
+
+// Recordings kept per function: two let `last = f()` alternate (the caller still holds one
+// recording's outputs while the next call runs).
+constexpr size_t kMaxEntries = 2;
+// Recordings made without a replay in between before recording is given up (bound values
+// that never repeat, outputs that are always held).
+constexpr int kMaxRecordingsWithoutReplay = 4;
+
+// What an asynchronous error surfacing later names as the last launch.
+const std::string kReplayLabel = "the replayed recording of the whole call (cuda_graphs=off, or sync=true, names the node)";
+
+}  // namespace
+
+bool CallReplay::eligible(const Program& program, const Device& device) {
+  if (program.thunks.empty()) return false;
+  // Transfers record as copies; one the device cannot record (from host memory, through
+  // staging) fails the recording, and the function then runs node by node.
+  for (const Thunk& t : program.thunks)
+    if (t.kind == ThunkKind::Cpu || t.device != &device) return false;
+  return true;
+}
+
+CallReplay::CallReplay(const Program& program, Device& device) : program_(program), device_(device) {}
+
+CallReplay::~CallReplay() = default;
+
+bool CallReplay::make_key(const std::vector<Tensor>& slots, const ReplayUpdates& updates) {
+  key_.clear();
+  layout_key_.clear();
+  auto add = [&](const Tensor& t) {
+    if (!t.defined() || &t.device() != &device_) return false;
+    key_.push_back(static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.raw_data())));
+    layout_key_.push_back(static_cast<int64_t>(t.dtype()));
+    layout_key_.push_back(t.ndim());
+    for (int d = 0; d < t.ndim(); ++d) layout_key_.push_back(t.shape()[d]);
+    for (int d = 0; d < t.ndim(); ++d) layout_key_.push_back(t.strides()[d]);
+    return true;
+  };
+  for (int s : program_.bound_slots)
+    if (!add(slots[s])) return false;
+  // An updated variable the graph does not read is not bound, yet the recording writes its
+  // buffer: set_value() giving it another one must not replay into the old.
+  for (const auto& [slot, target] : updates)
+    if (!add(target)) return false;
+  key_.insert(key_.end(), layout_key_.begin(), layout_key_.end());
+  return true;
+}
+
+void CallReplay::clear_unbound(std::vector<Tensor>& slots) const {
+  std::vector<char> keep(slots.size(), 0);
+  for (int s : program_.bound_slots) keep[s] = 1;
+  for (const auto& [s, t] : program_.constants) keep[s] = 1;
+  for (size_t s = 0; s < slots.size(); ++s)
+    if (!keep[s]) slots[s] = Tensor();
+}
+
+bool CallReplay::run(std::vector<Tensor>& slots, const ExecOptions& options,
+                     const std::function<ReplayUpdates()>& updates) {
+  if (disabled_) return false;
+  const ReplayUpdates targets = updates();
+  if (!make_key(slots, targets)) return false;
+  for (Entry& e : entries_) {
+    if (e.key != key_) continue;
+    // The caller (or a view it made) still holds a result of this recording: replaying would
+    // overwrite it.
+    bool busy = false;
+    for (size_t i = 0; i < e.outputs.size(); ++i) busy = busy || e.outputs[i].buffer_use_count() > e.idle_use[i];
+    if (busy) continue;
+    device_.note_launch(kReplayLabel);
+    e.work->replay();
+    for (size_t i = 0; i < program_.output_slots.size(); ++i) slots[program_.output_slots[i]] = e.outputs[i];
+    ++replays_;
+    recordings_since_replay_ = 0;
+    return true;
+  }
+  // Record once two calls in a row had the same dtypes, shapes and strides. Addresses are
+  // not compared: a call run node by node gives each updated shared variable a new buffer,
+  // while a recorded one writes it in place, so its address repeats from then on.
+  if (layout_key_ != last_layout_key_) {
+    last_layout_key_ = layout_key_;
+    return false;
+  }
+  return record(slots, options, targets);
+}
+
+bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, const ReplayUpdates& updates) {
+  if (++recordings_since_replay_ > kMaxRecordingsWithoutReplay || !device_.begin_capture()) {
+    disabled_ = true;
+    return false;
+  }
+  bool ok = true;
+  try {
+    // allow_gc off: every value the recording wrote stays in its slot, to be held below.
+    execute(program_, slots, ExecOptions{/*allow_gc=*/false, options.sync}, nullptr);
+    // New shared values written into the variables' own buffers, at the end of the recording.
+    for (const auto& [slot, target] : updates) {
+      const Tensor& value = slots[slot];
+      if (value.buffer() == target.buffer() && value.raw_data() == target.raw_data() && value.strides() == target.strides())
+        continue;
+      ok = ok && &target.device() == &device_ && &value.device() == &device_ && value.dtype() == target.dtype() &&
+           value.shape() == target.shape() && value.is_contiguous() && target.is_contiguous();
+      if (ok) device_.copy_on_device(target.raw_data(), value.raw_data(), value.nbytes(), device_.default_stream());
+    }
+    // A result sharing a bound value's buffer would be copied by the caller after the
+    // recording changed that buffer in place: such a function is not recorded.
+    for (int o : program_.output_slots)
+      for (int b : program_.bound_slots)
+        ok = ok && !(slots[o].defined() && slots[b].defined() && slots[o].buffer() == slots[b].buffer());
+  } catch (...) {
+    ok = false;  // a thunk that cannot be recorded (it synchronises): run the call normally
+  }
+  std::unique_ptr<CapturedWork> work = device_.end_capture();
+  if (!ok || !work) {
+    clear_unbound(slots);  // recorded, never run: no result of it may be used
+    disabled_ = true;
+    return false;
+  }
+  work->replay();  // recording ran nothing: this call's work runs now
+  Entry e{key_, std::move(work), {}, {}, {}};
+  std::vector<char> kept(slots.size(), 0);
+  for (int s : program_.bound_slots) kept[s] = 1;
+  for (const auto& [s, t] : program_.constants) kept[s] = 1;
+  for (int o : program_.output_slots) kept[o] = 1;
+  for (size_t s = 0; s < slots.size(); ++s)
+    if (!kept[s] && slots[s].defined()) e.held.push_back(std::move(slots[s])), slots[s] = Tensor();
+  for (int o : program_.output_slots) e.outputs.push_back(slots[o]);
+  // The output slots' references go once the caller has taken the results.
+  for (const Tensor& t : e.outputs) {
+    long in_slots = 0;
+    for (int o : program_.output_slots) in_slots += slots[o].buffer() == t.buffer();
+    e.idle_use.push_back(t.buffer_use_count() - in_slots);
+  }
+  if (entries_.size() == kMaxEntries) entries_.erase(entries_.begin());
+  entries_.push_back(std::move(e));
+  ++recordings_;
+  return true;
+}
+
+}  // namespace tgc

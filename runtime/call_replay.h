@@ -1,0 +1,78 @@
+// Replaying a whole call as recorded device work (cuda_graphs=auto): a function whose thunks
+// all run on one device that can record its work (CUDA stream capture) is recorded on its
+// second call with the same bound shapes, and later calls with the same bound values enqueue
+// the recording with one launch instead of running the thunks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "runtime/device.h"
+#include "runtime/executor.h"
+#include "runtime/program.h"
+
+namespace tgc {
+
+// Shared-variable updates of a recorded call: (slot of the new value, the variable's current
+// tensor). A recorded call writes each new value into the variable's own buffer at its end,
+// so the variable keeps its address and the next call's bound values match the recording.
+using ReplayUpdates = std::vector<std::pair<int, Tensor>>;
+
+class CallReplay {
+ public:
+  // Whether `program` can be recorded at all: every thunk is a device or transfer thunk on
+  // `device` (a transfer to the host records as a copy into pinned memory; the replay waits).
+  static bool eligible(const Program& program, const Device& device);
+
+  CallReplay(const Program& program, Device& device);
+  ~CallReplay();
+  CallReplay(const CallReplay&) = delete;
+  CallReplay& operator=(const CallReplay&) = delete;
+
+  // Serves one call whose bound slots are filled: by replaying a recording made with the
+  // same bound values (every bound tensor on the device, at the same address, dtype, shape
+  // and strides) whose outputs nobody holds any more, or by recording the call now when the
+  // previous call's bound values had the same dtypes, shapes and strides. Returns true when it did: the output slots hold
+  // the results and the shared variables named by `updates()` already hold their new values
+  // (the caller must not set them). Returns false, having run nothing and changed no slot
+  // but output ones it cleared, when the caller must run execute() itself: the first call
+  // with new bound values, a bound value on another device, or a call that cannot be
+  // recorded (a thunk that synchronises or copies to the host), after which recording is
+  // off for this function.
+  bool run(std::vector<Tensor>& slots, const ExecOptions& options, const std::function<ReplayUpdates()>& updates);
+
+  // For tests and the docs: how many calls were recorded and replayed, and whether
+  // recording was given up.
+  int recordings() const { return recordings_; }
+  int replays() const { return replays_; }
+  bool disabled() const { return disabled_; }
+
+ private:
+  struct Entry {
+    std::vector<int64_t> key;
+    std::unique_ptr<CapturedWork> work;
+    std::vector<Tensor> outputs;  // the output slots' tensors: the recording writes them
+    std::vector<long> idle_use;   // each output's buffer use count when only the entry holds it
+    // Every other tensor the recording wrote (intermediates, a thunk's kept values): held so
+    // that no buffer the recording uses goes back to the allocator while it may be replayed.
+    std::vector<Tensor> held;
+  };
+  bool make_key(const std::vector<Tensor>& slots, const ReplayUpdates& updates);
+  bool record(std::vector<Tensor>& slots, const ExecOptions& options, const ReplayUpdates& updates);
+  void clear_unbound(std::vector<Tensor>& slots) const;
+
+  const Program& program_;
+  Device& device_;
+  // Bound values, then update targets: addresses, then layout_key_ (dtypes, shapes, strides).
+  std::vector<int64_t> key_;
+  std::vector<int64_t> layout_key_, last_layout_key_;
+  std::vector<Entry> entries_;
+  int recordings_ = 0, replays_ = 0;
+  int recordings_since_replay_ = 0;
+  bool disabled_ = false;
+};
+
+}  // namespace tgc

@@ -1,0 +1,123 @@
+// cuda_graphs=auto on the GPU: recorded calls give the bits node-by-node calls give (check2,
+// a training step with shared-variable updates), held results stay intact, functions with
+// host transfers or kernels that read an error flag run node by node.
+#include <gtest/gtest.h>
+
+#include <tgc/tgc.h>
+
+#include "backends/cuda/cuda_test_util.h"
+
+namespace tgc {
+namespace {
+
+using cuda_test::on;
+
+FunctionOptions device_result(std::map<std::string, std::string> extra = {}) {
+  FunctionOptions o = on("cuda", std::move(extra));
+  o.device_result = true;
+  return o;
+}
+
+std::vector<float> host(const Tensor& t) { return t.to_host().to_vector<float>(); }
+
+TEST(CudaGraphs, RepeatedCallsReplayAndGiveTheSameBits) {
+  TGC_REQUIRE_CUDA();
+  RandomState rng(22);
+  Shared x = shared(rng.rand({230400}).astype(DType::Float32), "x");
+  Function graphs = function({}, {gpu_from_host(exp(x))}, {}, on("cuda"));
+  Function nodes = function({}, {gpu_from_host(exp(x))}, {}, on("cuda", {{"cuda_graphs", "off"}}));
+  const std::vector<float> want = host(nodes()[0]);
+  std::vector<Tensor> last;
+  for (int i = 0; i < 8; ++i) {
+    last = graphs();  // `last` is still held during the call: two recordings alternate
+    ASSERT_EQ(host(last[0]), want) << "call " << i;
+  }
+  EXPECT_GT(graphs.cuda_graph_replays(), 0);
+  EXPECT_EQ(nodes.cuda_graph_replays(), 0);
+}
+
+TEST(CudaGraphs, ResultsTheCallerKeepsAreNeverOverwritten) {
+  TGC_REQUIRE_CUDA();
+  Shared x = shared(Tensor::from_vector<float>({1, 2, 3, 4}), "x");
+  Function f = function({}, {gpu_from_host(x * 2)}, {{x, x + 1}}, on("cuda"));
+  std::vector<Tensor> kept;
+  for (int i = 0; i < 8; ++i) kept.push_back(f()[0]);
+  for (int i = 0; i < 8; ++i) {
+    const float b = static_cast<float>(2 * (1 + i));
+    EXPECT_EQ(host(kept[i]), (std::vector<float>{b, b + 2, b + 4, b + 6})) << "result of call " << i;
+  }
+  EXPECT_EQ(host(x.get_value()), (std::vector<float>{9, 10, 11, 12}));
+}
+
+// The tutorial's training step, its updates written in place by the recording.
+TEST(CudaGraphs, TrainingStepsWithUpdatesMatchNodeByNodeBitForBit) {
+  TGC_REQUIRE_CUDA();
+  auto build = [](const std::string& graphs) {
+    RandomState rng(22);
+    Shared x = shared(rng.randn({400, 784}).astype(DType::Float32), "x");
+    Shared y = shared(rng.randint(0, 2, {400}).astype(DType::Float32), "y");
+    Shared w = shared(rng.randn({784}).astype(DType::Float32), "w");
+    Shared b = shared(Tensor::full(DType::Float32, {}, 0.0), "b");
+    Var p_1 = 1 / (1 + exp(-dot(x, w) - b));
+    Var xent = -y * log(p_1) - (1 - y) * log(1 - p_1);
+    Var cost = mean(xent) + 0.01 * sum(pow(w, 2));
+    std::vector<Var> g = grad(cost, {w, b});
+    Function f = function({}, {p_1 > 0.5, xent}, {{w, w - 0.1 * g[0]}, {b, b - 0.1 * g[1]}},
+                          device_result({{"cuda_graphs", graphs}}));
+    return std::make_tuple(std::move(f), w, b);
+  };
+  auto [fg, wg, bg] = build("auto");
+  auto [fn, wn, bn] = build("off");
+  for (int step = 0; step < 20; ++step) {
+    std::vector<Tensor> a = fg(), b = fn();
+    ASSERT_EQ(host(a[1]), host(b[1])) << "xent at step " << step;
+  }
+  EXPECT_EQ(host(wg.get_value()), host(wn.get_value()));
+  EXPECT_EQ(host(bg.get_value()), host(bn.get_value()));
+  EXPECT_GT(fg.cuda_graph_replays(), 10);
+}
+
+// check1: the HostFromGpu at the end records as a copy into pinned memory; each replay waits
+// for it, and a result the caller keeps is not overwritten.
+TEST(CudaGraphs, ResultsCopiedToTheHostAreRecordedAndReady) {
+  TGC_REQUIRE_CUDA();
+  Shared x = shared(Tensor::from_vector<float>({1, 2, 3}), "x");
+  Function f = function({}, {x * 2}, {{x, x + 1}}, on("cuda"));  // a HostFromGpu at the end
+  std::vector<Tensor> kept;
+  for (int i = 0; i < 8; ++i) {
+    kept.push_back(f()[0]);
+    ASSERT_TRUE(kept.back().on_host());
+    const float b = static_cast<float>(2 * (1 + i));
+    EXPECT_EQ(kept.back().to_vector<float>(), (std::vector<float>{b, b + 2, b + 4})) << "call " << i;
+    if (i % 2) kept.clear();  // released results let their recordings replay
+  }
+  EXPECT_GT(f.cuda_graph_replays(), 0);
+  EXPECT_EQ(host(x.get_value()), (std::vector<float>{9, 10, 11}));
+}
+
+TEST(CudaGraphs, HostArgumentsAndErrorFlagsRunNodeByNode) {
+  TGC_REQUIRE_CUDA();
+  Shared x = shared(Tensor::from_vector<float>({7, 8, 9}), "x");
+  Shared y = shared(Tensor::from_vector<float>({2, 0, 3}), "y");
+  Var a = vector("a", DType::Float32);
+  Function from_host = function({a}, {gpu_from_host(a * 2)}, {}, on("cuda"));  // a GpuFromHost first
+  for (int i = 0; i < 4; ++i) {
+    const float v = static_cast<float>(i);
+    EXPECT_EQ(host(from_host({Tensor::from_vector<float>({v, v + 1})})[0]), (std::vector<float>{2 * v, 2 * v + 2}));
+  }
+  EXPECT_EQ(from_host.cuda_graph_replays(), 0);
+  // Integer division reads its error flag back (a synchronisation): the recording fails and
+  // the function runs node by node, raising the reference's error.
+  Var q = gpu_from_host(floor_div(x.astype(DType::Int32), y.astype(DType::Int32)));
+  Function div = function({}, {q}, {}, on("cuda"));
+  for (int i = 0; i < 4; ++i) EXPECT_THROW(div(), ValueError) << "call " << i;
+  y.set_value(Tensor::from_vector<float>({2, 4, 3}));
+  for (int i = 0; i < 4; ++i) {
+    std::vector<Tensor> r = div();
+    EXPECT_EQ(r[0].to_host().to_vector<int32_t>(), (std::vector<int32_t>{3, 2, 3}));
+  }
+  EXPECT_EQ(div.cuda_graph_replays(), 0);
+}
+
+}  // namespace
+}  // namespace tgc

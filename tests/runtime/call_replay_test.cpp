@@ -1,0 +1,291 @@
+// CallReplay's policy on a fake device that records the work enqueued while capturing (as
+// CUDA stream capture does) and runs it on replay: when a call is recorded, when a
+// recording is replayed, held outputs, in-place updates, and calls that cannot be recorded.
+#include "runtime/call_replay.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+
+namespace tgc {
+namespace {
+
+class FakeDevice;
+
+class FakeStream final : public Stream {
+ public:
+  explicit FakeStream(FakeDevice& d) : device_(d) {}
+  void synchronize() override;
+
+ private:
+  FakeDevice& device_;
+};
+
+// Host memory; work goes through enqueue(): run at once, or appended to the recording.
+class FakeDevice final : public Device {
+ public:
+  DeviceKind kind() const override { return DeviceKind::Cuda; }
+  std::string name() const override { return "fake:0"; }
+  void* allocate(size_t bytes, Stream&) override { return std::malloc(bytes); }
+  void deallocate(void* p, size_t, Stream&) override { std::free(p); }
+  void copy_to_host(void* dst, const void* src, size_t n, Stream&) override { std::memcpy(dst, src, n); }
+  void copy_from_host(void* dst, const void* src, size_t n, Stream&) override { std::memcpy(dst, src, n); }
+  void copy_on_device(void* dst, const void* src, size_t n, Stream&) override {
+    enqueue([=] { std::memmove(dst, src, n); });
+  }
+  Stream& default_stream() override { return stream_; }
+
+  bool begin_capture() override {
+    capturing = true;
+    recording.clear();
+    return true;
+  }
+  std::unique_ptr<CapturedWork> end_capture() override {
+    capturing = false;
+    if (spoiled) return spoiled = false, nullptr;
+    struct Work : CapturedWork {
+      std::vector<std::function<void()>> work;
+      void replay() override {
+        for (auto& w : work) w();
+      }
+    };
+    auto w = std::make_unique<Work>();
+    w->work = std::move(recording);
+    return w;
+  }
+
+  void enqueue(std::function<void()> f) {
+    if (capturing) recording.push_back(std::move(f));
+    else f();
+  }
+
+  bool capturing = false, spoiled = false;
+  std::vector<std::function<void()>> recording;
+
+ private:
+  FakeStream stream_{*this};
+};
+
+void FakeStream::synchronize() {
+  if (device_.capturing) {
+    device_.spoiled = true;  // as CUDA invalidates a capture that synchronises
+    throw std::runtime_error("synchronize while capturing");
+  }
+}
+
+float read(const Tensor& t, int64_t i = 0) { return static_cast<const float*>(t.raw_data())[i]; }
+void write(const Tensor& t, float v) {
+  for (int64_t i = 0; i < t.numel(); ++i) static_cast<float*>(t.raw_data())[i] = v;
+}
+
+Tensor on(FakeDevice& d, float v, int64_t n = 4) {
+  Tensor t = Tensor::empty(DType::Float32, {n}, d);
+  write(t, v);
+  return t;
+}
+
+// One Gpu thunk: out = in * factor (+1 per `extra` call), the arithmetic enqueued on the device.
+Thunk scale_thunk(FakeDevice& d, float factor, int in, int out, bool sync = false) {
+  Thunk t;
+  t.op_name = t.op_class = "Scale";
+  t.label = "y = scale(x)";
+  t.kind = ThunkKind::Gpu;
+  t.device = &d;
+  t.inputs = {in};
+  t.outputs = {out};
+  t.run = [&d, factor, sync](const std::vector<Tensor>& i, std::vector<Tensor>& o) {
+    o[0] = Tensor::empty(DType::Float32, i[0].shape(), d);
+    const float* src = static_cast<const float*>(i[0].raw_data());
+    float* dst = static_cast<float*>(o[0].raw_data());
+    const int64_t n = i[0].numel();
+    d.enqueue([=] {
+      for (int64_t k = 0; k < n; ++k) dst[k] = src[k] * factor;
+    });
+    if (sync) d.synchronize();
+  };
+  return t;
+}
+
+Program one_thunk(FakeDevice& d, bool sync = false) {
+  Program p;
+  p.num_slots = 2;
+  p.bound_slots = {0};
+  p.output_slots = {1};
+  p.thunks.push_back(scale_thunk(d, 2, 0, 1, sync));
+  return p;
+}
+
+const std::function<ReplayUpdates()> kNoUpdates = [] { return ReplayUpdates{}; };
+
+TEST(CallReplay, RecordsTheSecondCallWithTheSameShapesAndReplaysTheNext) {
+  FakeDevice d;
+  Program p = one_thunk(d);
+  CallReplay r(p, d);
+  Tensor x = on(d, 1);
+  std::vector<Tensor> slots(2);
+  slots[0] = x;
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));  // first sight of these shapes: the caller runs it
+  EXPECT_FALSE(slots[1].defined());
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));  // recorded, and run
+  EXPECT_EQ(r.recordings(), 1);
+  EXPECT_EQ(read(slots[1]), 2.0f);
+  slots[1] = Tensor();
+  write(x, 5);  // new contents at the same address: the recording reads them
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));
+  EXPECT_EQ(r.replays(), 1);
+  EXPECT_EQ(read(slots[1]), 10.0f);
+}
+
+TEST(CallReplay, AHeldResultIsNeverOverwrittenASecondRecordingAlternates) {
+  FakeDevice d;
+  Program p = one_thunk(d);
+  CallReplay r(p, d);
+  Tensor x = on(d, 1);
+  std::vector<Tensor> slots(2);
+  slots[0] = x;
+  r.run(slots, {}, kNoUpdates);
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));
+  Tensor first = std::move(slots[1]);  // the caller keeps it, as `last = f()` does
+  write(x, 3);
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));  // the first recording's output is held: a second one
+  EXPECT_EQ(r.recordings(), 2);
+  EXPECT_EQ(read(first), 2.0f) << "the held result was overwritten";
+  EXPECT_EQ(read(slots[1]), 6.0f);
+  Tensor second = std::move(slots[1]);
+  first = Tensor();  // released: its recording may run again
+  write(x, 4);
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));
+  EXPECT_EQ(r.replays(), 1);
+  EXPECT_EQ(read(slots[1]), 8.0f);
+  EXPECT_EQ(read(second), 6.0f);
+}
+
+TEST(CallReplay, ANewAddressIsNotReplayedAndNewShapesStartOver) {
+  FakeDevice d;
+  Program p = one_thunk(d);
+  CallReplay r(p, d);
+  std::vector<Tensor> slots(2);
+  slots[0] = on(d, 1);
+  r.run(slots, {}, kNoUpdates);
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));
+  slots[1] = Tensor();
+  Tensor keep = slots[0];
+  slots[0] = on(d, 7);  // same shape, another buffer: recorded anew, not replayed
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));
+  EXPECT_EQ(r.replays(), 0);
+  EXPECT_EQ(read(slots[1]), 14.0f);
+  slots[1] = Tensor();
+  slots[0] = on(d, 1, 8);  // new shape: run by the caller first
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));
+}
+
+TEST(CallReplay, UpdatesAreWrittenIntoTheSharedBufferSoItsAddressRepeats) {
+  FakeDevice d;
+  Program p;  // w_new = 2 w: output slot 1 is the update value
+  p.num_slots = 2;
+  p.bound_slots = {0};
+  p.output_slots = {1};
+  p.thunks.push_back(scale_thunk(d, 2, 0, 1));
+  CallReplay r(p, d);
+  Tensor w = on(d, 1);
+  const void* address = w.raw_data();
+  auto updates = [&] { return ReplayUpdates{{1, w}}; };
+  std::vector<Tensor> slots(2);
+  slots[0] = w;
+  EXPECT_FALSE(r.run(slots, {}, updates));
+  ASSERT_TRUE(r.run(slots, {}, updates));
+  EXPECT_EQ(read(w), 2.0f);  // written in place by the recording
+  for (int i = 0; i < 3; ++i) {
+    slots[1] = Tensor();
+    ASSERT_TRUE(r.run(slots, {}, updates));
+  }
+  EXPECT_EQ(r.replays(), 3);
+  EXPECT_EQ(read(w), 16.0f);
+  EXPECT_EQ(w.raw_data(), address);
+}
+
+// Under ASan a replay into a buffer the allocator took back is a use after free: the
+// recording's intermediate must stay held while a call in between runs node by node.
+TEST(CallReplay, IntermediatesOfARecordingStayHeldWhileOtherCallsRunNodeByNode) {
+  FakeDevice d;
+  Program p;  // slot 1 = 2 x (an intermediate), slot 2 = 3 * slot 1
+  p.num_slots = 3;
+  p.bound_slots = {0};
+  p.output_slots = {2};
+  p.thunks.push_back(scale_thunk(d, 2, 0, 1));
+  p.thunks.push_back(scale_thunk(d, 3, 1, 2));
+  p.thunks[1].frees = {1};
+  CallReplay r(p, d);
+  Tensor x = on(d, 1);
+  std::vector<Tensor> slots(3);
+  slots[0] = x;
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));
+  const ExecOptions keep_intermediates{/*allow_gc=*/false, /*sync=*/false};
+  execute(p, slots, keep_intermediates, nullptr);
+  slots[2] = Tensor();
+  ASSERT_TRUE(r.run(slots, keep_intermediates, kNoUpdates));
+  EXPECT_EQ(read(slots[2]), 6.0f);
+  slots[2] = Tensor();
+  // Another buffer for x: recorded anew, the caller runs it: its slots change hands.
+  slots[0] = on(d, 2);
+  execute(p, slots, keep_intermediates, nullptr);
+  slots[1] = slots[2] = Tensor();
+  slots[0] = x;
+  write(x, 5);
+  ASSERT_TRUE(r.run(slots, keep_intermediates, kNoUpdates));
+  EXPECT_EQ(r.replays(), 1);
+  EXPECT_EQ(read(slots[2]), 30.0f);
+}
+
+TEST(CallReplay, AnUpdatedVariableTheGraphDoesNotReadIsPartOfTheKey) {
+  FakeDevice d;
+  Program p = one_thunk(d);  // v_new = 2 x, v not read
+  CallReplay r(p, d);
+  Tensor x = on(d, 1), v = on(d, 0);
+  auto updates = [&] { return ReplayUpdates{{1, v}}; };
+  std::vector<Tensor> slots(2);
+  slots[0] = x;
+  r.run(slots, {}, updates);
+  ASSERT_TRUE(r.run(slots, {}, updates));
+  EXPECT_EQ(read(v), 2.0f);
+  slots[1] = Tensor();
+  Tensor old_v = v;
+  v = on(d, 0);  // set_value(): the variable has another buffer now
+  write(x, 4);
+  ASSERT_TRUE(r.run(slots, {}, updates));  // recorded anew for the new buffer
+  EXPECT_EQ(r.replays(), 0);
+  EXPECT_EQ(read(v), 8.0f);
+  EXPECT_EQ(read(old_v), 2.0f) << "the recording wrote the variable's old buffer";
+}
+
+TEST(CallReplay, ACallThatSynchronisesIsNotRecordedAndRecordingStops) {
+  FakeDevice d;
+  Program p = one_thunk(d, /*sync=*/true);
+  CallReplay r(p, d);
+  std::vector<Tensor> slots(2);
+  slots[0] = on(d, 1);
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));  // the recording failed: the caller runs it
+  EXPECT_FALSE(slots[1].defined()) << "a result of the never-run recording was left behind";
+  EXPECT_TRUE(r.disabled());
+  execute(p, slots, {}, nullptr);  // and the normal run works
+  EXPECT_EQ(read(slots[1]), 2.0f);
+}
+
+TEST(CallReplay, OnlyProgramsOfDeviceAndTransferThunksOnOneDeviceAreEligible) {
+  FakeDevice d, other;
+  Program p = one_thunk(d);
+  EXPECT_TRUE(CallReplay::eligible(p, d));
+  EXPECT_FALSE(CallReplay::eligible(p, other));
+  p.thunks[0].kind = ThunkKind::Transfer;  // records as a copy
+  EXPECT_TRUE(CallReplay::eligible(p, d));
+  p.thunks[0].kind = ThunkKind::Cpu;
+  EXPECT_FALSE(CallReplay::eligible(p, d));
+  EXPECT_FALSE(CallReplay::eligible(Program{}, d));
+}
+
+}  // namespace
+}  // namespace tgc
