@@ -25,26 +25,41 @@ std::string entry_of(const Kernel& k, const LaunchPlan& p, size_t launch = 0) {
 
 TEST(PlanLaunch, DenseAlignedOperandsCollapseToOneVectorLoop) {
   const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 2);
-  auto p = plan_launch(k, {dense(DType::Float32, {40, 8}), dense(DType::Float32, {40, 8}, kBase + 4096)},
-                       {dense(DType::Float32, {40, 8}, kBase + 8192)}, kH100);
+  auto p = plan_launch(k, {dense(DType::Float32, {400, 8}), dense(DType::Float32, {400, 8}, kBase + 16384)},
+                       {dense(DType::Float32, {400, 8}, kBase + 32768)}, kH100);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->variant, (Variant{1, 0, true, 4, true}));
   EXPECT_EQ(p->variant.key(), "o1r0c1v4i32");
   EXPECT_EQ(entry_of(k, *p), "tgc_k_vector_i32");
-  EXPECT_EQ(p->params[0], 320);  // n
-  EXPECT_EQ(p->params[1], 1);    // rank
+  EXPECT_EQ(p->params[0], 3200);  // n
+  EXPECT_EQ(p->params[1], 1);     // rank
   ASSERT_EQ(p->launches.size(), 1u);
-  EXPECT_EQ(p->launches[0].blocks, 1);  // 80 vectors, one block of 256 threads
+  EXPECT_EQ(p->launches[0].blocks, 4);  // 800 vectors, blocks of 256 threads
   EXPECT_EQ(p->scratch_bytes, 0u);
+}
+
+// Fewer vectors than a block's threads: an element per thread, not four lanes in a row.
+TEST(PlanLaunch, ASmallDenseTensorGetsAThreadPerElement) {
+  const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 1);
+  auto p = plan_launch(k, {dense(DType::Float32, {400}), dense(DType::Float32, {400}, kBase + 4096)},
+                       {dense(DType::Float32, {400}, kBase + 8192)}, kH100);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->variant.contiguous);
+  EXPECT_EQ(p->variant.vector_width, 1);
+  EXPECT_EQ(entry_of(k, *p), "tgc_k_dense_i32");
+  EXPECT_EQ(p->launches.at(0).blocks, 2);
+  auto q = plan_launch(k, {dense(DType::Float32, {1024}), dense(DType::Float32, {1024}, kBase + 4096)},
+                       {dense(DType::Float32, {1024}, kBase + 8192)}, kH100);
+  EXPECT_EQ(q->variant.vector_width, 4);  // one block of vectors
 }
 
 TEST(PlanLaunch, DoublesUseTwoWideVectorsAndMisalignmentFallsBackToScalars) {
   const Kernel k = binary_kernel(ScalarOpKind::Mul, DType::Float64, 1, DType::Float64);
-  auto p = plan_launch(k, {dense(DType::Float64, {100}), dense(DType::Float64, {100})},
-                       {dense(DType::Float64, {100})}, kH100);
+  auto p = plan_launch(k, {dense(DType::Float64, {1000}), dense(DType::Float64, {1000}, kBase + 8192)},
+                       {dense(DType::Float64, {1000}, kBase + 16384)}, kH100);
   EXPECT_EQ(p->variant.vector_width, 2);
-  auto q = plan_launch(k, {dense(DType::Float64, {100}, kBase + 8), dense(DType::Float64, {100})},
-                       {dense(DType::Float64, {100})}, kH100);
+  auto q = plan_launch(k, {dense(DType::Float64, {1000}, kBase + 8), dense(DType::Float64, {1000}, kBase + 8192)},
+                       {dense(DType::Float64, {1000}, kBase + 16384)}, kH100);
   EXPECT_TRUE(q->variant.contiguous);
   EXPECT_EQ(q->variant.vector_width, 1);
   EXPECT_EQ(entry_of(k, *q), "tgc_k_dense_i32");
@@ -72,7 +87,7 @@ TEST(PlanLaunch, StaticallyScalarInputsKeepTheVectorPath) {
   Kernel k = binary_kernel(ScalarOpKind::Mul, DType::Float32, 2);
   k.inputs[1] = {DType::Float32, 0, {}, false};
   auto p = plan_launch(k, {dense(DType::Float32, {64, 64}), dense(DType::Float32, {}, kBase + 4)},
-                       {dense(DType::Float32, {64, 64})}, kH100);
+                       {dense(DType::Float32, {64, 64}, kBase + 32768)}, kH100);
   EXPECT_EQ(p->variant, (Variant{1, 0, true, 4, true}));
 }
 
