@@ -102,9 +102,14 @@ void expect_close(double got, double want, double tol, const std::string& what) 
     throw std::runtime_error(fmt::format("{}: got {}, expected {} (error {:.2e} > {:.0e})", what, got, want, err, tol));
 }
 
-FunctionOptions on_gpu(const std::string& name, bool device_result = false) {
-  return FunctionOptions{.name = name, .config = {{"device", "cuda"}}, .device_result = device_result};
+// `graphs` false: cuda_graphs=off, every call node by node (the A/B of docs/gpu.md#cuda-graphs).
+FunctionOptions on_gpu(const std::string& name, bool device_result = false, bool graphs = true) {
+  FunctionOptions o{.name = name, .config = {{"device", "cuda"}}, .device_result = device_result};
+  if (!graphs) o.config["cuda_graphs"] = "off";
+  return o;
 }
+
+const char* graphs_label(bool graphs) { return graphs ? "" : " [cuda_graphs=off]"; }
 
 
 // ---- 1, 2: the tutorial's check2 and check1 (exp over 230400 float32, 1000 calls) ----
@@ -112,12 +117,12 @@ FunctionOptions on_gpu(const std::string& name, bool device_result = false) {
 constexpr int64_t kVlen = 10 * 30 * 768;
 constexpr int kLoop = 1000;
 
-void time_check(benchmark::State& state, bool result_on_device) {
+void time_check(benchmark::State& state, bool result_on_device, bool graphs) {
   RandomState rng(22);
   Tensor hx = rng.rand({kVlen}).astype(DType::Float32);
   Shared x = shared(hx, "x");
   Var out = result_on_device ? gpu_from_host(exp(x)) : exp(x);
-  Function f = function({}, {out}, {}, on_gpu(result_on_device ? "check2" : "check1"));
+  Function f = function({}, {out}, {}, on_gpu(result_on_device ? "check2" : "check1", false, graphs));
 
   std::vector<Tensor> last = f();  // the first call moves x to the device
   if (last[0].on_host() == result_on_device)
@@ -139,19 +144,21 @@ void time_check(benchmark::State& state, bool result_on_device) {
   const double ms = 1e3 * median(per_loop), goal = result_on_device ? 4 : 50;
   state.counters["ms_per_1000_calls"] = ms;
   state.counters["goal_ms"] = goal;
-  state.SetLabel(fmt::format("{} {:.2f} ms per 1000 calls, goal < {} ms: {}",
-                             result_on_device ? "result on device" : "result to host", ms, goal, verdict(ms < goal)));
+  state.SetLabel(fmt::format("{} {:.2f} ms per 1000 calls, goal < {} ms: {}{}",
+                             result_on_device ? "result on device" : "result to host", ms, goal, verdict(ms < goal),
+                             graphs_label(graphs)));
 }
 
+// Arg: cuda_graphs (1, the default: auto; 0: off).
 void BM_Check2_ExpResultOnDevice(benchmark::State& state) {
-  guarded(state, [&] { time_check(state, true); });
+  guarded(state, [&] { time_check(state, true, state.range(0) != 0); });
 }
-BENCHMARK(BM_Check2_ExpResultOnDevice)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Check2_ExpResultOnDevice)->Arg(1)->Arg(0)->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 void BM_Check1_ExpResultToHost(benchmark::State& state) {
-  guarded(state, [&] { time_check(state, false); });
+  guarded(state, [&] { time_check(state, false, state.range(0) != 0); });
 }
-BENCHMARK(BM_Check1_ExpResultToHost)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Check1_ExpResultToHost)->Arg(1)->Arg(0)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // ---- 3: the tutorial's logistic-regression training step ----
 
@@ -180,12 +187,13 @@ LogregGraph logreg_graph() {
 constexpr int kSteps = 200;
 
 // Arg 0: the tutorial's function, its outputs copied to the host every step (as the peers of
-// issue 9 measure it: the goal). Arg 1: the same with device_result, for reference.
+// issue 9 measure it: the goal); 1: the same with device_result, for reference. Arg 1:
+// cuda_graphs (1, the default: auto; 0: off).
 void BM_LogregTrainStep(benchmark::State& state) {
   guarded(state, [&] {
-    const bool device_result = state.range(0) != 0;
+    const bool device_result = state.range(0) != 0, graphs = state.range(1) != 0;
     LogregGraph g = logreg_graph();
-    Function train = function({}, g.outputs, g.updates, on_gpu("train", device_result));
+    Function train = function({}, g.outputs, g.updates, on_gpu("train", device_result, graphs));
     std::vector<Tensor> last;
     for (int i = 0; i < 50; ++i) last = train();  // moves the shared variables to the device
     sync_all(last);
@@ -201,12 +209,19 @@ void BM_LogregTrainStep(benchmark::State& state) {
     const double us = 1e6 * median(per_step);
     state.counters["us_per_step"] = us;
     state.counters["goal_us"] = 25;
-    state.SetLabel(fmt::format("outputs {}: {:.1f} us per step, goal < 25 us: {}",
+    state.SetLabel(fmt::format("outputs {}: {:.1f} us per step, goal < 25 us: {}{}",
                                device_result ? "on device (device_result)" : "to host (the tutorial's)", us,
-                               verdict(us < 25)));
+                               verdict(us < 25), graphs_label(graphs)));
   });
 }
-BENCHMARK(BM_LogregTrainStep)->Arg(0)->Arg(1)->Iterations(10)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LogregTrainStep)
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Iterations(10)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // ---- 4: the fused chain against a device-to-device copy ----
 

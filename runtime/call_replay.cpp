@@ -121,7 +121,7 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
   } catch (...) {
     ok = false;  // a thunk that cannot be recorded (it synchronises): run the call normally
   }
-  std::unique_ptr<CapturedWork> work = device_.end_capture();
+  std::unique_ptr<CapturedWork> work = device_.end_capture(ok);
   if (!ok || !work) {
     clear_unbound(slots);  // recorded, never run: no result of it may be used
     disabled_ = true;

@@ -71,10 +71,12 @@ class Device {
   // Stream capture (runtime/call_replay.h): between begin_capture() and end_capture() the
   // work enqueued on default_stream() is recorded, not run, and memory released on it is
   // kept for the recording. begin_capture() is false where the device cannot record.
-  // end_capture() returns the recording, or nullptr when some call could not be recorded
-  // (a synchronisation, a host copy): the recorded work is then dropped, none of it ran.
+  // end_capture(true) returns the recording, or nullptr when some call could not be recorded;
+  // end_capture(false) drops it (a thunk refused to be recorded). Dropped work never ran.
+  // While recording, a device refuses what a recording cannot hold (a wait for the device, a
+  // copy through staging memory) by throwing, before asking its driver.
   virtual bool begin_capture() { return false; }
-  virtual std::unique_ptr<CapturedWork> end_capture() { return nullptr; }
+  virtual std::unique_ptr<CapturedWork> end_capture(bool /*keep*/) { return nullptr; }
 };
 
 // The process-wide host device: 64-byte aligned memory, synchronous stream.

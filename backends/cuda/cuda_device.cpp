@@ -208,7 +208,7 @@ bool CudaDevice::begin_capture() {
   return false;
 }
 
-std::unique_ptr<CapturedWork> CudaDevice::end_capture() {
+std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
   DeviceGuard guard(info_.ordinal);
   cudaGraph_t graph = nullptr;
   cudaError_t err = cudaStreamEndCapture(stream_.get(), &graph);
@@ -221,10 +221,10 @@ std::unique_ptr<CapturedWork> CudaDevice::end_capture() {
     kept.swap(capture_kept_);
   }
   cudaGraphExec_t exec = nullptr;
-  if (err == cudaSuccess && graph) err = cudaGraphInstantiate(&exec, graph, 0);
+  if (keep && err == cudaSuccess && graph) err = cudaGraphInstantiate(&exec, graph, 0);
   if (graph) cudaGraphDestroy(graph);
   if (err != cudaSuccess || !exec) {
-    cudaGetLastError();  // a failed capture leaves no sticky error: clear the last one
+    if (err != cudaSuccess) cudaGetLastError();  // a failed capture leaves no sticky error: clear it
     for (const auto& [p, n] : kept) deallocate(p, n, default_stream());
     return nullptr;
   }
@@ -331,6 +331,9 @@ void CudaDevice::raise_async(cudaError_t err, const char* call) {
 }
 
 void CudaDevice::synchronize_stream() {
+  // Waiting on a stream being recorded is an error for CUDA (and fails the capture): said here
+  // first, as a tgc error, so that recording stops cleanly and the call runs node by node.
+  refuse_while_capturing("a wait for the device (a kernel's error flag or a value the host reads)");
   DeviceGuard guard(info_.ordinal);
   cudaError_t err = cudaStreamSynchronize(stream_.get());
   if (err != cudaSuccess) raise_async(err, "cudaStreamSynchronize");
@@ -345,6 +348,7 @@ void CudaDevice::synchronize_stream() {
 }
 
 void CudaDevice::wait_event(cudaEvent_t event) {
+  refuse_while_capturing("a wait for an event");
   cudaError_t err = cudaEventSynchronize(event);
   if (err != cudaSuccess) raise_async(err, "cudaEventSynchronize");
 }

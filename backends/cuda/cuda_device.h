@@ -64,7 +64,7 @@ class CudaDevice final : public Device {
   // for the graph and an allocation the free list cannot serve comes from the pool through a
   // side stream, so the graph holds no allocation nodes.
   bool begin_capture() override;
-  std::unique_ptr<CapturedWork> end_capture() override;
+  std::unique_ptr<CapturedWork> end_capture(bool keep) override;
   // Waits until results copied into pinned host memory are there. While recording, the wait
   // belongs to each replay instead (the recorded copies have not run): the graph waits for
   // its work after its launch. Only a thunk whose host reads come after the call may defer so.

@@ -15,7 +15,6 @@ namespace tgc {
 namespace {
 
 bool is_marker(const Node& n) { return dynamic_cast<const HostToDevice*>(&n.op()) != nullptr; }
-bool is_host_marker(const Node& n) { return dynamic_cast<const DeviceToHost*>(&n.op()) != nullptr; }
 
 // Removes every transfer node: on the host they are identities.
 bool strip_transfers(Graph& graph) {

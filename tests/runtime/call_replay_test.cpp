@@ -43,9 +43,9 @@ class FakeDevice final : public Device {
     recording.clear();
     return true;
   }
-  std::unique_ptr<CapturedWork> end_capture() override {
+  std::unique_ptr<CapturedWork> end_capture(bool keep) override {
     capturing = false;
-    if (spoiled) return spoiled = false, nullptr;
+    if (spoiled || !keep) return spoiled = false, nullptr;
     struct Work : CapturedWork {
       std::vector<std::function<void()>> work;
       void replay() override {
