@@ -2,6 +2,7 @@
 // shared-variable updates that keep a recording's inputs where they were.
 #include "runtime/call_replay.h"
 
+#include <algorithm>
 #include <string>
 
 
@@ -32,7 +33,8 @@ bool CallReplay::eligible(const Program& program, const Device& device) {
   return true;
 }
 
-CallReplay::CallReplay(const Program& program, Device& device) : program_(program), device_(device) {}
+CallReplay::CallReplay(const Program& program, Device& device, size_t max_recorded_bytes)
+    : program_(program), device_(device), max_recorded_bytes_(max_recorded_bytes) {}
 
 CallReplay::~CallReplay() = default;
 
@@ -142,10 +144,27 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     for (int o : program_.output_slots) in_slots += slots[o].buffer() == t.buffer();
     e.idle_use.push_back(t.buffer_use_count() - in_slots);
   }
+  ++recordings_;
+  if (held_bytes(e) > max_recorded_bytes_) {
+    disabled_ = true;  // this call's results stand; the recording goes once they are enqueued
+    return true;
+  }
   if (entries_.size() == kMaxEntries) entries_.erase(entries_.begin());
   entries_.push_back(std::move(e));
-  ++recordings_;
   return true;
+}
+
+size_t CallReplay::held_bytes(const Entry& e) {
+  std::vector<const Buffer*> seen;
+  size_t bytes = e.work->kept_bytes();
+  for (const std::vector<Tensor>* list : {&e.outputs, &e.held})
+    for (const Tensor& t : *list) {
+      const Buffer* b = t.buffer().get();
+      if (!b || std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
+      seen.push_back(b);
+      bytes += b->bytes();
+    }
+  return bytes;
 }
 
 }  // namespace tgc

@@ -27,7 +27,12 @@ class CallReplay {
   // `device` (a transfer to the host records as a copy into pinned memory; the replay waits).
   static bool eligible(const Program& program, const Device& device);
 
-  CallReplay(const Program& program, Device& device);
+  // Memory a recording may keep by default (its outputs, intermediates and scratch, which
+  // node-by-node calls free or reuse). A call that needs more runs long kernels, which a
+  // launch per node does not slow down: its recording is used once and dropped.
+  static constexpr size_t kMaxRecordedBytes = size_t{256} << 20;
+
+  CallReplay(const Program& program, Device& device, size_t max_recorded_bytes = kMaxRecordedBytes);
   ~CallReplay();
   CallReplay(const CallReplay&) = delete;
   CallReplay& operator=(const CallReplay&) = delete;
@@ -45,7 +50,8 @@ class CallReplay {
   bool run(std::vector<Tensor>& slots, const ExecOptions& options, const std::function<ReplayUpdates()>& updates);
 
   // For tests and the docs: how many calls were recorded and replayed, and whether
-  // recording was given up.
+  // recording was given up (a call that could not be recorded, bound values that never
+  // repeat, or a recording that would keep more than 256 MiB: used once, then dropped).
   int recordings() const { return recordings_; }
   int replays() const { return replays_; }
   bool disabled() const { return disabled_; }
@@ -63,6 +69,7 @@ class CallReplay {
   bool make_key(const std::vector<Tensor>& slots, const ReplayUpdates& updates);
   bool record(std::vector<Tensor>& slots, const ExecOptions& options, const ReplayUpdates& updates);
   void clear_unbound(std::vector<Tensor>& slots) const;
+  static size_t held_bytes(const Entry& e);
 
   const Program& program_;
   Device& device_;
@@ -73,6 +80,7 @@ class CallReplay {
   int recordings_ = 0, replays_ = 0;
   int recordings_since_replay_ = 0;
   bool disabled_ = false;
+  size_t max_recorded_bytes_;
 };
 
 }  // namespace tgc

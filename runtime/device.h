@@ -40,6 +40,8 @@ class CapturedWork {
   virtual ~CapturedWork() = default;
   // Enqueues the recorded work on the stream it was recorded from.
   virtual void replay() = 0;
+  // Device memory released while recording, which the work keeps.
+  virtual size_t kept_bytes() const { return 0; }
 };
 
 class Device {

@@ -23,6 +23,12 @@ class CudaGraphWork final : public CapturedWork {
   CudaGraphWork(const CudaGraphWork&) = delete;
   CudaGraphWork& operator=(const CudaGraphWork&) = delete;
 
+  size_t kept_bytes() const override {
+    size_t n = 0;
+    for (const auto& [p, bytes] : kept_) n += bytes;
+    return n;
+  }
+
   void replay() override {
     DeviceGuard guard(device_.ordinal());
     TGC_CUDA_CHECK(cudaGraphLaunch(exec_, device_.stream()));

@@ -261,6 +261,21 @@ TEST(CallReplay, AnUpdatedVariableTheGraphDoesNotReadIsPartOfTheKey) {
   EXPECT_EQ(read(old_v), 2.0f) << "the recording wrote the variable's old buffer";
 }
 
+TEST(CallReplay, ARecordingKeepingTooMuchMemoryIsUsedOnceAndDropped) {
+  FakeDevice d;
+  Program p = one_thunk(d);
+  CallReplay r(p, d, /*max_recorded_bytes=*/15);  // the output alone is 16 bytes
+  std::vector<Tensor> slots(2);
+  slots[0] = on(d, 1);
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));
+  ASSERT_TRUE(r.run(slots, {}, kNoUpdates));  // recorded and run: its result stands
+  EXPECT_EQ(read(slots[1]), 2.0f);
+  EXPECT_TRUE(r.disabled());
+  slots[1] = Tensor();
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));  // node by node from now on
+  EXPECT_EQ(r.replays(), 0);
+}
+
 TEST(CallReplay, ACallThatSynchronisesIsNotRecordedAndRecordingStops) {
   FakeDevice d;
   Program p = one_thunk(d, /*sync=*/true);
