@@ -131,12 +131,9 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
   }
   work->replay();  // recording ran nothing: this call's work runs now
   Entry e{key_, std::move(work), {}, {}, {}};
-  std::vector<char> kept(slots.size(), 0);
-  for (int s : program_.bound_slots) kept[s] = 1;
-  for (const auto& [s, t] : program_.constants) kept[s] = 1;
-  for (int o : program_.output_slots) kept[o] = 1;
+  const std::vector<bool> intermediate = program_.intermediate_mask();
   for (size_t s = 0; s < slots.size(); ++s)
-    if (!kept[s] && slots[s].defined()) e.held.push_back(std::move(slots[s])), slots[s] = Tensor();
+    if (intermediate[s] && slots[s].defined()) e.held.push_back(std::move(slots[s])), slots[s] = Tensor();
   for (int o : program_.output_slots) e.outputs.push_back(slots[o]);
   // The output slots' references go once the caller has taken the results.
   for (const Tensor& t : e.outputs) {

@@ -69,7 +69,6 @@ class CudaDevice final : public Device {
   // belongs to each replay instead (the recorded copies have not run): the graph waits for
   // its work after its launch. Only a thunk whose host reads come after the call may defer so.
   void wait_for_host_results();
-  bool capturing();
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 
@@ -124,6 +123,8 @@ class CudaDevice final : public Device {
   std::mutex free_mutex_;
   std::unordered_map<size_t, std::vector<void*>> free_blocks_;
   size_t free_bytes_ = 0;
+  bool capturing();
+  // While recording: a DeviceError naming `what`, which CallReplay takes as "run node by node".
   void refuse_while_capturing(const char* what);
   bool capturing_ = false;                            // under free_mutex_
   bool capture_waits_ = false;                        // a recorded copy to the host: replays wait

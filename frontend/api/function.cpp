@@ -382,10 +382,11 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     impl->profiler = std::make_unique<Profiler>(impl->name, impl->linked.program);
     impl->profiler->set_compile_times(optimizer_s, /*codegen_s=*/0.0, link_s);
   }
-  // Per-node profiling and sync=true need the nodes run one by one.
+  // Per-node profiling and sync=true need the nodes run one by one. Whether the device can
+  // record at all is its own answer (Device::begin_capture: only CUDA's can).
   Device* device = impl->device_backend ? impl->device_backend->device() : nullptr;
-  if (impl->config.cuda_graphs == "auto" && device && device->kind() == DeviceKind::Cuda && !impl->config.profile &&
-      !impl->config.sync && CallReplay::eligible(impl->linked.program, *device)) {
+  if (impl->config.cuda_graphs == "auto" && device && !impl->config.profile && !impl->config.sync &&
+      CallReplay::eligible(impl->linked.program, *device)) {
     impl->replay = std::make_unique<CallReplay>(impl->linked.program, *device);
     Function::Impl* f = impl.get();  // owned by the Function, which never moves it
     impl->replay_updates = [f] {
