@@ -154,10 +154,10 @@ TEST(NvrtcKernels, CompileErrorsCarryTheLogAndTheNumberedSource) {
 TEST(NvrtcKernels, VersionAndCache) {
   EXPECT_NE(cuda::nvrtc_version().find('.'), std::string::npos);
   const std::string src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }";
-  const std::string a = cuda::nvrtc_compile(src, "k", {.arch = 80});
-  const std::string b = cuda::nvrtc_compile(src, "k", {.arch = 80});
+  const std::string a = cuda::nvrtc_compile(src, "k", {.arch = 80, .extra = {}, .ptx_only = false});
+  const std::string b = cuda::nvrtc_compile(src, "k", {.arch = 80, .extra = {}, .ptx_only = false});
   EXPECT_EQ(a, b);
-  EXPECT_NE(a, cuda::nvrtc_compile(src, "k", {.arch = 90}));
+  EXPECT_NE(a, cuda::nvrtc_compile(src, "k", {.arch = 90, .extra = {}, .ptx_only = false}));
 }
 
 }  // namespace

@@ -90,7 +90,9 @@ TEST(Placement, HostNodesReadADeviceValueThroughOneTransfer) {
   int to_host = 0;
   for (Node* n : g.toposort()) {
     to_host += placed_op_name(*n) == "HostFromGpu";
-    if (n->op().op_class() != "Composite" && !n->op().is_transfer()) EXPECT_EQ(n->placement(), DeviceKind::Host);
+    if (n->op().op_class() != "Composite" && !n->op().is_transfer()) {
+      EXPECT_EQ(n->placement(), DeviceKind::Host);
+    }
   }
   EXPECT_EQ(to_host, 1) << g.str();
 }
@@ -136,8 +138,11 @@ TEST(Placement, InplaceVariantsMadeAfterPlacementKeepTheirDevice) {
   // exp(a) dies at the add: the inplace pass may rewrite the add's kernel to write into it.
   Graph g = placed({a}, {gpu_from_host(exp(a) + 1.0f)}, device_context());
   inplace(g, device_context());
-  for (Node* n : g.toposort())
-    if (!n->op().is_transfer()) EXPECT_EQ(n->placement(), DeviceKind::Cuda) << n->describe();
+  for (Node* n : g.toposort()) {
+    if (!n->op().is_transfer()) {
+      EXPECT_EQ(n->placement(), DeviceKind::Cuda) << n->describe();
+    }
+  }
 }
 
 }  // namespace
