@@ -24,7 +24,9 @@ enum class Dialect { Cuda, OpenCL };
 struct Variant {
   int outer_rank = 1;        // collapsed loop dims (elementwise) or kept dims (reduction)
   int reduce_rank = 0;       // collapsed reduced dims; 0 for elementwise kernels
-  bool contiguous = false;   // every operand dense and in C order over the loop: flat index
+  // Elementwise: every operand dense and in C order over the loop (a flat index).
+  // Reductions: the loop-space inputs read densely along the reduced dim, with vectors.
+  bool contiguous = false;
   int vector_width = 1;      // contiguous only: elements per 16-byte access (1 = scalar)
   bool index32 = true;       // every element offset of every operand fits in int32
   std::string key() const;   // "o2r0c1v4i32": readable, stable

@@ -11,16 +11,23 @@
 
 namespace tgc::cfam::detail {
 
-std::vector<EntryKind> entry_kinds(const Kernel& k) {
-  if (k.is_reduction()) return {EntryKind::RedThread, EntryKind::RedBlock, EntryKind::RedPass1, EntryKind::RedPass2};
-  return {EntryKind::EwVector, EntryKind::EwContiguous, EntryKind::EwStrided};
+std::vector<EntrySpec> entry_list(const Kernel& k) {
+  const std::vector<EntryKind> both =
+      k.is_reduction()
+          ? std::vector<EntryKind>{EntryKind::RedThread, EntryKind::RedBlock, EntryKind::RedPass1, EntryKind::RedPass2}
+          : std::vector<EntryKind>{EntryKind::EwVector, EntryKind::EwContiguous, EntryKind::EwStrided};
+  std::vector<EntrySpec> list;
+  for (EntryKind kind : both) list.insert(list.end(), {{kind, true}, {kind, false}});
+  if (k.is_reduction()) list.insert(list.end(), {{EntryKind::RedBlockVector, true}, {EntryKind::RedPass1Vector, true}});
+  return list;
 }
 
 int entry_index(const Kernel& k, EntryKind kind, bool index32) {
-  const std::vector<EntryKind> kinds = entry_kinds(k);
-  const auto at = std::find(kinds.begin(), kinds.end(), kind);
-  TGC_INTERNAL_CHECK(at != kinds.end(), "entry kind not rendered for this kernel");
-  return 2 * static_cast<int>(at - kinds.begin()) + (index32 ? 0 : 1);
+  const std::vector<EntrySpec> list = entry_list(k);
+  const auto at = std::find_if(list.begin(), list.end(),
+                               [&](const EntrySpec& e) { return e.kind == kind && e.index32 == index32; });
+  TGC_INTERNAL_CHECK(at != list.end(), "entry kind not rendered for this kernel");
+  return static_cast<int>(at - list.begin());
 }
 
 std::string entry_name(const std::string& prefix, EntryKind kind, bool index32) {
@@ -33,6 +40,8 @@ std::string entry_name(const std::string& prefix, EntryKind kind, bool index32) 
     case EntryKind::RedBlock: base = "reduce_block"; break;
     case EntryKind::RedPass1: base = "reduce_pass1"; break;
     case EntryKind::RedPass2: base = "reduce_pass2"; break;
+    case EntryKind::RedBlockVector: base = "reduce_block_vector"; break;
+    case EntryKind::RedPass1Vector: base = "reduce_pass1_vector"; break;
   }
   return fmt::format("{}_{}_{}", prefix, base, index32 ? "i32" : "i64");
 }
@@ -63,6 +72,13 @@ int vector_width(const Kernel& k) {
   for (const KernelOutput& o : k.outputs) widest = std::max(widest, dtype_size(o.dtype));
   for (int j = 0; j < static_cast<int>(k.inputs.size()); ++j)
     if (!statically_scalar(k, j)) widest = std::max(widest, dtype_size(k.inputs[j].dtype));
+  return widest >= 8 ? 2 : 4;
+}
+
+int reduction_vector_width(const Kernel& k) {
+  size_t widest = 1;
+  for (const KernelInput& in : k.inputs)
+    if (!in.in_output_space) widest = std::max(widest, dtype_size(in.dtype));
   return widest >= 8 ? 2 : 4;
 }
 

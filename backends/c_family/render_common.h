@@ -13,8 +13,9 @@
 
 namespace tgc::cfam::detail {
 
-// The entries of a kernel, in Source::entries order: each kind in an int32 and an int64
-// index version (entry = 2 * position + (index32 ? 0 : 1)).
+// The entries of a kernel, in Source::entries order (entry_list): each kind in an int32 and
+// an int64 index version, except the vector reductions (int32 only: a reduction over more
+// than 2^31 elements reads at its scalar speed rather than cost every kernel two more entries).
 enum class EntryKind {
   // Elementwise kernels.
   EwVector,      // dense, same-shaped, aligned operands: 16-byte accesses and a scalar tail
@@ -24,9 +25,18 @@ enum class EntryKind {
   RedThread,  // one thread per output element, its reduction in C order
   RedBlock,   // one block per output element: strided lanes, then a fixed tree
   RedPass1,   // blocks reduce fixed chunks of each output's reduction into scratch partials
-  RedPass2,   // one thread per output: the chunk partials combined in order, the epilogue
+  RedPass2,   // one block per output: the chunk partials combined in order, the epilogue
+  // RedBlock and RedPass1 reading 16-byte vectors along a dense reduced dim (aligned rows
+  // and chunks), a scalar tail after the last whole vector.
+  RedBlockVector,
+  RedPass1Vector,
 };
-std::vector<EntryKind> entry_kinds(const Kernel& k);
+struct EntrySpec {
+  EntryKind kind;
+  bool index32;
+};
+std::vector<EntrySpec> entry_list(const Kernel& k);
+// The position of (kind, index32) in entry_list (InternalError when the kernel has no such entry).
 int entry_index(const Kernel& k, EntryKind kind, bool index32);
 std::string entry_name(const std::string& prefix, EntryKind kind, bool index32);
 
@@ -53,6 +63,9 @@ ParamLayout param_layout(const Kernel& k);
 // Elements per vector access of the EwVector entry: 16 bytes of the widest operand (2 when
 // some operand has 8-byte elements, else 4).
 int vector_width(const Kernel& k);
+// The same for the vector reductions, over the inputs they read along the reduction (the
+// loop-space inputs).
+int reduction_vector_width(const Kernel& k);
 // Whether input j is a single element by its static shape (every dim known to be 1): read
 // once, at offset 0, even on the dense paths.
 bool statically_scalar(const Kernel& k, int input);

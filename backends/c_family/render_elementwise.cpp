@@ -132,12 +132,10 @@ std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& e
   for (int j = 0; j < c.nin(); ++j) params.push_back(load_value(c.k, j));
   for (const KernelOutput& o : c.k.outputs) results.push_back(o.value);
   std::string s = element_function(c, elem_name(c), params, results);
-  for (EntryKind kind : entry_kinds(c.k)) {
-    for (bool index32 : {true, false}) {
-      entries.push_back(entry_name(c.prefix, kind, index32));
-      if (!c.defines(entries.size() - 1)) continue;
-      s += kind == EntryKind::EwStrided ? strided_entry(c, index32) : dense_entry(c, index32, kind == EntryKind::EwVector);
-    }
+  for (const auto& [kind, index32] : entry_list(c.k)) {
+    entries.push_back(entry_name(c.prefix, kind, index32));
+    if (!c.defines(entries.size() - 1)) continue;
+    s += kind == EntryKind::EwStrided ? strided_entry(c, index32) : dense_entry(c, index32, kind == EntryKind::EwVector);
   }
   return s;
 }

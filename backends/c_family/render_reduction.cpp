@@ -4,8 +4,9 @@
 // deterministic schedules: a thread per output (C order, as the reference), a block per
 // output (lane l folds l, l+T, ... then a fixed tree: warp shuffles in CUDA, a local-memory
 // tree in OpenCL), and two passes for few outputs with long reductions (blocks reduce fixed
-// chunks into scratch; one thread per output combines the chunks in order). No atomics on
-// values: the same plan gives the same bits on every run.
+// chunks into scratch; a block per output combines the chunks in a fixed tree). The block
+// and pass-1 schedules also come as vector entries that read 16 bytes per lane along a dense
+// reduced dim. No atomics on values: the same plan gives the same bits on every run.
 #include <fmt/format.h>
 
 #include <limits>
@@ -129,7 +130,6 @@ class ReductionWriter {
 
   std::string entry(EntryKind kind, bool index32) {
     idx_ = index32 ? "int" : c_.d.i64();
-    const ParamLayout& l = c_.layout;
     std::string s = c_.open_entry(kind, index32);
     s += "  int tgc_errors = 0;\n  (void)scratch; (void)errors;\n";
     s += fmt::format("  const {0} n_out = {1};\n  const {0} n_red = {2};\n", idx_, c_.param(ParamLayout::kNOut, idx_),
@@ -144,9 +144,10 @@ class ReductionWriter {
     s += fmt::format("  const {0} step = ({0}){1} * ({0}){2};\n", idx_, c_.d.grid_size(), c_.d.block_size());
     s += fmt::format("  const int lid = {};\n  const int lsize = {};\n", c_.d.thread_index(), c_.d.block_size());
     s += "  (void)tid; (void)step; (void)lid; (void)lsize;\n";
-    if (kind == EntryKind::RedBlock || kind == EntryKind::RedPass1 || kind == EntryKind::RedPass2)
+    if (kind != EntryKind::RedThread)
       for (size_t k = 0; k < reduces_.size(); ++k)
         s += fmt::format("  {} {} tgc_sh{}[{}];\n", c_.d.shared(), acc_type(c_, value(k)), k, c_.d.has_shuffle() ? 32 : 256);
+    const bool vector = kind == EntryKind::RedBlockVector || kind == EntryKind::RedPass1Vector;
     switch (kind) {
       case EntryKind::RedThread:
         s += fmt::format("  for ({} o = tid; o < n_out; o += step) {{\n", idx_);
@@ -155,19 +156,22 @@ class ReductionWriter {
         s += epilogue("    ") + "  }\n";
         break;
       case EntryKind::RedBlock:
+      case EntryKind::RedBlockVector:
         s += fmt::format("  for ({0} o = ({0}){1}; o < n_out; o += ({0}){2}) {{\n", idx_, c_.d.block_index(),
                          c_.d.grid_size());
         s += kept_offsets("o") + accumulators_init();
-        s += unroll() + fmt::format("    for ({} r = lid; r < n_red; r += lsize)\n", idx_) + fold_element("r");
+        s += fmt::format("    const {0} r0 = 0, r1 = n_red;\n", idx_);
+        s += fold_range(vector);
         s += block_reduce() + "    if (lid == 0) {\n" + epilogue("      ") + "    }\n  }\n";
         break;
       case EntryKind::RedPass1:
+      case EntryKind::RedPass1Vector:
         s += fmt::format("  for ({0} b = ({0}){1}; b < n_out * chunks; b += ({0}){2}) {{\n", idx_, c_.d.block_index(),
                          c_.d.grid_size());
         s += fmt::format("    const {0} o = b / chunks;\n    const {0} r0 = (b - o * chunks) * chunk_len;\n", idx_);
         s += fmt::format("    const {0} r1 = r0 + chunk_len < n_red ? r0 + chunk_len : n_red;\n", idx_);
         s += kept_offsets("o") + accumulators_init();
-        s += unroll() + fmt::format("    for ({} r = r0 + lid; r < r1; r += lsize)\n", idx_) + fold_element("r");
+        s += fold_range(vector);
         s += block_reduce() + "    if (lid == 0) {\n";
         for (size_t k = 0; k < reduces_.size(); ++k) s += fmt::format("      {}[b] = acc{};\n", partials(k), k);
         s += "    }\n  }\n";
@@ -186,12 +190,54 @@ class ReductionWriter {
         break;
       default: TGC_INTERNAL_CHECK(false, "not a reduction entry");
     }
-    (void)l;
     return s + flush_errors(c_) + "}\n";
   }
 
  private:
   const KernelValue& value(size_t k) const { return c_.k.values[reduces_[k]]; }
+
+  // The block's lanes fold the reduced elements [r0, r1) of output o. Scalar: lane l takes
+  // r0 + l, r0 + l + lsize, ... Vector (the plan guarantees one dense reduced dim with every
+  // row and chunk start 16-byte aligned): lane l takes whole vectors l, l + lsize, ... from
+  // r0, then the elements after the last whole vector one by one.
+  std::string fold_range(bool vector) const {
+    if (!vector) return unroll() + fmt::format("    for ({} r = r0 + lid; r < r1; r += lsize)\n", idx_) + fold_element("r");
+    const int w = reduction_vector_width(c_.k);
+    static const char* lanes[] = {"x", "y", "z", "w"};
+    std::string s = fmt::format("    const {0} nv = (r1 - r0) / {1};\n", idx_, w);
+    s += unroll() + fmt::format("    for ({} v = lid; v < nv; v += lsize) {{\n", idx_);
+    std::vector<int> loop_inputs;
+    for (int j = 0; j < c_.nin(); ++j)
+      if (!c_.k.inputs[j].in_output_space) loop_inputs.push_back(j);
+    for (int j : loop_inputs)
+      s += fmt::format("      const {} a{} = {};\n", c_.d.vector_type(c_.k.inputs[j].dtype, w), j,
+                       c_.d.vector_load(c_.k.inputs[j].dtype, w, fmt::format("(p{0} + q{0} + r0)", j), "v"));
+    for (int lane = 0; lane < w; ++lane) {
+      std::vector<std::string> in;
+      for (int j : loop_inputs)
+        in.push_back(c_.k.inputs[j].dtype == DType::Bool ? fmt::format("(a{}.{} != 0)", j, lanes[lane])
+                                                          : fmt::format("a{}.{}", j, lanes[lane]));
+      s += fold_values(in, "      ");
+    }
+    s += "    }\n";
+    s += fmt::format("    for ({} r = r0 + nv * {} + lid; r < r1; r += lsize)\n", idx_, w) + fold_element("r");
+    return s;
+  }
+
+  // The prologue on loaded loop-space values, each accumulator folded.
+  std::string fold_values(const std::vector<std::string>& in, const std::string& ind) const {
+    std::string s = ind + "{\n";
+    std::vector<std::string> results;
+    for (size_t k = 0; k < reduces_.size(); ++k) {
+      const KernelValue& arg = c_.k.values[value(k).args[0]];
+      s += fmt::format("{}  {} x{};\n", ind, register_type(arg.dtype, c_.d.dialect()), k);
+      results.push_back(fmt::format("x{}", k));
+    }
+    s += ind + "  " + element_call(c_.prefix + "_prologue", in, results) + "\n";
+    for (size_t k = 0; k < reduces_.size(); ++k)
+      s += fmt::format("{0}  acc{1} = {2}_comb{1}(acc{1}, ({3})x{1});\n", ind, k, c_.prefix, acc_type(c_, value(k)));
+    return s + ind + "}\n";
+  }
 
   // The block-strided loops read one element per thread and iteration; unrolled, a thread
   // has several loads in flight (the accumulation order, hence the result, is unchanged).
@@ -238,16 +284,7 @@ class ReductionWriter {
       in.push_back(load(c_, j, fmt::format("rq{}", j)));
     }
     s += decompose(c_, idx_, r, c_.layout.red_shape(), c_.layout.red_cap, "rrank", offsets);
-    std::vector<std::string> results;
-    for (size_t k = 0; k < reduces_.size(); ++k) {
-      const KernelValue& arg = c_.k.values[value(k).args[0]];
-      s += fmt::format("      {} x{};\n", register_type(arg.dtype, c_.d.dialect()), k);
-      results.push_back(fmt::format("x{}", k));
-    }
-    s += "      " + element_call(c_.prefix + "_prologue", in, results) + "\n";
-    for (size_t k = 0; k < reduces_.size(); ++k)
-      s += fmt::format("      acc{0} = {1}_comb{0}(acc{0}, ({2})x{0});\n", k, c_.prefix, acc_type(c_, value(k)));
-    return s + "    }\n";
+    return s + fold_values(in, "      ") + "    }\n";
   }
 
   // Thread 0 of the block ends with the block's combined accumulators (all threads do in
@@ -308,11 +345,9 @@ class ReductionWriter {
 std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& entries) {
   ReductionWriter w(c);
   std::string s = w.helpers();
-  for (EntryKind kind : entry_kinds(c.k)) {
-    for (bool index32 : {true, false}) {
-      entries.push_back(entry_name(c.prefix, kind, index32));
-      if (c.defines(entries.size() - 1)) s += w.entry(kind, index32);
-    }
+  for (const auto& [kind, index32] : entry_list(c.k)) {
+    entries.push_back(entry_name(c.prefix, kind, index32));
+    if (c.defines(entries.size() - 1)) s += w.entry(kind, index32);
   }
   return s;
 }

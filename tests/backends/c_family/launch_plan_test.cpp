@@ -146,8 +146,8 @@ TEST(PlanLaunch, ReductionsOrderKeptDimsFirstAndCollapseEachGroup) {
 TEST(PlanLaunch, RowReductionsTakeABlockPerOutputColumnReductionsAThread) {
   const Kernel rows = reduce_kernel(KernelReduceOp::Sum, 2, {1});
   auto p = plan_launch(rows, {dense(DType::Float32, {1000, 4096})}, {dense(DType::Float32, {1000})}, kH100);
-  EXPECT_EQ(entry_of(rows, *p), "tgc_k_reduce_block_i32");
-  EXPECT_EQ(p->launches[0].threads, 256);
+  EXPECT_EQ(entry_of(rows, *p), "tgc_k_reduce_block_vector_i32");  // dense aligned rows: vectors
+  EXPECT_EQ(p->launches[0].threads, 128);                           // sized for 1024 vectors
   EXPECT_EQ(p->launches[0].blocks, 1000);
   auto small = plan_launch(rows, {dense(DType::Float32, {1000, 100})}, {dense(DType::Float32, {1000})}, kH100);
   EXPECT_EQ(small->launches[0].threads, 32);  // one warp for a short row
@@ -163,11 +163,12 @@ TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
   auto p = plan_launch(k, {dense(DType::Float32, {n})}, {dense(DType::Float32, {})}, kH100);
   ASSERT_TRUE(p);
   ASSERT_EQ(p->launches.size(), 2u);
-  EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_pass1_i32");
+  EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_pass1_vector_i32");
   EXPECT_EQ(entry_of(k, *p, 1), "tgc_k_reduce_pass2_i32");
   const int64_t chunks = p->params[2], chunk_len = p->params[3];
   EXPECT_EQ(chunks, 8 * 132);
   EXPECT_GE(chunks * chunk_len, n);
+  EXPECT_EQ(chunk_len % 4, 0);  // every chunk starts on a vector
   EXPECT_EQ(p->scratch_bytes, static_cast<size_t>(chunks) * 8);
   // Pass 2: one block per output combines its chunks' partials with a block tree.
   EXPECT_EQ(p->launches[1].blocks, 1);
@@ -182,6 +183,32 @@ TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
   // A smaller device splits differently, but deterministically too.
   auto small = plan_launch(k, {dense(DType::Float32, {n})}, {dense(DType::Float32, {})}, {8, 256, 32});
   EXPECT_EQ(small->params[2], 64);
+}
+
+// Vectors along the reduction need every row and chunk to start on 16 bytes and the reduced
+// dim to be dense; anything else reads element by element (the same entries' scalar forms).
+TEST(PlanLaunch, ReductionVectorsNeedDenseAlignedRows) {
+  const Kernel rows = reduce_kernel(KernelReduceOp::Sum, 2, {1});
+  auto entry = [&](Geometry in, Shape out) {
+    auto p = plan_launch(rows, {in}, {dense(DType::Float32, out)}, kH100);
+    return p ? entry_of(rows, *p) : std::string("none");
+  };
+  EXPECT_EQ(entry(dense(DType::Float32, {1000, 4096}), {1000}), "tgc_k_reduce_block_vector_i32");
+  EXPECT_EQ(entry(dense(DType::Float32, {1000, 4096}, kBase + 4), {1000}), "tgc_k_reduce_block_i32");  // misaligned
+  EXPECT_EQ(entry(dense(DType::Float32, {1000, 4095}), {1000}), "tgc_k_reduce_block_i32");  // odd rows
+  EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4096}, {1, 1000}, kBase}, {1000}), "tgc_k_reduce_block_i32");
+  // Rows of odd length in a padded buffer (a slice) are aligned again.
+  EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4095}, {4096, 1}, kBase}, {1000}), "tgc_k_reduce_block_vector_i32");
+  // One long reduction whose length is no multiple of 4: the tail is scalar, chunks still aligned.
+  const Kernel all = reduce_kernel(KernelReduceOp::Sum, 1, {0});
+  auto p = plan_launch(all, {dense(DType::Float32, {(1 << 22) + 3})}, {dense(DType::Float32, {})}, kH100);
+  EXPECT_EQ(entry_of(all, *p), "tgc_k_reduce_pass1_vector_i32");
+  EXPECT_EQ(p->params[3] % 4, 0);
+  EXPECT_GE(p->params[2] * p->params[3], (1 << 22) + 3);
+  // Doubles: two per vector.
+  const Kernel d = reduce_kernel(KernelReduceOp::Sum, 1, {0}, DType::Float64);
+  auto q = plan_launch(d, {dense(DType::Float64, {1 << 22})}, {dense(DType::Float64, {})}, kH100);
+  EXPECT_EQ(q->variant.vector_width, 2);
 }
 
 TEST(PlanLaunch, OutputSpaceOperandsHaveNoReducedStrides) {
