@@ -8,6 +8,7 @@
 
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_graph_work.h"
+#include "backends/cuda/device_copy.h"
 #include "backends/cuda/pinned_host_memory.h"
 #include "runtime/error.h"
 
@@ -271,6 +272,7 @@ void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Str
   cudaStream_t s = stream_of(stream).get();
   DeviceGuard guard(info_.ordinal);
   if (pinned_host_memory().contains(host_dst, bytes)) {
+    if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return copy_bytes(*this, host_dst, src, bytes);
     TGC_CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, s));
     return;
   }
@@ -290,6 +292,7 @@ void CudaDevice::copy_from_host(void* dst, const void* host_src, size_t bytes, S
 
 void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) {
   if (bytes == 0) return;
+  if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return copy_bytes(*this, dst, src, bytes);
   cudaStream_t s = stream_of(stream).get();
   DeviceGuard guard(info_.ordinal);
   TGC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));

@@ -1,4 +1,5 @@
-// The strided-copy kernel (one per element size), compiled by NVRTC once per device.
+// tgc's copy kernels, compiled by NVRTC once per device: the strided copy (one entry per
+// element size) and the small dense copy that stands in for a copy engine.
 #include "backends/cuda/device_copy.h"
 
 #include <algorithm>
@@ -36,6 +37,16 @@ extern "C" __global__ void tgc_strided_copy_1(const unsigned char* s, unsigned c
 extern "C" __global__ void tgc_strided_copy_2(const unsigned short* s, unsigned short* d, TgcCopyParams p) { tgc_copy(s, d, p); }
 extern "C" __global__ void tgc_strided_copy_4(const unsigned int* s, unsigned int* d, TgcCopyParams p) { tgc_copy(s, d, p); }
 extern "C" __global__ void tgc_strided_copy_8(const unsigned long long* s, unsigned long long* d, TgcCopyParams p) { tgc_copy(s, d, p); }
+extern "C" __global__ void tgc_copy_bytes(const unsigned char* __restrict__ s, unsigned char* __restrict__ d, long long n) {
+  const long long step = (long long)gridDim.x * blockDim.x;
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long done = 0;
+  if ((((unsigned long long)s | (unsigned long long)d) & 15) == 0) {
+    done = n / 16 * 16;
+    for (long long i = t; i < n / 16; i += step) ((uint4*)d)[i] = ((const uint4*)s)[i];
+  }
+  for (long long i = done + t; i < n; i += step) d[i] = s[i];
+}
 )";
 
 struct CopyParams {
@@ -56,13 +67,26 @@ const CudaModule& copy_module(CudaDevice& device) {
     const std::string cubin = nvrtc_compile(kSource, "tgc_strided_copy", options, global_config().cache_dir);
     m = std::make_unique<CudaModule>(cubin,
                                      std::vector<std::string>{"tgc_strided_copy_1", "tgc_strided_copy_2",
-                                                              "tgc_strided_copy_4", "tgc_strided_copy_8"},
-                                     "strided-copy kernel");
+                                                              "tgc_strided_copy_4", "tgc_strided_copy_8",
+                                                              "tgc_copy_bytes"},
+                                     "copy kernels");
   }
   return *m;
 }
 
+constexpr size_t kCopyBytesEntry = 4;
+
 }  // namespace
+
+void copy_bytes(CudaDevice& device, void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return;
+  const int threads = 256;
+  const size_t per_block = threads * 16;
+  const size_t blocks = std::min<size_t>((bytes + per_block - 1) / per_block, size_t{device.info().multiprocessors} * 4);
+  long long n = static_cast<long long>(bytes);
+  void* args[] = {&src, &dst, &n};
+  copy_module(device).launch(device, kCopyBytesEntry, dim3(static_cast<unsigned>(blocks)), dim3(threads), 0, args);
+}
 
 void copy_strided(CudaDevice& device, const Tensor& src, const Tensor& dst) {
   TGC_INTERNAL_CHECK(src.shape() == dst.shape() && src.dtype() == dst.dtype(), "copy_strided: operands differ");

@@ -1,11 +1,24 @@
-// Strided copies on a CUDA device: a device view (transposed, sliced, broadcast) made dense
-// by a small kernel of tgc's own, never by a round trip through the host.
+// Copies by tgc's own kernels on a CUDA device: a device view (transposed, sliced, broadcast)
+// made dense, never by a round trip through the host; and small dense copies, which a kernel
+// finishes sooner than a copy engine starts them.
 #pragma once
 
 #include "backends/cuda/cuda_device.h"
 #include "runtime/tensor.h"
 
 namespace tgc::cuda {
+
+// Copies of at most this many bytes go through copy_bytes (CudaDevice::copy_on_device, and
+// copy_to_host into pinned memory). Measured on an H100 (docs/gpu.md): a copy engine takes
+// microseconds to start each transfer, so the logistic-regression step's two small results
+// and two updates cost more as copies than its kernels; a one-block kernel is done at once.
+// Above this, the copy engines' bandwidth wins.
+constexpr size_t kKernelCopyMaxBytes = 64 * 1024;
+
+// `bytes` dense bytes from `src` to `dst` by a kernel on the device's stream: each either
+// device memory or pinned host memory (unified addressing maps pinned memory into every
+// device's address space). The ranges must not overlap.
+void copy_bytes(CudaDevice& device, void* dst, const void* src, size_t bytes);
 
 // dst[i...] = src[i...] for device tensors of one dtype and shape; `dst` C-contiguous,
 // `src` any strides (0 included). Enqueued on the device's stream.

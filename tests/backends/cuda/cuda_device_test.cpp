@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <numeric>
 
 #include "backends/cuda/cuda_backend.h"
@@ -62,6 +63,38 @@ TEST(CudaDevice, CopiesRoundTripAtEverySize) {
     dev.synchronize();
     EXPECT_TRUE(tensors_equal(pinned, host)) << n << " floats through pinned memory";
   }
+}
+
+// Small copies run as tgc's copy kernel (copy_bytes): every alignment and length around its
+// 16-byte path and the size limit, device to device and into pinned memory, and nothing
+// written outside the range.
+TEST(CudaDevice, SmallCopiesByKernelAtAnyOffsetAndLength) {
+  TGC_REQUIRE_CUDA();
+  CudaDevice& dev = cuda::cuda_device(0);
+  const size_t cap = cuda::kKernelCopyMaxBytes + 64;
+  std::vector<unsigned char> pattern(cap);
+  for (size_t i = 0; i < cap; ++i) pattern[i] = static_cast<unsigned char>(i * 7 + 3);
+  Tensor src = Tensor::from_vector(std::vector<uint8_t>(pattern.begin(), pattern.end()), {static_cast<int64_t>(cap)}).to(dev);
+  Tensor dst = Tensor::empty(DType::UInt8, {static_cast<int64_t>(cap)}, dev);
+  Tensor pinned = Tensor::empty(DType::UInt8, {static_cast<int64_t>(cap)}, cuda::pinned_host_memory());
+  auto* src_p = static_cast<unsigned char*>(src.raw_data());
+  auto* dst_p = static_cast<unsigned char*>(dst.raw_data());
+  auto* pin_p = static_cast<unsigned char*>(pinned.raw_data());
+  for (size_t off : {size_t{0}, size_t{1}, size_t{15}, size_t{16}})
+    for (size_t n : {size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{4099}, cuda::kKernelCopyMaxBytes,
+                     cuda::kKernelCopyMaxBytes + 1}) {
+      std::memset(pin_p, 0xEE, cap);
+      dev.copy_from_host(dst_p, pin_p, cap, dev.default_stream());
+      dev.copy_on_device(dst_p + off, src_p + off, n, dev.default_stream());
+      dev.copy_to_host(pin_p + off, dst_p + off, n, dev.default_stream());
+      dev.synchronize();
+      size_t bad = 0;
+      for (size_t i = 0; i < cap; ++i) {
+        const bool inside = i >= off && i < off + n;
+        bad += pin_p[i] != (inside ? pattern[i] : 0xEE);
+      }
+      EXPECT_EQ(bad, 0u) << n << " bytes at offset " << off;
+    }
 }
 
 TEST(CudaDevice, StridedDeviceViewsComeBackRight) {
