@@ -23,6 +23,9 @@ class Backend {
   // The function that runs `node` on each call. Called once per node inside function(),
   // never on a call: all compilation happens here.
   virtual ThunkFn make_thunk(const Node& node) const = 0;
+  // Whether the thunk of a device-placed `node` touches nothing but its operands on the
+  // device (Thunk::self_contained): a recorded call may run its work beside other work.
+  virtual bool self_contained(const Node& /*node*/) const { return false; }
 };
 
 }  // namespace tgc

@@ -84,6 +84,7 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
         t.inplace.push_back({k, t.inputs[j]});
     }
     t.device = on_device ? maker.device() : nullptr;
+    t.self_contained = on_device && maker.self_contained(*node);
     t.run = maker.make_thunk(*node);
     prog.thunks.push_back(std::move(t));
   }

@@ -3,9 +3,10 @@
 #include "runtime/call_replay.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
-
+#include "runtime/capture_branches.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -104,8 +105,11 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
   }
   bool ok = true;
   try {
+    // Where the device records graphs, independent work becomes parallel branches.
+    std::optional<CaptureBranches> branches;
+    if (device_.capture_branches()) branches.emplace(device_);
     // allow_gc off: every value the recording wrote stays in its slot, to be held below.
-    execute(program_, slots, ExecOptions{/*allow_gc=*/false, options.sync}, nullptr);
+    execute(program_, slots, ExecOptions{/*allow_gc=*/false, options.sync, branches ? &*branches : nullptr}, nullptr);
     // New shared values written into the variables' own buffers, at the end of the recording.
     for (const auto& [slot, target] : updates) {
       const Tensor& value = slots[slot];
@@ -113,7 +117,10 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
         continue;
       ok = ok && &target.device() == &device_ && &value.device() == &device_ && value.dtype() == target.dtype() &&
            value.shape() == target.shape() && value.is_contiguous() && target.is_contiguous();
-      if (ok) device_.copy_on_device(target.raw_data(), value.raw_data(), value.nbytes(), device_.default_stream());
+      if (!ok) continue;
+      if (branches) branches->before_copy(target, value);
+      device_.copy_on_device(target.raw_data(), value.raw_data(), value.nbytes(), device_.default_stream());
+      if (branches) branches->after_copy(target, value);
     }
     // A result sharing a bound value's buffer would be copied by the caller after the
     // recording changed that buffer in place: such a function is not recorded.

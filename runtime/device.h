@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tgc {
 
@@ -79,6 +80,16 @@ class Device {
   // copy through staging memory) by throwing, before asking its driver.
   virtual bool begin_capture() { return false; }
   virtual std::unique_ptr<CapturedWork> end_capture(bool /*keep*/) { return nullptr; }
+
+  // Branches in a recording (runtime/capture_branches.h). A device whose recordings are
+  // graphs says true, and then, while recording: capture_tail() is the recorded work that
+  // the next work enqueued would follow (opaque node handles), and set_capture_tail() makes
+  // the next work follow exactly the given nodes (none: it starts a branch of its own).
+  // A device that records one sequence says false and ignores the others.
+  using CaptureTail = std::vector<const void*>;
+  virtual bool capture_branches() const { return false; }
+  virtual CaptureTail capture_tail() { return {}; }
+  virtual void set_capture_tail(const CaptureTail& /*tail*/) {}
 };
 
 // The process-wide host device: 64-byte aligned memory, synchronous stream.

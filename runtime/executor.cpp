@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "runtime/capture_branches.h"
 #include "runtime/error.h"
 #include "runtime/profiler.h"
 
@@ -116,6 +117,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
   try {
     for (; i < program.thunks.size(); ++i) {
       const Thunk& thunk = program.thunks[i];
+      if (options.branches) options.branches->before(thunk, slots);
       for (size_t k = 0; k < thunk.inputs.size(); ++k) {
         const Tensor& t = slots[thunk.inputs[k]];
         if (!t.defined()) missing_value(thunk, false, k, thunk.inputs[k]);
@@ -168,6 +170,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         if (options.sync && thunk.kind != ThunkKind::Cpu) slot.device().synchronize();
       }
       outputs.clear();
+      if (options.branches) options.branches->after(thunk, slots);
       if (memory) memory->thunk_done();
 
       for (int s : thunk.frees) {

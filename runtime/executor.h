@@ -11,9 +11,14 @@ namespace tgc {
 
 class Profiler;
 
+class CaptureBranches;
+
 struct ExecOptions {
   bool allow_gc = true;
   bool sync = false;  // wait for each thunk's device work before the next (debugging)
+  // While a call is recorded on a device that records graphs: each thunk's work follows only
+  // the work it depends on (runtime/capture_branches.h). nullptr: one sequence.
+  CaptureBranches* branches = nullptr;
 };
 
 // `slots` has program.num_slots entries with bound slots and constants already filled.

@@ -37,6 +37,10 @@ struct Thunk {
   // The device a Gpu/Transfer thunk enqueues work on (its stream's timer for the profile);
   // nullptr for host thunks.
   Device* device = nullptr;
+  // Its device work reads its inputs and writes its outputs and nothing else that another
+  // thunk's work touches (no shared workspace, as cuBLAS has): a recorded call may run it
+  // beside other work (runtime/capture_branches.h). Said by the backend; false is safe.
+  bool self_contained = false;
   std::vector<int> inputs;   // slot indices read
   std::vector<int> outputs;  // slot indices written
   std::vector<int> frees;    // intermediates whose last reader this is (dropped under allow_gc)

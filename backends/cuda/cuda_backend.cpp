@@ -51,6 +51,15 @@ class CudaBackend final : public Backend {
     return {};
   }
 
+  // Fused kernels (their scratch and error flag are their own), transfers and views. cuBLAS
+  // calls share the handle's workspace, and a user kernel may do anything: those stay in
+  // order with each other in a recorded call.
+  bool self_contained(const Node& node) const override {
+    const Op& op = node.op();
+    return std::dynamic_pointer_cast<const Composite>(node.op_ptr()) || dynamic_cast<const HostToDevice*>(&op) ||
+           dynamic_cast<const DeviceToHost*>(&op) || cuda::is_device_view_op(node);
+  }
+
  private:
   Config config_;
   cuda::CudaDevice& device_;

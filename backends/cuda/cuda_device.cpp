@@ -209,6 +209,25 @@ bool CudaDevice::begin_capture() {
   return false;
 }
 
+Device::CaptureTail CudaDevice::capture_tail() {
+  DeviceGuard guard(info_.ordinal);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t* nodes = nullptr;
+  size_t n = 0;
+  TGC_CUDA_CHECK(cudaStreamGetCaptureInfo(stream_.get(), &status, nullptr, nullptr, &nodes, nullptr, &n));
+  TGC_INTERNAL_CHECK(status == cudaStreamCaptureStatusActive, "capture_tail() on " + name() + " while not recording");
+  return CaptureTail(nodes, nodes + n);
+}
+
+void CudaDevice::set_capture_tail(const CaptureTail& tail) {
+  DeviceGuard guard(info_.ordinal);
+  std::vector<cudaGraphNode_t> nodes;
+  nodes.reserve(tail.size());
+  for (const void* n : tail) nodes.push_back(static_cast<cudaGraphNode_t>(const_cast<void*>(n)));
+  TGC_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream_.get(), nodes.data(), nullptr, nodes.size(),
+                                                     cudaStreamSetCaptureDependencies));
+}
+
 std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
   DeviceGuard guard(info_.ordinal);
   cudaGraph_t graph = nullptr;

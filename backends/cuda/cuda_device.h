@@ -65,6 +65,10 @@ class CudaDevice final : public Device {
   // side stream, so the graph holds no allocation nodes.
   bool begin_capture() override;
   std::unique_ptr<CapturedWork> end_capture(bool keep) override;
+  // A recording is a CUDA graph: its dependencies are the capture's dependency set.
+  bool capture_branches() const override { return true; }
+  CaptureTail capture_tail() override;
+  void set_capture_tail(const CaptureTail& tail) override;
   // Waits until results copied into pinned host memory are there. While recording, the wait
   // belongs to each replay instead (the recorded copies have not run): the graph waits for
   // its work after its launch. Only a thunk whose host reads come after the call may defer so.
