@@ -188,6 +188,7 @@ void CudaDevice::pool_free(void* ptr) {
 
 bool CudaDevice::begin_capture() {
   DeviceGuard guard(info_.ordinal);
+  load_copy_kernels(*this);  // small copies are kernels: their module is loaded before recording
   if (!side_stream_) {
     cudaStream_t s = nullptr;
     TGC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -78,6 +78,8 @@ constexpr size_t kCopyBytesEntry = 4;
 
 }  // namespace
 
+void load_copy_kernels(CudaDevice& device) { copy_module(device); }
+
 void copy_bytes(CudaDevice& device, void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return;
   const int threads = 256;

@@ -20,6 +20,10 @@ constexpr size_t kKernelCopyMaxBytes = 64 * 1024;
 // device's address space). The ranges must not overlap.
 void copy_bytes(CudaDevice& device, void* dst, const void* src, size_t bytes);
 
+// Compiles (or loads from the kernel cache) the copy kernels for `device` now, so that a
+// recording never waits on NVRTC or loads a module while it captures.
+void load_copy_kernels(CudaDevice& device);
+
 // dst[i...] = src[i...] for device tensors of one dtype and shape; `dst` C-contiguous,
 // `src` any strides (0 included). Enqueued on the device's stream.
 void copy_strided(CudaDevice& device, const Tensor& src, const Tensor& dst);
