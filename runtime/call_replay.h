@@ -40,13 +40,13 @@ class CallReplay {
   // Serves one call whose bound slots are filled: by replaying a recording made with the
   // same bound values (every bound tensor on the device, at the same address, dtype, shape
   // and strides) whose outputs nobody holds any more, or by recording the call now when the
-  // previous call's bound values had the same dtypes, shapes and strides. Returns true when it did: the output slots hold
-  // the results and the shared variables named by `updates()` already hold their new values
-  // (the caller must not set them). Returns false, having run nothing and changed no slot
-  // but output ones it cleared, when the caller must run execute() itself: the first call
-  // with new bound values, a bound value on another device, or a call that cannot be
-  // recorded (a thunk that synchronises or copies to the host), after which recording is
-  // off for this function.
+  // previous call's bound values had the same dtypes, shapes and strides. Returns true when
+  // it did: the output slots hold the results and the shared variables named by `updates()`
+  // already hold their new values (the caller must not set them). Returns false, having run
+  // nothing and changed no slot but output ones it cleared, when the caller must run
+  // execute() itself: the first call with new bound values, a bound value on another device,
+  // or a call that cannot be recorded (a thunk that waits for the device or copies through
+  // staging memory), after which recording is off for this function.
   bool run(std::vector<Tensor>& slots, const ExecOptions& options, const std::function<ReplayUpdates()>& updates);
 
   // For tests and the docs: how many calls were recorded and replayed, and whether

@@ -269,8 +269,8 @@ void CudaDevice::wait_for_host_results() {
 }
 
 void CudaDevice::refuse_while_capturing(const char* what) {
-  // Staged copies go through host memory the recording cannot own (the staging buffer is
-  // reused by the next copy): such a call is run node by node instead.
+  // A wait cannot be recorded, and staged copies go through host memory the recording cannot
+  // own (the staging buffer is reused by the next copy): such a call runs node by node.
   if (capturing())
     throw DeviceError(fmt::format("{} cannot be recorded in a CUDA graph", what), name(),
                       "this function runs node by node (cuda_graphs=off does so from the start)");
