@@ -12,8 +12,9 @@
 // (this machine is shared: the load average is printed before and after the run). The thread
 // count of tgc's kernels is set with omp_set_num_threads on the calling thread (what
 // OMP_NUM_THREADS sets); the hand loops are always single-threaded. check1 and the chain also
-// run with one of the two speed-ups of issue 6 turned off (second argument: 0 = defaults,
-// 1 = host block cache off, 2 = float32_math=double), to measure each in the same run.
+// run with one of the three speed-ups of issue 6 turned off (second argument: 0 = defaults,
+// 1 = host block cache off, 2 = float32_math=double, 3 = cpu_vector_width=256: the hand
+// loops' 8-lane libmvec calls), to measure each in the same run.
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 #include <sys/wait.h>
@@ -158,10 +159,13 @@ FunctionOptions on_cpu(const std::string& name, const std::string& cache_dir = p
 
 // What a benchmark's second argument turns off: nothing, the host device's cache of freed
 // blocks (every call allocates and faults in fresh pages), or float32 math in float.
-enum Variant : int64_t { kDefaults = 0, kNoHostCache = 1, kFloat32InDouble = 2 };
+enum Variant : int64_t { kDefaults = 0, kNoHostCache = 1, kFloat32InDouble = 2, kVector256 = 3 };
 
 std::string variant_label(int64_t v) {
-  return v == kNoHostCache ? ", host block cache off" : v == kFloat32InDouble ? ", float32_math=double" : "";
+  return v == kNoHostCache       ? ", host block cache off"
+         : v == kFloat32InDouble ? ", float32_math=double"
+         : v == kVector256       ? ", cpu_vector_width=256"
+                                 : "";
 }
 
 // The variant for a scope: the host cache's limit, and the function options to compile with.
@@ -177,6 +181,7 @@ class VariantScope {
   FunctionOptions options(const std::string& name) const {
     FunctionOptions o = on_cpu(name);
     if (variant_ == kFloat32InDouble) o.config["float32_math"] = "double";
+    if (variant_ == kVector256) o.config["cpu_vector_width"] = "256";
     return o;
   }
 
@@ -243,7 +248,7 @@ void BM_Check1Loop(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_Check1Loop)
-    ->ArgsProduct({{2, 1}, {kDefaults, kNoHostCache, kFloat32InDouble}})
+    ->ArgsProduct({{2, 1}, {kDefaults, kNoHostCache, kFloat32InDouble, kVector256}})
     ->Iterations(5)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
@@ -305,7 +310,7 @@ void BM_FusedChain(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_FusedChain)
-    ->ArgsProduct({{1, 2}, {kDefaults, kNoHostCache, kFloat32InDouble}})
+    ->ArgsProduct({{1, 2}, {kDefaults, kNoHostCache, kFloat32InDouble, kVector256}})
     ->Iterations(10)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -118,6 +118,8 @@ const std::vector<KeyInfo>& key_table() {
       bool_key("fast_math", &Config::fast_math),
       choice_key("float32_math", "float32 (float libmvec functions, a few ulps) or double (the reference's bits)",
                  &Config::float32_math, {"float32", "double"}),
+      choice_key("cpu_vector_width", "auto, 128, 256 or 512 (bits)", &Config::cpu_vector_width,
+                 {"auto", "128", "256", "512"}),
       bool_key("sync", &Config::sync),
       bool_key("cuda_tf32", &Config::cuda_tf32),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),

@@ -27,6 +27,9 @@ struct Config {
   // libmvec variants, within a few ulps, docs/cpu-backend.md) or "double" (in double and
   // rounded once: the reference's bits).
   std::string float32_math = "float32";
+  // The vector width the LLVM CPU backend's vectorizer prefers: "auto" (512 bits where the
+  // host has AVX-512, LLVM's own choice elsewhere), "128", "256" or "512".
+  std::string cpu_vector_width = "auto";
   bool sync = false;                     // make every device thunk synchronous (debugging)
   bool cuda_tf32 = false;                // float32 matmuls on CUDA may use TF32 tensor cores
   std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs

@@ -2,6 +2,7 @@
 // other node its reference perform(). Kernels compile when the thunk is made (inside
 // function()), never on a call.
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/codegen_options.h"
 
 #include <fmt/format.h>
 
@@ -55,15 +56,17 @@ bool llvm_backend_available() { return true; }
 
 std::unique_ptr<Backend> make_cpu_backend(const Config& config) { return std::make_unique<CpuBackend>(config); }
 
-std::string cpu_backend_description() {
+std::string cpu_backend_description(const Config& config) {
   const cpu::HostTarget& host = cpu::host_target();
   const int threads = cpu::launch_threads();
-  return fmt::format("llvm: LLVM {} JIT for {} ({}), libmvec vector math, {} thread{}", cpu::llvm_version(),
-                     host.cpu, vector_features(host.features), threads, threads == 1 ? "" : "s");
+  const int width = cpu::vector_width_for_host(cpu::codegen_options(config), host.features);
+  const std::string vectors = width == 0 ? "LLVM's vector width" : fmt::format("{}-bit vectors", width);
+  return fmt::format("llvm: LLVM {} JIT for {} ({}), {}, libmvec vector math, {} thread{}", cpu::llvm_version(),
+                     host.cpu, vector_features(host.features), vectors, threads, threads == 1 ? "" : "s");
 }
 
-std::string emit_llvm_ir(const Kernel& kernel, bool fast_math, bool float32_math) {
-  return cpu::optimized_ir(kernel, {fast_math, float32_math});
+std::string emit_llvm_ir(const Kernel& kernel, const Config& config) {
+  return cpu::optimized_ir(kernel, cpu::codegen_options(config));
 }
 
 }  // namespace tgc

@@ -102,10 +102,13 @@ std::unique_ptr<llvm::Module> build_module(const Kernel& kernel, llvm::LLVMConte
   std::unique_ptr<llvm::Module> m = render_kernel(kernel, ctx, symbol_of(kernel), options);
   m->setTargetTriple(j.host.triple);
   m->setDataLayout(j.tm->createDataLayout());
+  const int vector_width = vector_width_for_host(options, j.host.features);
   for (llvm::Function& f : *m) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", j.host.cpu);
     f.addFnAttr("target-features", j.host.features);
+    // The loop vectorizer and the libmvec variants it picks follow this width.
+    if (vector_width != 0) f.addFnAttr("prefer-vector-width", std::to_string(vector_width));
   }
   optimize(*m);
   return m;

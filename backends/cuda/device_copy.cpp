@@ -84,7 +84,7 @@ void copy_bytes(CudaDevice& device, void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return;
   const int threads = 256;
   const size_t per_block = threads * 16;
-  const size_t blocks = std::min<size_t>((bytes + per_block - 1) / per_block, size_t{device.info().multiprocessors} * 4);
+  const size_t blocks = std::min<size_t>((bytes + per_block - 1) / per_block, static_cast<size_t>(device.info().multiprocessors) * 4);
   long long n = static_cast<long long>(bytes);
   void* args[] = {&src, &dst, &n};
   copy_module(device).launch(device, kCopyBytesEntry, dim3(static_cast<unsigned>(blocks)), dim3(threads), 0, args);

@@ -15,11 +15,11 @@ CLI::App* add_devices_command(CLI::App& app) {
   return app.add_subcommand("devices", "List the devices tgc can run on in this build");
 }
 
-int devices_command() {
+int devices_command(const GlobalFlags& flags) {
   // Fused kernels run LLVM-JIT code or the Kernel IR interpreter; every other node runs its
   // reference perform (BLAS through OpenBLAS).
   fmt::print("cpu      available  ({}; other nodes: reference evaluator, BLAS through OpenBLAS)\n",
-             cpu_backend_description());
+             cpu_backend_description(effective_config(flags)));
   // Says why CUDA is unavailable (not built, no driver, no device) or lists the devices.
   fmt::print("{}\n", cuda_devices_description());
   // Each OpenCL device with its platform and device names, or why there is none.

@@ -3,9 +3,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "frontend/cli/global_flags.h"
+
 namespace tgc::cli {
 
 CLI::App* add_devices_command(CLI::App& app);
-int devices_command();
+// The cpu line follows the effective config (its cpu_vector_width).
+int devices_command(const GlobalFlags& flags);
 
 }  // namespace tgc::cli

@@ -43,11 +43,12 @@ void check_target_built(const std::string& target) {
 
 // The text of one kernel for the target: Kernel IR, LLVM IR, or CUDA C / OpenCL C with every
 // entry point the backend compiles for it.
-// The config's fast_math and float32_math shape the code as they do in the backends.
+// The config's fast_math, float32_math (and on the CPU cpu_vector_width) shape the code as
+// they do in the backends.
 std::string render_kernel(const std::string& target, const Kernel& kernel, const Config& config, int index) {
   const bool float32_in_double = config.float32_math == "double";
   if (target == "kir") return kernel.str();
-  if (target == "cpu" || target == "llvm") return emit_llvm_ir(kernel, config.fast_math, !float32_in_double);
+  if (target == "cpu" || target == "llvm") return emit_llvm_ir(kernel, config);
   cfam::RenderOptions options;
   options.dialect = target == "cuda" ? cfam::Dialect::Cuda : cfam::Dialect::OpenCL;
   options.fast_math = config.fast_math;

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     else if (emit->parsed())
       code = emit_command(emit_args, flags);
     else if (devices->parsed())
-      code = devices_command();
+      code = devices_command(flags);
     else if (cache->parsed())
       code = cache_command(cache_args, flags);
     else

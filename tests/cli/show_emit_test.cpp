@@ -173,5 +173,13 @@ TEST(CliDevices, SaysWhichCpuPathIsActive) {
   EXPECT_NE(r.out.find(opencl_devices_description()), std::string::npos) << r.out;
 }
 
+// The cpu line follows the config: TGC_FLAGS=cpu_vector_width=256 is the width it names.
+TEST(CliDevices, CpuLineFollowsTheConfig) {
+  if (!llvm_backend_available()) GTEST_SKIP() << "built without LLVM: the cpu line names the interpreter";
+  CliResult r = run_tgc({"devices"}, {"TGC_FLAGS=cpu_vector_width=256"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("256-bit vectors"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace tgc::test

@@ -40,11 +40,23 @@ TEST(Config, Defaults) {
   EXPECT_EQ(c.get("cache_dir"), "~/.cache/tgc");
 }
 
+TEST(Config, CpuVectorWidthTakesAutoOrABitCount) {
+  Config c;
+  EXPECT_EQ(c.get("cpu_vector_width"), "auto");
+  c.set("cpu_vector_width", "256");
+  EXPECT_EQ(c.get("cpu_vector_width"), "256");
+  c.set("cpu_vector_width", "AUTO");
+  EXPECT_EQ(c.get("cpu_vector_width"), "auto");
+  auto e = catch_error<ConfigError>([&] { c.set("cpu_vector_width", "1024", "TGC_FLAGS"); });
+  EXPECT_NE(std::string(e.what()).find("auto, 128, 256 or 512"), std::string::npos) << e.what();
+  EXPECT_EQ(c.get("cpu_vector_width"), "auto");
+}
+
 TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "sync", "cuda_tf32", "cuda_graphs", "cache_dir"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "cuda_graphs", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
 }

@@ -6,6 +6,8 @@
 #include <tgc/tgc.h>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/libmvec_table.h"
+#include "backends/cpu/llvm_jit.h"
 #include "cpu_test_util.h"
 
 namespace tgc {
@@ -35,6 +37,28 @@ TEST(CpuBackend, EmittedIrCallsLibmvecInAVectorLoop) {
   EXPECT_NE(ir.find("define"), std::string::npos);
   EXPECT_NE(ir.find("_ZGV"), std::string::npos) << "no libmvec vector call:\n" << ir;
   EXPECT_NE(ir.find("x double>"), std::string::npos) << "no vector code:\n" << ir;
+}
+
+// cpu_vector_width picks the libmvec variant of the main loop: 8 float lanes (AVX2's) at 256
+// bits; 16 (AVX-512's) at 512 and by default, where the host has AVX-512.
+TEST(CpuBackend, VectorWidthPicksTheLibmvecVariant) {
+  Var a = vector("a", DType::Float32);
+  test::WholeGroup w = test::whole_group({a}, {exp(a)});
+  const Kernel& kernel = lower_group(w.group).kernel;
+  Config narrow;
+  narrow.cpu_vector_width = "256";
+  const std::string ir256 = emit_llvm_ir(kernel, narrow);
+  EXPECT_NE(ir256.find("call <8 x float> @_ZGVdN8v_expf"), std::string::npos) << ir256;
+  EXPECT_EQ(ir256.find("call <16 x float> @_ZGVeN16v_expf"), std::string::npos) << ir256;
+  if (!cpu::has_avx512f(cpu::host_target().features)) GTEST_SKIP() << "this CPU has no AVX-512: no 16-lane variants";
+  Config wide;
+  wide.cpu_vector_width = "512";
+  for (const Config& config : {Config{}, wide}) {
+    const std::string ir = emit_llvm_ir(kernel, config);
+    EXPECT_NE(ir.find("call <16 x float> @_ZGVeN16v_expf"), std::string::npos) << ir;
+  }
+  EXPECT_NE(cpu_backend_description().find("512-bit vectors"), std::string::npos) << cpu_backend_description();
+  EXPECT_NE(cpu_backend_description(narrow).find("256-bit vectors"), std::string::npos);
 }
 
 TEST(CpuBackend, DescriptionNamesTheLlvmPath) {

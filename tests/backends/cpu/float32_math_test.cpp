@@ -152,7 +152,9 @@ TEST(Float32MathIr, FloatModeCallsTheFloatVectorFunctions) {
   Var y = exp(x);
   test::WholeGroup w = whole_group({x}, {y});
   const Kernel& kernel = lower_group(w.group).kernel;
-  const std::string in_float = emit_llvm_ir(kernel, false, true), in_double = emit_llvm_ir(kernel, false, false);
+  Config doubles;
+  doubles.float32_math = "double";
+  const std::string in_float = emit_llvm_ir(kernel), in_double = emit_llvm_ir(kernel, doubles);
   EXPECT_NE(in_float.find("v_expf"), std::string::npos) << in_float;
   EXPECT_EQ(in_float.find("fpext"), std::string::npos) << in_float;
   EXPECT_EQ(in_double.find("expf"), std::string::npos) << in_double;

@@ -96,5 +96,14 @@ TEST(CpuKernelCache, Float32MathIsPartOfTheKey) {
   EXPECT_NE(in_double.cache_key(k).flags.find("float32_math=double"), std::string::npos);
 }
 
+TEST(CpuKernelCache, VectorWidthIsPartOfTheKey) {
+  KernelCache cache("");
+  cpu::KernelCompiler automatic(cache, {}), narrow(cache, {.vector_width = 256});
+  const Kernel k = test_kernel();
+  EXPECT_NE(automatic.cache_key(k).text(), narrow.cache_key(k).text());
+  EXPECT_NE(automatic.cache_key(k).flags.find("vector_width=auto"), std::string::npos);
+  EXPECT_NE(narrow.cache_key(k).flags.find("vector_width=256"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tgc
