@@ -27,10 +27,9 @@ class CpuBackend final : public Backend {
     const auto* composite = dynamic_cast<const Composite*>(op.get());
     if (!composite) return reference_.make_thunk(node);
     cpu::KernelFn fn = compiler_.get(composite->kernel());
-    // The thunk keeps the op alive, and with it the kernel it reads.
-    return [op, composite, fn](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-      cpu::launch_kernel(composite->kernel(), fn, inputs, outputs, composite->inplace_map());
-    };
+    auto launcher = std::make_shared<cpu::KernelLauncher>(composite->kernel(), fn, composite->inplace_map());
+    // The thunk keeps the op alive, and with it the kernel the launcher reads.
+    return [op, launcher](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { (*launcher)(inputs, outputs); };
   }
 
  private:

@@ -101,6 +101,11 @@ class Renderer {
   using Body = std::function<void(const std::vector<Value*>&)>;
 
   // for (i = 0; i < n; ++i) body(i), in LLVM's rotated loop form.
+  // A loop whose body calls a function (libm: the vectorizer makes it a libmvec call) is
+  // vectorized without interleaving: every vector register is clobbered by such a call, so
+  // interleaved copies only spill and reload each other's values around the calls (check1's
+  // loop: six 64-byte spills and reloads per four calls at 512 bits), and the calls run one
+  // after the other anyway.
   void loop(Value* n, const std::function<void(Value*)>& body) {
     llvm::Function* f = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -113,8 +118,31 @@ class Renderer {
     body(i);
     Value* next = b_.CreateAdd(i, b_.getInt64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
     i->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, n), header, exit);
+    llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, n), header, exit);
+    if (calls_a_function(header)) latch->setMetadata(llvm::LLVMContext::MD_loop, no_interleaving());
     b_.SetInsertPoint(exit);
+  }
+
+  // Whether the blocks from `first` on (a loop being built: its header, exit and body) call
+  // a function other than an LLVM intrinsic.
+  static bool calls_a_function(llvm::BasicBlock* first) {
+    llvm::Function* f = first->getParent();
+    for (auto bb = first->getIterator(); bb != f->end(); ++bb)
+      for (llvm::Instruction& inst : *bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst); call && !call->getCalledFunction()->isIntrinsic())
+          return true;
+    return false;
+  }
+
+  // Loop metadata: interleave count 1 (the vector width is still the vectorizer's choice).
+  llvm::MDNode* no_interleaving() {
+    llvm::Metadata* count[] = {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
+                               llvm::ConstantAsMetadata::get(b_.getInt32(1))};
+    llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx_, {});
+    llvm::Metadata* ops[] = {placeholder.get(), llvm::MDNode::get(ctx_, count)};
+    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, ops);
+    id->replaceOperandWith(0, id);  // a loop ID refers to itself
+    return id;
   }
 
   std::vector<int> all_operands() const {

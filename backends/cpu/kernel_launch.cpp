@@ -6,6 +6,8 @@
 #include "backends/cpu/kernel_launch.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 
 #include "compiler/kernel/interpreter.h"
 #include "ops/core/op.h"
@@ -112,9 +114,12 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t begin = std::min(n, unit * (units * c / chunks)), end = std::min(n, unit * (units * (c + 1) / chunks));
-    std::vector<int64_t> shape = call.shape;
+    // Each thread's copies live as long as the thread: no allocation per call.
+    thread_local std::vector<int64_t> shape;
+    thread_local std::vector<char*> pointers;
+    shape.assign(call.shape.begin(), call.shape.end());
     shape[dim] = end - begin;
-    std::vector<char*> pointers = call.pointers;
+    pointers.assign(call.pointers.begin(), call.pointers.end());
     for (size_t op = 0; op < pointers.size(); ++op)
       pointers[op] += begin * call.strides[op * rank + dim] * static_cast<int64_t>(call.elem_size[op]);
     errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
@@ -132,30 +137,42 @@ int launch_threads() {
 #endif
 }
 
-void launch_kernel(const Kernel& k, KernelFn fn, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                   const std::vector<int>& inplace) {
-  std::vector<Shape> shapes;
+// The launch plan of one set of input shapes and strides; outputs are C-contiguous
+// (ensure_output), so their strides follow from their shapes.
+struct KernelLauncher::Plan {
+  bool fast = false;             // kernel_fast_path_applies; else the interpreter runs
+  std::vector<Shape> out_shapes;
+  bool empty = false;            // no output element to write
+  Call call;                     // shape, strides and element sizes; pointers per call
+  int splittable = 0;
+  int64_t work = 0;              // loop-space elements
+};
+
+KernelLauncher::KernelLauncher(const Kernel& kernel, KernelFn fn, std::vector<int> inplace)
+    : kernel_(kernel), fn_(fn), inplace_(std::move(inplace)) {
+  for (size_t i = 0; i < kernel.inputs.size(); ++i) every_input_.push_back(static_cast<int>(i));
+}
+
+KernelLauncher::~KernelLauncher() = default;
+
+// Input ranks, shapes and strides, appended to `key`.
+void KernelLauncher::key_of(const std::vector<Tensor>& inputs, std::vector<int64_t>& key) {
+  key.clear();
   for (const Tensor& t : inputs) {
-    TGC_INTERNAL_CHECK(t.defined() && t.on_host(), "the LLVM CPU backend needs host tensors");
-    shapes.push_back(t.shape());
+    key.push_back(static_cast<int64_t>(t.shape().size()));
+    key.insert(key.end(), t.shape().begin(), t.shape().end());
+    key.insert(key.end(), t.strides().begin(), t.strides().end());
   }
-  if (!kernel_fast_path_applies(k, shapes)) return run_kernel(k, inputs, outputs, inplace);
-  const std::vector<Shape> out_shapes = kernel_output_shapes(k, shapes);
-  TGC_INTERNAL_CHECK(outputs.size() == k.outputs.size(), "a kernel thunk got the wrong number of outputs");
-  // An inplace output (Composite::make_inplace: elementwise kernels, inputs of the full rank,
-  // none that can raise) keeps the dying input's buffer when it is laid out exactly like the
-  // output. The rendered loop loads each element's operands before storing its outputs and
-  // reads an overwritten input only at the index written, so sharing the buffer cannot
-  // change a result, although the operand pointers are declared noalias: no load of an
-  // element follows the store to it, the only order noalias would let LLVM change.
-  std::vector<int> every_input;
-  for (size_t i = 0; i < inputs.size(); ++i) every_input.push_back(static_cast<int>(i));
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    if (!k.is_reduction() && j < inplace.size() && inplace[j] >= 0)
-      ensure_output_inplace(outputs[j], k.outputs[j].dtype, out_shapes[j], inputs, every_input);
-    else
-      ensure_output(outputs[j], k.outputs[j].dtype, out_shapes[j]);
-  }
+}
+
+std::unique_ptr<KernelLauncher::Plan> KernelLauncher::make_plan(const std::vector<Tensor>& inputs) const {
+  const Kernel& k = kernel_;
+  auto plan = std::make_unique<Plan>();
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  plan->fast = kernel_fast_path_applies(k, shapes);
+  if (!plan->fast) return plan;
+  plan->out_shapes = kernel_output_shapes(k, shapes);
 
   // The loop space: the broadcast of the loop-space inputs (and, for elementwise kernels, of
   // the outputs, which also covers kernels without inputs), right-aligned to the loop rank.
@@ -163,7 +180,7 @@ void launch_kernel(const Kernel& k, KernelFn fn, const std::vector<Tensor>& inpu
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!k.inputs[i].in_output_space) loop_parts.push_back(shapes[i]);
   if (!k.is_reduction())
-    for (const Shape& s : out_shapes) loop_parts.push_back(s);
+    for (const Shape& s : plan->out_shapes) loop_parts.push_back(s);
   Shape loop = broadcast_shapes(loop_parts, "fused elementwise");
   while (static_cast<int>(loop.size()) < k.ndim) loop.insert(loop.begin(), 1);
   Shape out_space;
@@ -171,29 +188,78 @@ void launch_kernel(const Kernel& k, KernelFn fn, const std::vector<Tensor>& inpu
     if (!std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d)) out_space.push_back(loop[d]);
     else if (k.keepdims) out_space.push_back(1);
   }
-  if (shape_numel(out_space) == 0) return;  // nothing to write
+  plan->empty = shape_numel(out_space) == 0;
+  if (plan->empty) return plan;
 
   std::vector<Strides> strides;
-  Call call;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
     strides.push_back(k.inputs[i].in_output_space ? output_space_strides(k, t.shape(), t.strides(), out_space)
                                                   : broadcast_strides(t.shape(), t.strides(), loop));
-    call.pointers.push_back(static_cast<char*>(t.raw_data()));
-    call.elem_size.push_back(dtype_size(t.dtype()));
+    plan->call.elem_size.push_back(dtype_size(t.dtype()));
   }
-  for (Tensor& t : outputs) {
-    strides.push_back(k.is_reduction() ? output_space_strides(k, t.shape(), t.strides(), out_space)
-                                       : broadcast_strides(t.shape(), t.strides(), loop));
-    call.pointers.push_back(static_cast<char*>(t.raw_data()));
-    call.elem_size.push_back(dtype_size(t.dtype()));
+  for (size_t j = 0; j < k.outputs.size(); ++j) {
+    const Shape& shape = plan->out_shapes[j];
+    const Strides contiguous = contiguous_strides(shape);
+    strides.push_back(k.is_reduction() ? output_space_strides(k, shape, contiguous, out_space)
+                                       : broadcast_strides(shape, contiguous, loop));
+    plan->call.elem_size.push_back(dtype_size(k.outputs[j].dtype));
   }
-  const int splittable = plan_dims(k, kernel_layout(k), loop, std::move(strides), call);
-  if (run(fn, call, splittable, shape_numel(loop)) != 0) {
+  plan->splittable = plan_dims(k, kernel_layout(k), loop, std::move(strides), plan->call);
+  plan->work = shape_numel(loop);
+  return plan;
+}
+
+void KernelLauncher::operator()(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  for (const Tensor& t : inputs)
+    TGC_INTERNAL_CHECK(t.defined() && t.on_host(), "the LLVM CPU backend needs host tensors");
+  TGC_INTERNAL_CHECK(outputs.size() == kernel_.outputs.size(), "a kernel thunk got the wrong number of outputs");
+  // The last plan serves a call with the same input shapes and strides. A call that finds
+  // another thread launching this kernel plans for itself instead of waiting.
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  std::unique_ptr<Plan> own;
+  Plan* plan = nullptr;
+  if (lock.owns_lock()) {
+    key_of(inputs, scratch_key_);
+    if (!plan_ || scratch_key_ != plan_key_) {
+      plan_ = make_plan(inputs);
+      plan_key_.swap(scratch_key_);
+    }
+    plan = plan_.get();
+  } else {
+    own = make_plan(inputs);
+    plan = own.get();
+  }
+  if (!plan->fast) return run_kernel(kernel_, inputs, outputs, inplace_);
+
+  // An inplace output (Composite::make_inplace: elementwise kernels, inputs of the full rank,
+  // none that can raise) keeps the dying input's buffer when it is laid out exactly like the
+  // output. The rendered loop loads each element's operands before storing its outputs and
+  // reads an overwritten input only at the index written, so sharing the buffer cannot
+  // change a result, although the operand pointers are declared noalias: no load of an
+  // element follows the store to it, the only order noalias would let LLVM change.
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (!kernel_.is_reduction() && j < inplace_.size() && inplace_[j] >= 0)
+      ensure_output_inplace(outputs[j], kernel_.outputs[j].dtype, plan->out_shapes[j], inputs, every_input_);
+    else
+      ensure_output(outputs[j], kernel_.outputs[j].dtype, plan->out_shapes[j]);
+  }
+  if (plan->empty) return;  // nothing to write
+
+  std::vector<char*>& pointers = plan->call.pointers;
+  pointers.clear();
+  for (const Tensor& t : inputs) pointers.push_back(static_cast<char*>(t.raw_data()));
+  for (Tensor& t : outputs) pointers.push_back(static_cast<char*>(t.raw_data()));
+  if (run(fn_, plan->call, plan->splittable, plan->work) != 0) {
     // The interpreter raises the reference's error (the message names the op and values).
-    run_kernel(k, inputs, outputs);
+    run_kernel(kernel_, inputs, outputs);
     TGC_INTERNAL_CHECK(false, "a compiled kernel reported an error that the interpreter does not raise");
   }
+}
+
+void launch_kernel(const Kernel& k, KernelFn fn, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                   const std::vector<int>& inplace) {
+  KernelLauncher(k, fn, inplace)(inputs, outputs);
 }
 
 }  // namespace tgc::cpu

@@ -1,13 +1,15 @@
 // The launcher's promise that results do not depend on the thread count: elementwise and
 // reduction kernels (float32 sums over large arrays, 2-d reductions along either axis, odd
 // sizes so chunk boundaries fall inside vectors) give bit-identical outputs with 1 and 2
-// OpenMP threads.
+// OpenMP threads. And its plan cache: a launcher called with changing shapes and strides,
+// or from several threads at once, computes what a fresh launch computes.
 #include "backends/cpu/kernel_launch.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "cpu_test_util.h"
 
@@ -123,6 +125,64 @@ TEST(CpuLaunchInplace, WritesIntoTheHandedOverInputWithTheSameResults) {
     EXPECT_NE(outputs[1].raw_data(), buffer);
     for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(tensors_equal(outputs[j], want[j])) << "output " << j;
   }
+}
+
+// One launcher (a thunk's) called with shapes and strides that change from call to call,
+// and back: each result equals a fresh launch's, so no stale plan is ever used.
+TEST(CpuKernelLauncher, ReplansWhenShapesOrStridesChange) {
+  Var m = matrix("m"), v = vector("v");
+  for (bool reduction : {false, true}) {
+  SCOPED_TRACE(reduction ? "a reduction kernel" : "an elementwise kernel");
+  test::WholeGroup w = reduction ? test::whole_group({m, v}, {sum(exp(m) * v, 1)})
+                                 : test::whole_group({m, v}, {exp(m) * v, m - v});
+  LoweredGroup lowered = lower_group(w.group);
+  cpu::KernelFn fn = test::memory_compiler().get(lowered.kernel);
+  cpu::KernelLauncher launcher(lowered.kernel, fn);
+  const Tensor big = random_tensor({70, 50}, DType::Float32, 1), small = random_tensor({3, 4}, DType::Float32, 2),
+               square = random_tensor({60, 60}, DType::Float32, 9);
+  const std::vector<std::vector<Tensor>> calls{
+      {big, random_tensor({50}, DType::Float32, 3)},
+      {small, random_tensor({4}, DType::Float32, 4)},
+      {big.transpose(), random_tensor({70}, DType::Float32, 5)},
+      {square, random_tensor({60}, DType::Float32, 7)},
+      {square.transpose(), random_tensor({60}, DType::Float32, 8)},  // same shapes, other strides
+      {big, random_tensor({50}, DType::Float32, 6)},
+      {big, random_tensor({50}, DType::Float32, 6)},  // the cached plan again
+  };
+  for (size_t c = 0; c < calls.size(); ++c) {
+    SCOPED_TRACE("call " + std::to_string(c));
+    const std::vector<Tensor> args = test::kernel_args(w, lowered, calls[c]);
+    std::vector<Tensor> got(lowered.kernel.outputs.size());
+    launcher(args, got);
+    const std::vector<Tensor> want = test::run_llvm(lowered.kernel, args);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(tensors_equal(got[j], want[j])) << "output " << j;
+  }
+  }
+}
+
+// Threads sharing one launcher, each with its own shapes, all get their own results.
+TEST(CpuKernelLauncher, ConcurrentCallsGetTheirOwnResults) {
+  Var m = matrix("m");
+  test::WholeGroup w = test::whole_group({m}, {tanh(m) + m});
+  LoweredGroup lowered = lower_group(w.group);
+  cpu::KernelLauncher launcher(lowered.kernel, test::memory_compiler().get(lowered.kernel));
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const Tensor value = random_tensor({5 + t, 300 + 7 * t}, DType::Float32, 10 + t);
+      const std::vector<Tensor> args = test::kernel_args(w, lowered, {value});
+      const std::vector<Tensor> want = test::run_llvm(lowered.kernel, args);
+      for (int call = 0; call < 200; ++call) {
+        std::vector<Tensor> got(1);
+        launcher(args, got);
+        mismatches[t] += !tensors_equal(got[0], want[0]);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
 }
 
 }  // namespace
