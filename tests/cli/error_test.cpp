@@ -145,7 +145,7 @@ TEST(CliErrors, BadFlags) {
   expect_user_error(run_tgc({"show", example("check1.tg"), "--stage", "cooked"}), {"--stage"});
   if (!cuda_available())  // where CUDA works, device=cuda is no error
     expect_user_error(run_tgc({"run", example("check1.tg"), "--device", "cuda"}),
-                      {"check1.tg:9:10: error: device 'cuda", "is not available"});
+                      {"check1.tg:10:10: error: device 'cuda", "is not available"});
 }
 
 TEST(CliErrors, UnwritableOutputs) {
