@@ -57,8 +57,13 @@ struct CompositeState {
     if (!plan) return run_on_host(*op, *device, inputs, outputs);
 
     // Each operand as its buffer and its offset in elements (the ABI in kernel_render.h).
-    std::vector<BufferRef> refs;
-    std::vector<cl_ulong> offsets;
+    // The vectors are the calling thread's, kept between calls: a call allocates nothing here.
+    thread_local std::vector<BufferRef> refs;
+    thread_local std::vector<cl_ulong> offsets;
+    thread_local std::vector<KernelArg> args;
+    refs.clear();
+    offsets.clear();
+    args.clear();
     auto add_operand = [&](const Tensor& t) {
       const BufferRef r = device->resolve(t.raw_data());
       const size_t esize = dtype_size(t.dtype());
@@ -80,7 +85,6 @@ struct CompositeState {
 
     const std::vector<int64_t>& blob = planner->blob();
     static_assert(sizeof(int64_t) == sizeof(cl_long));
-    std::vector<KernelArg> args;
     for (const BufferRef& r : refs) args.push_back({sizeof(cl_mem), &r.mem});
     args.push_back({sizeof(cl_mem), &scratch_ref.mem});
     args.push_back({sizeof(cl_mem), &flag_ref.mem});

@@ -13,7 +13,6 @@ namespace tgc::opencl {
 
 namespace {
 
-constexpr size_t kMaxLabels = 8;                      // nodes named in an asynchronous error
 constexpr uintptr_t kAddressBase = uintptr_t{1} << 40;  // fake addresses start here...
 constexpr size_t kAddressGap = 256;                   // ...256-aligned, apart by at least this
 constexpr size_t kAsyncWriteLimit = 4u << 20;         // larger host->device copies block
@@ -194,8 +193,7 @@ std::unique_ptr<DeviceTimer> OpenCLDevice::make_timer() { return std::make_uniqu
 
 void OpenCLDevice::note_launch(const std::string& label) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (launched_.size() == kMaxLabels) launched_.erase(launched_.begin());
-  launched_.push_back(label);
+  launched_[launched_count_ % kMaxLabels] = label;  // reuses the slot's capacity
   ++launched_count_;
 }
 
@@ -204,7 +202,7 @@ void OpenCLDevice::check(cl_int status, const char* call) const {
   std::string node;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!launched_.empty()) node = launched_.back();
+    if (launched_count_ > 0) node = launched_[(launched_count_ - 1) % kMaxLabels];
   }
   throw_cl_error(status, call, node);
 }
@@ -215,8 +213,10 @@ void OpenCLDevice::synchronize_queue() {
   size_t count = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    labels.swap(launched_);
     count = launched_count_;
+    if (err != CL_SUCCESS)
+      for (size_t i = count > kMaxLabels ? count - kMaxLabels : 0; i < count; ++i)
+        labels.push_back(launched_[i % kMaxLabels]);  // oldest first
     launched_count_ = 0;
   }
   if (err == CL_SUCCESS) return;

@@ -103,7 +103,10 @@ class OpenCLDevice final : public Device {
   std::map<uintptr_t, Allocation> live_;                   // by fake address
   std::multimap<size_t, std::pair<uintptr_t, cl_mem>> free_;  // size class -> cached (address, buffer)
   size_t buffers_created_ = 0;
-  std::vector<std::string> launched_;  // labels since the last sync (the last few)
+  // Labels of the launches since the last sync: a ring of the last kMaxLabels (slot
+  // count % kMaxLabels), so noting one costs a string assignment, not a shift of the list.
+  static constexpr size_t kMaxLabels = 8;  // nodes named in an asynchronous error
+  std::vector<std::string> launched_ = std::vector<std::string>(kMaxLabels);
   size_t launched_count_ = 0;
 };
 
