@@ -15,12 +15,27 @@ namespace tgc::cpu {
 // reduce_rank reduced dims; `strides` holds, operand after operand, one element stride per
 // shape dim (0 where an operand is broadcast; output-space operands have 0 on reduced dims).
 // The result is a mask of KernelErrorBit (scalar_codegen.h); 0 when all went well.
+//
+// A reduction kernel reads one more pointer after its operands: null, or a ReductionSplit
+// by which the launcher splits a reduction to one output point into chunks of its reduced
+// range (run on any threads) and combines their results in chunk order.
 struct KernelLayout {
   int outer_rank = 1;
   int reduce_rank = 0;  // 0 for elementwise kernels
   int rank() const { return outer_rank + reduce_rank; }
 };
 KernelLayout kernel_layout(const Kernel& kernel);
+
+struct ReductionSplit {
+  // 1: compute the call's (reduced sub-range's) accumulators and store them into `partials`
+  //    unfinished, instead of the outputs;
+  // 2: fold `chunks` stored accumulator sets in order (the reference's fold for max/min),
+  //    then finish and store the outputs as usual.
+  int64_t mode;
+  int64_t chunks;
+  // 8 bytes per accumulator (the kernel's Reduce values in order), one set per chunk.
+  void* partials;
+};
 
 using KernelFn = int32_t (*)(const int64_t* shape, const int64_t* strides, void* const* pointers);
 

@@ -4,7 +4,8 @@
 // per-operand pointers, then the inner loop in a unit-stride and a strided version.
 // Reduction kernels: loops over the kept dims; at each output point accumulators are set,
 // the reduced dims are looped (prologue values folded in), and the epilogue computes and
-// stores the outputs. Float max/min fold in a vectorizable form (NaN-free max plus an
+// stores the outputs (or, split by the launcher, store or combine chunk accumulators: the
+// ReductionSplit of kernel_abi.h). Float max/min fold in a vectorizable form (NaN-free max plus an
 // any-NaN flag); the rare points where that form could differ from the reference in the bits
 // (a NaN, or a zero result whose sign depends on order) are folded again the exact way.
 #include "backends/cpu/kernel_codegen.h"
@@ -48,11 +49,12 @@ class Renderer {
     llvm::Type* i32 = b_.getInt32Ty();
     std::vector<llvm::Type*> params{ptr, ptr};
     params.insert(params.end(), static_cast<size_t>(nops_), ptr);
+    if (reduction_) params.push_back(ptr);  // the ReductionSplit (kernel_abi.h), or null
     auto* impl_ty = llvm::FunctionType::get(i32, params, false);
     impl_ = llvm::Function::Create(impl_ty, llvm::Function::InternalLinkage, symbol + "_impl", m_);
     impl_->addFnAttr(llvm::Attribute::AlwaysInline);
     impl_->addFnAttr(llvm::Attribute::NoUnwind);
-    for (int op = 0; op < nops_; ++op) impl_->addParamAttr(2 + op, llvm::Attribute::NoAlias);
+    for (int op = 0; op < nops_ + (reduction_ ? 1 : 0); ++op) impl_->addParamAttr(2 + op, llvm::Attribute::NoAlias);
     render_impl();
 
     auto* entry_ty = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
@@ -60,7 +62,7 @@ class Renderer {
     entry->addFnAttr(llvm::Attribute::NoUnwind);
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
     std::vector<Value*> args{entry->getArg(0), entry->getArg(1)};
-    for (int op = 0; op < nops_; ++op)
+    for (int op = 0; op < nops_ + (reduction_ ? 1 : 0); ++op)
       args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, entry->getArg(2), static_cast<uint64_t>(op))));
     b_.CreateRet(b_.CreateCall(impl_, args));
   }
@@ -370,7 +372,97 @@ class Renderer {
     return from_double(b_, acc, v.dtype);
   }
 
+  // One output point. With a ReductionSplit (kernel_abi.h) the point either stores its
+  // accumulators unfinished (mode 1: the launcher's chunk of the reduced range) or folds the
+  // chunks' stored accumulators in order (mode 2) before finishing as usual.
   void output_point(const std::vector<Value*>& ptrs) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::Type* i64 = b_.getInt64Ty();
+    Value* split = impl_->getArg(2 + nops_);
+    llvm::BasicBlock* read_mode = llvm::BasicBlock::Create(ctx_, "split.read", f);
+    llvm::BasicBlock* join_mode = llvm::BasicBlock::Create(ctx_, "split.mode", f);
+    llvm::BasicBlock* compute = llvm::BasicBlock::Create(ctx_, "point.compute", f);
+    llvm::BasicBlock* combine = llvm::BasicBlock::Create(ctx_, "point.combine", f);
+    llvm::BasicBlock* finish_point = llvm::BasicBlock::Create(ctx_, "point.finish", f);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "point.done", f);
+    llvm::BasicBlock* start = b_.GetInsertBlock();
+    b_.CreateCondBr(b_.CreateIsNull(split), join_mode, read_mode);
+    b_.SetInsertPoint(read_mode);
+    Value* read = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, split, 0));
+    Value* read_chunks = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, split, 1));
+    Value* read_partials = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(i64, split, 2));
+    b_.CreateBr(join_mode);
+    b_.SetInsertPoint(join_mode);  // mode 0 (no split), chunks and partials
+    llvm::PHINode* mode = b_.CreatePHI(i64, 2, "mode");
+    mode->addIncoming(b_.getInt64(0), start);
+    mode->addIncoming(read, read_mode);
+    llvm::PHINode* chunks = b_.CreatePHI(i64, 2, "chunks");
+    chunks->addIncoming(b_.getInt64(0), start);
+    chunks->addIncoming(read_chunks, read_mode);
+    llvm::PHINode* partials = b_.CreatePHI(b_.getPtrTy(), 2, "partials");
+    partials->addIncoming(llvm::ConstantPointerNull::get(b_.getPtrTy()), start);
+    partials->addIncoming(read_partials, read_mode);
+    b_.CreateCondBr(b_.CreateICmpEQ(mode, b_.getInt64(2)), combine, compute);
+
+    b_.SetInsertPoint(combine);
+    for (auto& [i, slot] : acc_slot_) b_.CreateStore(initial(k_.values[i]), slot);
+    const uint64_t naccs = acc_slot_.size();
+    loop(chunks, [&](Value* c) {
+      Value* set = b_.CreateMul(c, b_.getInt64(naccs));
+      uint64_t a = 0;
+      for (auto& [i, slot] : acc_slot_) {
+        const KernelValue& v = k_.values[i];
+        llvm::Type* t = accumulator_type(v);
+        Value* x = b_.CreateLoad(t, b_.CreateGEP(i64, partials, b_.CreateAdd(set, b_.getInt64(a++))));
+        b_.CreateStore(combine_partial(v, b_.CreateLoad(t, slot), x), slot);
+      }
+    });
+    b_.CreateBr(finish_point);
+
+    b_.SetInsertPoint(compute);
+    compute_point(ptrs);
+    llvm::BasicBlock* store_partials = llvm::BasicBlock::Create(ctx_, "point.partials", f);
+    b_.CreateCondBr(b_.CreateICmpEQ(mode, b_.getInt64(1)), store_partials, finish_point);
+    b_.SetInsertPoint(store_partials);
+    {
+      uint64_t a = 0;
+      for (auto& [i, slot] : acc_slot_) {
+        llvm::Type* t = accumulator_type(k_.values[i]);
+        b_.CreateStore(b_.CreateLoad(t, slot), b_.CreateConstGEP1_64(i64, partials, a++));
+      }
+    }
+    b_.CreateBr(done);
+
+    b_.SetInsertPoint(finish_point);
+    std::vector<std::pair<int, Value*>> reduced;
+    for (auto& [i, slot] : acc_slot_) {
+      const KernelValue& v = k_.values[i];
+      reduced.emplace_back(i, finish(v, b_.CreateLoad(accumulator_type(v), slot)));
+    }
+    store_outputs(ptrs, reduced);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  // Folds a chunk's stored accumulator `x` into `acc`, chunks in order: sums and products
+  // in the accumulator's type, max/min by the reference's rule (a NaN wins and the last one
+  // stays; of equal values the first stays), which gives the whole range's fold.
+  Value* combine_partial(const KernelValue& v, Value* acc, Value* x) {
+    const bool fp = acc->getType()->isFloatingPointTy();
+    switch (v.reduce_op) {
+      case KernelReduceOp::Sum:
+      case KernelReduceOp::Mean: return fp ? b_.CreateFAdd(acc, x) : b_.CreateAdd(acc, x);
+      case KernelReduceOp::Prod: return fp ? b_.CreateFMul(acc, x) : b_.CreateMul(acc, x);
+      case KernelReduceOp::Max:
+      case KernelReduceOp::Min:
+      case KernelReduceOp::All:
+      case KernelReduceOp::Any: return fold(v, acc, x);
+    }
+    return nullptr;
+  }
+
+  // The accumulators of one output point over the call's reduced range, exact.
+  void compute_point(const std::vector<Value*>& ptrs) {
     for (auto& [i, slot] : acc_slot_) b_.CreateStore(initial(k_.values[i]), slot);
     for (auto& [i, slot] : nan_slot_) b_.CreateStore(b_.getFalse(), slot);
     reduced_loops(layout_.outer_rank, ptrs, /*exact=*/false);
@@ -395,12 +487,6 @@ class Renderer {
       b_.CreateBr(join);
       b_.SetInsertPoint(join);
     }
-    std::vector<std::pair<int, Value*>> reduced;
-    for (auto& [i, slot] : acc_slot_) {
-      const KernelValue& v = k_.values[i];
-      reduced.emplace_back(i, finish(v, b_.CreateLoad(accumulator_type(v), slot)));
-    }
-    store_outputs(ptrs, reduced);
   }
 
   // The reduced loops of one output point. exact: only the float max/min accumulators, in

@@ -1,8 +1,9 @@
 // The launcher: from tensors to the rendered function's (shape, strides, pointers). The loop
 // space is the broadcast of the loop-space inputs; reduction kernels order it kept dims
 // first, reduced dims last, and collapse the two groups separately. Threads split the first
-// non-trivial outer dim (never a reduced one), so every output element is computed by one
-// thread with the same code: results do not depend on the thread count.
+// non-trivial outer dim, so every output element is computed by one thread with the same
+// code; a reduction to one output point is split instead into chunks of its reduced range
+// fixed by its shape, combined in chunk order. Results do not depend on the thread count.
 #include "backends/cpu/kernel_launch.h"
 
 #include <algorithm>
@@ -31,12 +32,55 @@ constexpr int64_t kMinElementsPerThread = 1 << 15;
 // differ in the last bit (float32_math=float32).
 constexpr int64_t kInnerChunkAlignment = 1024;
 
+// A reduction to one output point is split into chunks of its reduced range of about this
+// many elements, whatever the thread count (so the combined result is the same for every
+// thread count), when there are at least two.
+constexpr int64_t kReduceChunkElements = 1 << 18;
+
 struct Call {
   std::vector<int64_t> shape;    // layout.rank() dims
   std::vector<int64_t> strides;  // operand-major, layout.rank() each
-  std::vector<char*> pointers;
-  std::vector<size_t> elem_size;
+  std::vector<char*> pointers;   // operands, then (reductions) the ReductionSplit slot
+  std::vector<size_t> elem_size;  // one per operand
 };
+
+// How a reduction to one output point is split (kernel_abi.h's ReductionSplit).
+struct Split {
+  int dim = -1;        // the reduced dim split, in Call::shape
+  int64_t length = 0;  // chunk length along it
+  int64_t chunks = 0;
+  size_t naccs = 0;    // accumulators per chunk (the kernel's Reduce values)
+};
+
+// The split of a reduction call whose kept dims are all 1 and whose reduced range holds at
+// least two chunks; none (dim -1) otherwise.
+Split plan_split(const Kernel& k, const KernelLayout& layout, const Call& call) {
+  Split s;
+  if (!k.is_reduction()) return s;
+  for (int d = 0; d < layout.outer_rank; ++d)
+    if (call.shape[d] != 1) return s;
+  const int rank = layout.rank();
+  int dim = -1;
+  for (int d = layout.outer_rank; d < rank; ++d)
+    if (call.shape[d] > 1) {
+      dim = d;
+      break;
+    }
+  if (dim < 0) return s;
+  int64_t inner = 1;
+  for (int d = dim + 1; d < rank; ++d) inner *= call.shape[d];
+  const int64_t unit = dim == rank - 1 ? kInnerChunkAlignment : 1;
+  const int64_t want = std::max<int64_t>(1, kReduceChunkElements / std::max<int64_t>(inner, 1));
+  const int64_t length = (want + unit - 1) / unit * unit;
+  const int64_t n = call.shape[dim];
+  const int64_t chunks = (n + length - 1) / length;
+  if (chunks < 2) return s;
+  s.dim = dim;
+  s.length = length;
+  s.chunks = chunks;
+  for (const KernelValue& v : k.values) s.naccs += v.kind == KernelValue::Kind::Reduce;
+  return s;
+}
 
 // Pads a collapsed group to `rank` dims with leading size-1 dims (stride 0).
 void pad(Shape& shape, std::vector<Strides>& strides, int rank) {
@@ -120,11 +164,41 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
     shape.assign(call.shape.begin(), call.shape.end());
     shape[dim] = end - begin;
     pointers.assign(call.pointers.begin(), call.pointers.end());
-    for (size_t op = 0; op < pointers.size(); ++op)
+    for (size_t op = 0; op < call.elem_size.size(); ++op)
       pointers[op] += begin * call.strides[op * rank + dim] * static_cast<int64_t>(call.elem_size[op]);
     errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
   }
   return errors;
+}
+
+// Runs a split reduction: every chunk stores its accumulators (on the launch threads, in any
+// order), then one call folds them in chunk order and stores the outputs.
+int32_t run_split(KernelFn fn, const Call& call, const Split& s, std::vector<uint64_t>& partials) {
+  const int rank = static_cast<int>(call.shape.size());
+  const size_t nops = call.elem_size.size();
+  partials.resize(static_cast<size_t>(s.chunks) * s.naccs);
+  const int64_t n = call.shape[s.dim];
+  const int threads = static_cast<int>(std::min<int64_t>(launch_threads(), s.chunks));
+  int32_t errors = 0;
+#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(| : errors) schedule(static)
+  for (int64_t c = 0; c < s.chunks; ++c) {
+    const int64_t begin = c * s.length, end = std::min(n, begin + s.length);
+    thread_local std::vector<int64_t> shape;
+    thread_local std::vector<char*> pointers;
+    shape.assign(call.shape.begin(), call.shape.end());
+    shape[s.dim] = end - begin;
+    pointers.assign(call.pointers.begin(), call.pointers.end());
+    for (size_t op = 0; op < nops; ++op)
+      pointers[op] += begin * call.strides[op * rank + s.dim] * static_cast<int64_t>(call.elem_size[op]);
+    ReductionSplit chunk{1, 0, partials.data() + static_cast<size_t>(c) * s.naccs};
+    pointers[nops] = reinterpret_cast<char*>(&chunk);
+    errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
+  }
+  if (errors != 0) return errors;
+  ReductionSplit combine{2, s.chunks, partials.data()};
+  std::vector<char*> pointers = call.pointers;
+  pointers[nops] = reinterpret_cast<char*>(&combine);
+  return fn(call.shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
 }
 
 }  // namespace
@@ -146,6 +220,8 @@ struct KernelLauncher::Plan {
   Call call;                     // shape, strides and element sizes; pointers per call
   int splittable = 0;
   int64_t work = 0;              // loop-space elements
+  Split split;                   // a reduction to one point over a large range
+  std::vector<uint64_t> partials;  // the split's accumulators, chunk after chunk
 };
 
 KernelLauncher::KernelLauncher(const Kernel& kernel, KernelFn fn, std::vector<int> inplace)
@@ -207,6 +283,7 @@ std::unique_ptr<KernelLauncher::Plan> KernelLauncher::make_plan(const std::vecto
   }
   plan->splittable = plan_dims(k, kernel_layout(k), loop, std::move(strides), plan->call);
   plan->work = shape_numel(loop);
+  plan->split = plan_split(k, kernel_layout(k), plan->call);
   return plan;
 }
 
@@ -250,7 +327,10 @@ void KernelLauncher::operator()(const std::vector<Tensor>& inputs, std::vector<T
   pointers.clear();
   for (const Tensor& t : inputs) pointers.push_back(static_cast<char*>(t.raw_data()));
   for (Tensor& t : outputs) pointers.push_back(static_cast<char*>(t.raw_data()));
-  if (run(fn_, plan->call, plan->splittable, plan->work) != 0) {
+  if (kernel_.is_reduction()) pointers.push_back(nullptr);  // no ReductionSplit
+  const int32_t errors = plan->split.dim >= 0 ? run_split(fn_, plan->call, plan->split, plan->partials)
+                                              : run(fn_, plan->call, plan->splittable, plan->work);
+  if (errors != 0) {
     // The interpreter raises the reference's error (the message names the op and values).
     run_kernel(kernel_, inputs, outputs);
     TGC_INTERNAL_CHECK(false, "a compiled kernel reported an error that the interpreter does not raise");

@@ -1,6 +1,8 @@
 // Rendered reduction kernels against CAReduce/Mean: every reduce op, axes inner, outer and
 // all, keepdims, prologue and epilogue, integer and bool dtypes, empty reductions; float
 // sums accumulate in double like the reference, in an order fixed by the compiled code.
+// Reductions to one point over large ranges run in chunks (the launcher's split) and keep
+// the reference's max/min bits and every op's result across chunk boundaries.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -130,6 +132,32 @@ TEST(CpuReductions, LargeSumIsTheSameOnEveryRun) {
   std::vector<Tensor> args{random_tensor({64, 4099}, DType::Float32, 9)};
   Tensor first = test::run_llvm(lowered.kernel, args)[0];
   for (int run = 0; run < 3; ++run) EXPECT_TRUE(test::same_values(test::run_llvm(lowered.kernel, args)[0], first));
+}
+
+// Large enough that the launcher splits the reduction into chunks of 2^18 elements (and
+// not a multiple of them): NaNs, zeros and extremes sit in different chunks, and the
+// chunks' results fold in order to the reference's bits.
+TEST(CpuReductions, SplitReductionsOverChunksKeepTheReferencesResults) {
+  const int n = 3 * (1 << 18) + 12345;
+  Var v = vector("v");
+  std::vector<float> values = random_tensor({n}, DType::Float32, 21).to_vector<float>();
+  expect_llvm_matches_graph({v}, {sum(v * v), mean(v), prod(v * 0.001 + 1)}, {Tensor::from_vector(values)}, 1e-12);
+  values[1000] = nan_with_payload(3);             // chunk 0
+  values[(1 << 18) + 7] = -nan_with_payload(4);   // chunk 1
+  values[2 * (1 << 18) + 99] = nan_with_payload(5);  // chunk 2: the last NaN, the result
+  expect_same_bits_as_reference(v, {max(v), min(v)}, Tensor::from_vector(values));
+  // Zeros only: the first zero of chunk 1 (-0) decides max and min.
+  std::vector<float> zeros(n, 0.0f);
+  zeros[(1 << 18) + 5] = -0.0f;
+  for (int i = 0; i < (1 << 18); ++i) zeros[i] = -1.0f;
+  expect_same_bits_as_reference(v, {max(v)}, Tensor::from_vector(zeros));
+  Var i = vector("i", DType::Int32), c = vector("c", DType::Bool);
+  expect_llvm_matches_graph({i}, {sum(i), max(i), min(i)}, {random_tensor({n}, DType::Int32, 22)});
+  std::vector<Tensor> flags{random_tensor({n}, DType::Bool, 23)};
+  expect_llvm_matches_graph({c}, {all(c), any(c)}, flags);
+  // A reduction over both dims of a matrix splits its rows; its count divides the mean.
+  Var m = matrix("m");
+  expect_llvm_matches_graph({m}, {mean(m), sum(m)}, {random_tensor({3000, 700}, DType::Float32, 24)}, 1e-12);
 }
 
 }  // namespace
