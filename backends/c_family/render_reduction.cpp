@@ -200,9 +200,11 @@ class ReductionWriter {
   // r0 + l, r0 + l + lsize, ... Vector (the plan guarantees one dense reduced dim with every
   // row and chunk start 16-byte aligned): lane l takes whole vectors l, l + lsize, ... from
   // r0, then the elements after the last whole vector one by one. The vectors go in batches
-  // of kLoadBatch per lane, all loaded before the first is folded: a lane then has that many
-  // loads in flight (ncu on an H100's pass 1 showed warps waiting on each load in turn, at 74%
-  // of the memory bandwidth). The fold order is the plain loop's, so results do not change.
+  // of kLoadBatch per lane, all loaded before the first is folded, so that a lane has that
+  // many loads in flight whatever the compiler schedules. On an H100 this moved the sum of
+  // squares' pass 1 from 74% to 75.5% of the DRAM bandwidth (28.5 -> 28.1 us a call): a small
+  // gain; the warps still wait on memory most of the time. The fold order is the plain
+  // loop's, so results do not change.
   static constexpr int kLoadBatch = 4;
 
   std::string fold_range(bool vector) const {
@@ -213,7 +215,7 @@ class ReductionWriter {
     for (int b = 0; b < kLoadBatch; ++b) s += load_vectors(fmt::format("v + {} * lsize", b), "_" + std::to_string(b));
     for (int b = 0; b < kLoadBatch; ++b) s += fold_vectors("_" + std::to_string(b));
     s += "    }\n";
-    s += fmt::format("    for (; v < nv; v += lsize) {{\n") + load_vectors("v", "") + fold_vectors("") + "    }\n";
+    s += "    for (; v < nv; v += lsize) {\n" + load_vectors("v", "") + fold_vectors("") + "    }\n";
     s += fmt::format("    for ({} r = r0 + nv * {} + lid; r < r1; r += lsize)\n", idx_, w) + fold_element("r");
     return s;
   }

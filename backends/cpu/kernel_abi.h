@@ -2,6 +2,7 @@
 // launcher and tests need no LLVM headers).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "compiler/kernel/kernel_ir.h"
@@ -36,6 +37,9 @@ struct ReductionSplit {
   // 8 bytes per accumulator (the kernel's Reduce values in order), one set per chunk.
   void* partials;
 };
+
+// Rendered code reads the fields as {i64, i64, ptr} (kernel_codegen.cpp's read_split).
+static_assert(sizeof(ReductionSplit) == 24 && offsetof(ReductionSplit, partials) == 16);
 
 using KernelFn = int32_t (*)(const int64_t* shape, const int64_t* strides, void* const* pointers);
 

@@ -91,6 +91,7 @@ class Renderer {
           if (is_float_max_min(k_.values[i]))
             nan_slot_[static_cast<int>(i)] = b_.CreateAlloca(b_.getInt1Ty(), nullptr, "any_nan");
         }
+      read_split();
       outer_loops(0, ptrs, [&](const std::vector<Value*>& p) { output_point(p); });
     } else {
       outer_loops(0, ptrs, [&](const std::vector<Value*>& p) {
@@ -140,10 +141,11 @@ class Renderer {
   llvm::MDNode* no_interleaving() {
     llvm::Metadata* count[] = {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
                                llvm::ConstantAsMetadata::get(b_.getInt32(1))};
-    llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx_, {});
-    llvm::Metadata* ops[] = {placeholder.get(), llvm::MDNode::get(ctx_, count)};
+    // A loop ID's first operand is the ID itself: made with a temporary node, then replaced.
+    llvm::TempMDTuple self = llvm::MDNode::getTemporary(ctx_, {});
+    llvm::Metadata* ops[] = {self.get(), llvm::MDNode::get(ctx_, count)};
     llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, ops);
-    id->replaceOperandWith(0, id);  // a loop ID refers to itself
+    id->replaceOperandWith(0, id);
     return id;
   }
 
@@ -372,36 +374,33 @@ class Renderer {
     return from_double(b_, acc, v.dtype);
   }
 
+  // The call's ReductionSplit, read once at entry: a null split reads as mode 0 from a
+  // zeroed stand-in, so the entry needs no branch.
+  void read_split() {
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::Type* split_ty = llvm::StructType::get(ctx_, {i64, i64, b_.getPtrTy()});
+    llvm::AllocaInst* none = b_.CreateAlloca(split_ty, nullptr, "no_split");
+    b_.CreateStore(llvm::Constant::getNullValue(split_ty), none);
+    Value* split = impl_->getArg(2 + nops_);
+    Value* from = b_.CreateSelect(b_.CreateIsNull(split), none, split);
+    split_mode_ = b_.CreateLoad(i64, b_.CreateStructGEP(split_ty, from, 0), "split.mode");
+    split_chunks_ = b_.CreateLoad(i64, b_.CreateStructGEP(split_ty, from, 1), "split.chunks");
+    split_partials_ = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(split_ty, from, 2), "split.partials");
+  }
+
   // One output point. With a ReductionSplit (kernel_abi.h) the point either stores its
   // accumulators unfinished (mode 1: the launcher's chunk of the reduced range) or folds the
   // chunks' stored accumulators in order (mode 2) before finishing as usual.
   void output_point(const std::vector<Value*>& ptrs) {
     llvm::Function* f = b_.GetInsertBlock()->getParent();
     llvm::Type* i64 = b_.getInt64Ty();
-    Value* split = impl_->getArg(2 + nops_);
-    llvm::BasicBlock* read_mode = llvm::BasicBlock::Create(ctx_, "split.read", f);
-    llvm::BasicBlock* join_mode = llvm::BasicBlock::Create(ctx_, "split.mode", f);
+    Value* mode = split_mode_;
+    Value* chunks = split_chunks_;
+    Value* partials = split_partials_;
     llvm::BasicBlock* compute = llvm::BasicBlock::Create(ctx_, "point.compute", f);
     llvm::BasicBlock* combine = llvm::BasicBlock::Create(ctx_, "point.combine", f);
     llvm::BasicBlock* finish_point = llvm::BasicBlock::Create(ctx_, "point.finish", f);
     llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "point.done", f);
-    llvm::BasicBlock* start = b_.GetInsertBlock();
-    b_.CreateCondBr(b_.CreateIsNull(split), join_mode, read_mode);
-    b_.SetInsertPoint(read_mode);
-    Value* read = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, split, 0));
-    Value* read_chunks = b_.CreateLoad(i64, b_.CreateConstGEP1_64(i64, split, 1));
-    Value* read_partials = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(i64, split, 2));
-    b_.CreateBr(join_mode);
-    b_.SetInsertPoint(join_mode);  // mode 0 (no split), chunks and partials
-    llvm::PHINode* mode = b_.CreatePHI(i64, 2, "mode");
-    mode->addIncoming(b_.getInt64(0), start);
-    mode->addIncoming(read, read_mode);
-    llvm::PHINode* chunks = b_.CreatePHI(i64, 2, "chunks");
-    chunks->addIncoming(b_.getInt64(0), start);
-    chunks->addIncoming(read_chunks, read_mode);
-    llvm::PHINode* partials = b_.CreatePHI(b_.getPtrTy(), 2, "partials");
-    partials->addIncoming(llvm::ConstantPointerNull::get(b_.getPtrTy()), start);
-    partials->addIncoming(read_partials, read_mode);
     b_.CreateCondBr(b_.CreateICmpEQ(mode, b_.getInt64(2)), combine, compute);
 
     b_.SetInsertPoint(combine);
@@ -531,6 +530,9 @@ class Renderer {
   std::vector<std::vector<Value*>> strides_;
   std::map<int, Value*> acc_slot_;  // Reduce value index -> its accumulator
   std::map<int, llvm::AllocaInst*> nan_slot_;  // float max/min Reduce value -> its any-NaN flag
+  Value* split_mode_ = nullptr;      // reductions: the ReductionSplit's mode (0 without one),
+  Value* split_chunks_ = nullptr;    // chunk count
+  Value* split_partials_ = nullptr;  // and partials pointer
 };
 
 }  // namespace

@@ -139,6 +139,19 @@ int plan_dims(const Kernel& k, const KernelLayout& layout, const Shape& loop, st
   return layout.outer_rank;
 }
 
+// The call restricted to [begin, end) of dim `dim`: its shape and operand pointers, into the
+// calling thread's vectors (kept between calls: no allocation per call). Slots after the
+// operands (a reduction's ReductionSplit) are copied as they are.
+void restrict_call(const Call& call, int dim, int64_t begin, int64_t end, std::vector<int64_t>& shape,
+                   std::vector<char*>& pointers) {
+  const int rank = static_cast<int>(call.shape.size());
+  shape.assign(call.shape.begin(), call.shape.end());
+  shape[dim] = end - begin;
+  pointers.assign(call.pointers.begin(), call.pointers.end());
+  for (size_t op = 0; op < call.elem_size.size(); ++op)
+    pointers[op] += begin * call.strides[op * rank + dim] * static_cast<int64_t>(call.elem_size[op]);
+}
+
 // Runs the call, split along its first splittable dim of size > 1 when it is big enough.
 int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
   const int rank = static_cast<int>(call.shape.size());
@@ -158,14 +171,9 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t begin = std::min(n, unit * (units * c / chunks)), end = std::min(n, unit * (units * (c + 1) / chunks));
-    // Each thread's copies live as long as the thread: no allocation per call.
     thread_local std::vector<int64_t> shape;
     thread_local std::vector<char*> pointers;
-    shape.assign(call.shape.begin(), call.shape.end());
-    shape[dim] = end - begin;
-    pointers.assign(call.pointers.begin(), call.pointers.end());
-    for (size_t op = 0; op < call.elem_size.size(); ++op)
-      pointers[op] += begin * call.strides[op * rank + dim] * static_cast<int64_t>(call.elem_size[op]);
+    restrict_call(call, dim, begin, end, shape, pointers);
     errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
   }
   return errors;
@@ -174,7 +182,6 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
 // Runs a split reduction: every chunk stores its accumulators (on the launch threads, in any
 // order), then one call folds them in chunk order and stores the outputs.
 int32_t run_split(KernelFn fn, const Call& call, const Split& s, std::vector<uint64_t>& partials) {
-  const int rank = static_cast<int>(call.shape.size());
   const size_t nops = call.elem_size.size();
   partials.resize(static_cast<size_t>(s.chunks) * s.naccs);
   const int64_t n = call.shape[s.dim];
@@ -185,11 +192,7 @@ int32_t run_split(KernelFn fn, const Call& call, const Split& s, std::vector<uin
     const int64_t begin = c * s.length, end = std::min(n, begin + s.length);
     thread_local std::vector<int64_t> shape;
     thread_local std::vector<char*> pointers;
-    shape.assign(call.shape.begin(), call.shape.end());
-    shape[s.dim] = end - begin;
-    pointers.assign(call.pointers.begin(), call.pointers.end());
-    for (size_t op = 0; op < nops; ++op)
-      pointers[op] += begin * call.strides[op * rank + s.dim] * static_cast<int64_t>(call.elem_size[op]);
+    restrict_call(call, s.dim, begin, end, shape, pointers);
     ReductionSplit chunk{1, 0, partials.data() + static_cast<size_t>(c) * s.naccs};
     pointers[nops] = reinterpret_cast<char*>(&chunk);
     errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
@@ -281,9 +284,10 @@ std::unique_ptr<KernelLauncher::Plan> KernelLauncher::make_plan(const std::vecto
                                        : broadcast_strides(shape, contiguous, loop));
     plan->call.elem_size.push_back(dtype_size(k.outputs[j].dtype));
   }
-  plan->splittable = plan_dims(k, kernel_layout(k), loop, std::move(strides), plan->call);
+  const KernelLayout layout = kernel_layout(k);
+  plan->splittable = plan_dims(k, layout, loop, std::move(strides), plan->call);
   plan->work = shape_numel(loop);
-  plan->split = plan_split(k, kernel_layout(k), plan->call);
+  plan->split = plan_split(k, layout, plan->call);
   return plan;
 }
 
