@@ -39,7 +39,10 @@ struct Variant {
 //   operand pointers: the kernel's inputs then its outputs (global memory, element types
 //     from the Kernel; OpenCL: __global T*),
 //   a scratch pointer (void*; partial results of multi-pass reductions, else unused),
-//   an error-flag pointer (int*; kernels OR error bits into it, never clear it),
+//   the kernel's state (int*, zero when the kernel is first launched, kept across calls):
+//     state[0] the error flag (kernels OR error bits into it, never clear it); then, for
+//     reductions whose last block combines (LongReduction::last_block_combines), one ticket
+//     counter per output (LaunchPlan::tickets), which the launch leaves at zero again,
 //   the params blob by value: struct { long long v[N]; } holding LaunchPlan::params
 //     (N = params_capacity, the same for every call of the kernel),
 //   OpenCL only: one ulong per operand (inputs then outputs), the operand's offset in
@@ -86,11 +89,25 @@ struct Geometry {
   uintptr_t address = 0;  // of element [0, ..., 0] (for alignment checks only)
 };
 
+// How a dialect runs long reductions with few outputs (the pass-1 schedule: blocks reduce
+// fixed chunks of an output into partials). The grid is sized for `blocks_per_multiprocessor`
+// resident blocks of `threads` (CUDA compiles those entries with launch bounds that keep that
+// many resident), so every chunk runs in one wave. With `last_block_combines` the block that
+// takes an output's last ticket combines its partials in the same launch (device-scope fences
+// and an integer atomic: CUDA); otherwise a second launch (pass 2) does.
+struct LongReduction {
+  int threads = 256;
+  int blocks_per_multiprocessor = 8;
+  bool last_block_combines = false;
+};
+LongReduction long_reduction(Dialect dialect);
+
 // What the planner needs of the device.
 struct DeviceLimits {
   int multiprocessors = 1;
   int max_threads_per_block = 256;
   int warp_size = 32;  // sub-group width for OpenCL; 1 when the device has none to rely on
+  LongReduction long_reduction;  // long_reduction() of the device's dialect
 };
 
 // One launch of one entry point, over a 1-D grid of blocks (work-groups).
@@ -105,6 +122,7 @@ struct LaunchPlan {
   Variant variant;              // which specialisation the entries below belong to
   std::vector<int64_t> params;  // the params blob (collapsed shape, strides, sizes)
   size_t scratch_bytes = 0;     // device scratch the launches need (0: none)
+  int64_t tickets = 0;          // ticket counters the launches use after state[0] (0: none)
   std::vector<Launch> launches; // in order, on one in-order stream/queue
 };
 

@@ -29,15 +29,13 @@ constexpr int64_t kSerialReduction = 32;
 constexpr int64_t kTwoPassMinReduction = 8192;
 // ...and pass-1 chunks are at least this long.
 constexpr int64_t kMinChunk = 2048;
-// Pass-1 blocks per multiprocessor: enough resident threads (8 blocks of 256 fill an sm_90
-// multiprocessor's 2048) to keep the memory system busy.
-constexpr int64_t kPass1BlocksPerMultiprocessor = 8;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int block_threads(const DeviceLimits& limits) {
+// The largest power of two up to `cap` threads that the device allows in a block.
+int block_threads(const DeviceLimits& limits, int cap = 256) {
   int t = 1;
-  while (t * 2 <= std::min(256, limits.max_threads_per_block)) t *= 2;
+  while (t * 2 <= std::min(cap, limits.max_threads_per_block)) t *= 2;
   return t;
 }
 
@@ -169,13 +167,17 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   bool inner_contiguous = false;
   for (int j = 0; j < nin; ++j)
     if (!k.inputs[j].in_output_space && !reduced_s[j].empty()) inner_contiguous = inner_contiguous || reduced_s[j].back() == 1;
+  // Pass 1 (few outputs, long reductions): the dialect's block size, and chunks enough for its
+  // resident blocks to fill every multiprocessor in one wave.
+  const LongReduction& lr = limits.long_reduction;
+  const int pass1_threads = block_threads(limits, lr.threads);
   EntryKind kind;
   int64_t chunks = 1, chunk_len = n_red;
   if (n_red <= kSerialReduction || (n_out >= 2 * sms * threads && !inner_contiguous)) kind = EntryKind::RedThread;
   else if (n_out >= 2 * sms || n_red < kTwoPassMinReduction) kind = EntryKind::RedBlock;
   else {
     kind = EntryKind::RedPass1;
-    chunks = std::clamp<int64_t>(ceil_div(kPass1BlocksPerMultiprocessor * sms, n_out), 1,
+    chunks = std::clamp<int64_t>(ceil_div(std::max(1, lr.blocks_per_multiprocessor) * sms, n_out), 1,
                                  std::max<int64_t>(1, n_red / kMinChunk));
   }
   // Vector loads along the reduction (the block and pass-1 schedules): every loop-space
@@ -205,8 +207,11 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     while (b < threads && b * 8 < work) b *= 2;
     return b;
   };
-  const int block_size = kind == EntryKind::RedBlock ? block_for(vector ? ceil_div(n_red, w) : n_red) : threads;
-  const int pass2_threads = block_for(chunks);
+  const int block_size = kind == EntryKind::RedBlock  ? block_for(vector ? ceil_div(n_red, w) : n_red)
+                         : kind == EntryKind::RedPass1 ? pass1_threads
+                                                       : threads;
+  // Pass 2, or the last block of pass 1 when it combines (its block size).
+  const int pass2_threads = kind == EntryKind::RedPass1 && lr.last_block_combines ? pass1_threads : block_for(chunks);
 
   int64_t blocks = 1;
   switch (kind) {
@@ -240,12 +245,13 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   if (n_out == 0) return plan;  // nothing to write
   EntryKind entry = kind;
   if (vector) entry = kind == EntryKind::RedBlock ? EntryKind::RedBlockVector : EntryKind::RedPass1Vector;
-  plan.launches.push_back({detail::entry_index(k, entry, index32), blocks, kind == EntryKind::RedBlock ? block_size : threads, 0});
+  plan.launches.push_back({detail::entry_index(k, entry, index32), blocks, block_size, 0});
   if (kind == EntryKind::RedPass1) {
     size_t reduces = 0;
     for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
     plan.scratch_bytes = reduces * static_cast<size_t>(n_out * chunks) * 8;
-    plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, pass2_threads, 0});
+    if (lr.last_block_combines) plan.tickets = n_out;
+    else plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, pass2_threads, 0});
   }
   return plan;
 }

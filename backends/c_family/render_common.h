@@ -93,11 +93,13 @@ struct Ctx {
   std::string params_type() const { return prefix + "_params"; }
 };
 
-// A per-element function "static void NAME(T vA, ..., T* rX, ..., int* tgc_err)" computing
-// `results` from `params` (value indices), for the values between them.
+// A per-element function "static NAME_out NAME(T vA, ...)" computing `results` from `params`
+// (value indices), for the values between them; NAME_out holds the results (r0, r1, ...) and
+// the error bits (err). The struct typedef comes first.
 std::string element_function(const Ctx& c, const std::string& name, const std::vector<int>& params,
                              const std::vector<int>& results);
-// The call of such a function with argument expressions and result lvalues.
+// The call of such a function with argument expressions: a block statement that assigns the
+// result lvalues and ORs the error bits into the entry's tgc_errors.
 std::string element_call(const std::string& name, const std::vector<std::string>& args,
                          const std::vector<std::string>& results);
 

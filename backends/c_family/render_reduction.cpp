@@ -4,7 +4,8 @@
 // deterministic schedules: a thread per output (C order, as the reference), a block per
 // output (lane l folds l, l+T, ... then a fixed tree: warp shuffles in CUDA, a local-memory
 // tree in OpenCL), and two passes for few outputs with long reductions (blocks reduce fixed
-// chunks into scratch; a block per output combines the chunks in a fixed tree). The block
+// chunks into scratch; a block per output combines the chunks in a fixed tree: in CUDA the
+// pass-1 block that finishes an output's chunks last, in OpenCL a second launch). The block
 // and pass-1 schedules also come as vector entries that read 16 bytes per lane along a dense
 // reduced dim. No atomics on values: the same plan gives the same bits on every run.
 #include <fmt/format.h>
@@ -147,6 +148,9 @@ class ReductionWriter {
     if (kind != EntryKind::RedThread)
       for (size_t k = 0; k < reduces_.size(); ++k)
         s += fmt::format("  {} {} tgc_sh{}[{}];\n", c_.d.shared(), acc_type(c_, value(k)), k, c_.d.has_shuffle() ? 32 : 256);
+    if ((kind == EntryKind::RedPass1 || kind == EntryKind::RedPass1Vector) &&
+        long_reduction(c_.d.dialect()).last_block_combines)
+      s += "  __shared__ bool tgc_last;\n  unsigned int* tgc_tickets = (unsigned int*)(errors + 1);\n";
     const bool vector = kind == EntryKind::RedBlockVector || kind == EntryKind::RedPass1Vector;
     switch (kind) {
       case EntryKind::RedThread:
@@ -174,19 +178,14 @@ class ReductionWriter {
         s += fold_range(vector);
         s += block_reduce() + "    if (lid == 0) {\n";
         for (size_t k = 0; k < reduces_.size(); ++k) s += fmt::format("      {}[b] = acc{};\n", partials(k), k);
-        s += "    }\n  }\n";
+        s += "    }\n";
+        if (long_reduction(c_.d.dialect()).last_block_combines) s += last_block_combines();
+        s += "  }\n";
         break;
       case EntryKind::RedPass2:
-        // A block per output combines its chunks' partials: threads stride over the chunks,
-        // then the block's tree (a single thread walking a thousand partials in order is
-        // bound by their load latency: slower than pass 1 itself).
         s += fmt::format("  for ({0} o = ({0}){1}; o < n_out; o += ({0}){2}) {{\n", idx_, c_.d.block_index(),
                          c_.d.grid_size());
-        s += kept_offsets("o") + accumulators_init();
-        s += unroll() + fmt::format("    for ({} ch = lid; ch < chunks; ch += lsize) {{\n", idx_);
-        for (size_t k = 0; k < reduces_.size(); ++k)
-          s += fmt::format("      acc{0} = {1}_comb{0}(acc{0}, {2}[o * chunks + ch]);\n", k, c_.prefix, partials(k));
-        s += "    }\n" + block_reduce() + "    if (lid == 0) {\n" + epilogue("      ") + "    }\n  }\n";
+        s += kept_offsets("o") + combine_partials(false) + "  }\n";
         break;
       default: TGC_INTERNAL_CHECK(false, "not a reduction entry");
     }
@@ -195,6 +194,34 @@ class ReductionWriter {
 
  private:
   const KernelValue& value(size_t k) const { return c_.k.values[reduces_[k]]; }
+
+  // Pass 2's work for output o (offsets q*): the block combines the chunks' partials (lanes
+  // stride over the chunks, then the block's tree: one thread walking a thousand partials in
+  // order is bound by their load latency) and runs the epilogue. `fresh`: the partials were
+  // written by other blocks of this launch, so they are read past the (incoherent) L1.
+  std::string combine_partials(bool fresh) const {
+    std::string s = "    {\n" + accumulators_init();
+    s += unroll() + fmt::format("    for ({} ch = lid; ch < chunks; ch += lsize) {{\n", idx_);
+    for (size_t k = 0; k < reduces_.size(); ++k) {
+      const std::string at = fmt::format("{}[o * chunks + ch]", partials(k));
+      s += fmt::format("      acc{0} = {1}_comb{0}(acc{0}, {2});\n", k, c_.prefix, fresh ? "__ldcg(&" + at + ")" : at);
+    }
+    s += "    }\n" + block_reduce() + "    if (lid == 0) {\n" + epilogue("      ");
+    if (fresh) s += "      tgc_tickets[o] = 0u;  /* zero again for the next launch */\n";
+    return s + "    }\n    }\n";
+  }
+
+  // CUDA, after a pass-1 block stored output o's partial: it takes a ticket for o, and the
+  // block taking the last one (all the chunks' partials are written) combines them, as pass 2
+  // would, and zeroes the counter. The fences order each partial's store before its ticket and
+  // the tickets before the combining block's loads; the order of the combination is fixed, so
+  // results do not depend on which block comes last.
+  std::string last_block_combines() const {
+    std::string s = "    if (lid == 0) {\n      __threadfence();\n";
+    s += "      tgc_last = atomicAdd(&tgc_tickets[o], 1u) == (unsigned)(chunks - 1);\n      __threadfence();\n    }\n";
+    s += fmt::format("    {};\n    if (tgc_last) {{\n", c_.d.barrier());
+    return s + combine_partials(true) + "    }\n";
+  }
 
   // The block's lanes fold the reduced elements [r0, r1) of output o. Scalar: lane l takes
   // r0 + l, r0 + l + lsize, ... Vector (the plan guarantees one dense reduced dim with every

@@ -1,5 +1,5 @@
 // Composite on CUDA: render + NVRTC + load once; per call the (cached) launch plan, scratch from the pool,
-// launches in order on the stream; the interpreter on the host where the fast path does not
+// launches in order on the stream (the kernel's state, its error flag and reduction tickets, kept across calls); the interpreter on the host where the fast path does not
 // apply or a kernel flags an error (it raises the reference's exact error).
 #include "backends/cuda/composite_thunk.h"
 
@@ -23,7 +23,10 @@ struct CompositeState {
   std::shared_ptr<const Composite> op;
   cfam::Source source;
   std::unique_ptr<CudaModule> module;
-  void* error_flag = nullptr;  // one device int, zero unless a kernel flagged an error
+  // The kernel's state (kernel_render.h, the ABI): the error flag, zero unless a kernel
+  // flagged an error, then `tickets` counters that every launch leaves at zero.
+  void* state = nullptr;
+  int64_t tickets = 0;
   UniquePinned host_flag;      // where the flag is read back (may_fail kernels only)
   std::string label;
 
@@ -31,7 +34,20 @@ struct CompositeState {
   std::vector<void*> pointers, args;
 
   ~CompositeState() {
-    if (error_flag) device->deallocate(error_flag, sizeof(int), device->default_stream());
+    if (state) device->deallocate(state, state_bytes(tickets), device->default_stream());
+  }
+
+  static size_t state_bytes(int64_t n) { return sizeof(int) * static_cast<size_t>(1 + n); }
+
+  // A zeroed state with room for n tickets, in stream order. The flag it replaces is zero too
+  // at a call's start (a flagged error is cleared before the call returns).
+  void reserve_tickets(int64_t n) {
+    if (state && n <= tickets) return;
+    void* fresh = device->allocate(state_bytes(n), device->default_stream());
+    TGC_CUDA_CHECK(cudaMemsetAsync(fresh, 0, state_bytes(n), device->stream()));
+    if (state) device->deallocate(state, state_bytes(tickets), device->default_stream());
+    state = fresh;
+    tickets = n;
   }
 
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
@@ -42,6 +58,7 @@ struct CompositeState {
     for (size_t k = 0; k < outputs.size(); ++k) ensure_output(outputs[k], kernel.outputs[k].dtype, out_shapes[k], *device);
     const cfam::LaunchPlan* plan = planner->plan(inputs, outputs);
     if (!plan) return run_on_host(*op, *device, inputs, outputs);
+    reserve_tickets(plan->tickets);
 
     pointers.clear();
     for (const Tensor& t : inputs) pointers.push_back(t.raw_data());
@@ -58,7 +75,7 @@ struct CompositeState {
     args.clear();
     for (void*& p : pointers) args.push_back(&p);
     args.push_back(&scratch);
-    args.push_back(&error_flag);
+    args.push_back(&state);
     args.push_back(const_cast<int64_t*>(planner->blob().data()));  // cuLaunchKernel only reads it
     for (const cfam::Launch& l : plan->launches) {
       TGC_INTERNAL_CHECK(l.blocks >= 1 && l.blocks <= INT_MAX, "launch of " + label + " with " +
@@ -68,10 +85,10 @@ struct CompositeState {
     }
     if (!source.may_fail) return;
     // Only kernels that can flag an error (integer division by zero, ...) pay this wait.
-    TGC_CUDA_CHECK(cudaMemcpyAsync(host_flag.get(), error_flag, sizeof(int), cudaMemcpyDeviceToHost, device->stream()));
+    TGC_CUDA_CHECK(cudaMemcpyAsync(host_flag.get(), state, sizeof(int), cudaMemcpyDeviceToHost, device->stream()));
     device->synchronize_stream();
     if (*static_cast<int*>(host_flag.get()) == 0) return;
-    TGC_CUDA_CHECK(cudaMemsetAsync(error_flag, 0, sizeof(int), device->stream()));
+    TGC_CUDA_CHECK(cudaMemsetAsync(state, 0, sizeof(int), device->stream()));
     // The interpreter raises the reference's error (and computes the values if it has none).
     run_on_host(*op, *device, inputs, outputs);
   }
@@ -98,8 +115,9 @@ ThunkFn make_composite_thunk(CudaDevice& device, std::shared_ptr<const Composite
   const std::string cubin = nvrtc_compile(state->source.code, "kernel of '" + label + "'", options, config.cache_dir);
   state->module = std::make_unique<CudaModule>(cubin, state->source.entries, "kernel of '" + label + "'");
   DeviceGuard guard(device.ordinal());
-  state->error_flag = device.allocate(sizeof(int), device.default_stream());
-  TGC_CUDA_CHECK(cudaMemsetAsync(state->error_flag, 0, sizeof(int), device.stream()));
+  // Room for the tickets of every output count that runs the pass-1 schedule (fewer outputs
+  // than twice the multiprocessors: launch_plan.cpp), so no call grows it while recording.
+  state->reserve_tickets(state->op->kernel().is_reduction() ? 2 * int64_t{device.limits().multiprocessors} : 0);
   if (state->source.may_fail) state->host_flag = make_pinned(sizeof(int));
   return [state](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { state->run(inputs, outputs); };
 }

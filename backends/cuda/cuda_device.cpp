@@ -103,7 +103,8 @@ CudaStream& CudaDevice::stream_of(Stream& s) const {
 }
 
 cfam::DeviceLimits CudaDevice::limits() const {
-  return cfam::DeviceLimits{info_.multiprocessors, info_.max_threads_per_block, info_.warp_size};
+  return cfam::DeviceLimits{info_.multiprocessors, info_.max_threads_per_block, info_.warp_size,
+                            cfam::long_reduction(cfam::Dialect::Cuda)};
 }
 
 void* CudaDevice::allocate(size_t bytes, Stream& stream) {

@@ -94,7 +94,8 @@ OpenCLDevice::~OpenCLDevice() {
 
 cfam::DeviceLimits OpenCLDevice::limits() const {
   // No sub-group width to rely on in OpenCL 1.2: reductions combine through local memory.
-  return cfam::DeviceLimits{info_.compute_units, std::min(info_.max_work_group_size, 256), 1};
+  return cfam::DeviceLimits{info_.compute_units, std::min(info_.max_work_group_size, 256), 1,
+                            cfam::long_reduction(cfam::Dialect::OpenCL)};
 }
 
 void* OpenCLDevice::allocate(size_t bytes, Stream&) {

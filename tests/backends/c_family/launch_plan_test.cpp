@@ -185,6 +185,54 @@ TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
   EXPECT_EQ(small->params[2], 64);
 }
 
+// CUDA's long reductions: 512-thread blocks, two per multiprocessor, and no pass 2: the block
+// taking an output's last ticket combines, so the plan asks for a ticket per output.
+TEST(PlanLaunch, CudaLongReductionsCombineInTheirOneLaunch) {
+  DeviceLimits cuda = kH100;
+  cuda.long_reduction = long_reduction(Dialect::Cuda);
+  EXPECT_TRUE(cuda.long_reduction.last_block_combines);
+  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 1, {0});
+  const int64_t n = 4000 * 4000;
+  auto p = plan_launch(k, {dense(DType::Float32, {n})}, {dense(DType::Float32, {})}, cuda);
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->launches.size(), 1u);
+  EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_pass1_vector_i32");
+  const int64_t chunks = p->params[2], chunk_len = p->params[3];
+  EXPECT_EQ(chunks, 2 * 132);
+  EXPECT_EQ(p->launches[0].blocks, chunks);
+  EXPECT_EQ(p->launches[0].threads, 512);
+  EXPECT_GE(chunks * chunk_len, n);
+  EXPECT_EQ(p->tickets, 1);
+  EXPECT_EQ(p->scratch_bytes, static_cast<size_t>(chunks) * 8);
+  // Three long rows: a ticket each, the chunks of the 264 blocks shared among them.
+  const Kernel rows = reduce_kernel(KernelReduceOp::Sum, 2, {1});
+  auto q = plan_launch(rows, {dense(DType::Float32, {3, 1 << 20})}, {dense(DType::Float32, {3})}, cuda);
+  ASSERT_EQ(q->launches.size(), 1u);
+  EXPECT_EQ(q->tickets, 3);
+  EXPECT_EQ(q->params[2], 88);
+  // Elsewhere (OpenCL) no tickets: pass 2 combines.
+  auto r = plan_launch(rows, {dense(DType::Float32, {3, 1 << 20})}, {dense(DType::Float32, {3})}, kH100);
+  EXPECT_EQ(r->tickets, 0);
+  EXPECT_EQ(r->launches.size(), 2u);
+}
+
+// CUDA's pass-1 entries carry the launch bounds the planner sizes the grid for, and the
+// combining tail; OpenCL's have neither.
+TEST(PlanLaunch, CudaPassOneEntriesKeepTwoBlocksResidentAndCombine) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 1, {0});
+  RenderOptions cuda;
+  cuda.dialect = Dialect::Cuda;
+  const std::string cu = render_body(k, cuda).code;
+  EXPECT_NE(cu.find("__launch_bounds__(512, 2) tgc_k_reduce_pass1_vector_i32("), std::string::npos);
+  EXPECT_NE(cu.find("atomicAdd(&tgc_tickets[o], 1u)"), std::string::npos);
+  EXPECT_NE(cu.find("tgc_tickets[o] = 0u"), std::string::npos);
+  RenderOptions ocl;
+  ocl.dialect = Dialect::OpenCL;
+  const std::string cl = render_body(k, ocl).code;
+  EXPECT_EQ(cl.find("__launch_bounds__"), std::string::npos);
+  EXPECT_EQ(cl.find("tgc_tickets"), std::string::npos);
+}
+
 // Vectors along the reduction need every row and chunk to start on 16 bytes and the reduced
 // dim to be dense; anything else reads element by element (the same entries' scalar forms).
 TEST(PlanLaunch, ReductionVectorsNeedDenseAlignedRows) {

@@ -98,6 +98,29 @@ TEST(CudaComposite, ReductionsAreIdenticalRunToRun) {
   }
 }
 
+// Long reductions with few outputs run in one launch whose last block per output combines
+// the partials and zeroes that output's ticket (kernel_render.h, LongReduction). Every call
+// gets fresh values, so a ticket left behind by one launch shows as a wrong result in the
+// next (no block would combine); calls after the first replay a CUDA graph. Two reductions
+// of three long rows share one kernel: three tickets, two partials per chunk.
+TEST(CudaComposite, LongReductionsCombineInOneLaunchCallAfterCall) {
+  TGC_REQUIRE_CUDA();
+  Var m = matrix("m", DType::Float32);
+  Var v = vector("v", DType::Float32);
+  const std::vector<Var> outs = {(m * m).sum(1), m.max(1), v.mean()};
+  Function fg = function({m, v}, outs, {}, cuda_test::on("cuda"));
+  Function fc = function({m, v}, outs, {}, cuda_test::on("cpu"));
+  for (uint64_t call = 0; call < 6; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call + 1));
+    const std::vector<Tensor> args = {uniform({3, 300'007}, DType::Float32, 40 + call),
+                                      uniform({1'000'003}, DType::Float32, 50 + call, call, call + 1.0)};
+    std::vector<Tensor> got = fg(args), want = fc(args);
+    for (size_t k = 0; k < outs.size(); ++k)
+      EXPECT_TRUE(tensors_allclose(got[k], want[k], 1e-5, 1e-6))
+          << "output " << k << ": " << cuda_test::diff_report(got[k], want[k]);
+  }
+}
+
 TEST(CudaComposite, ShapesOutsideTheFastPathFallBackToTheInterpreter) {
   TGC_REQUIRE_CUDA();
   // Both dims unknown at compile time; at run time y broadcasts along dim 0 inside the group.
