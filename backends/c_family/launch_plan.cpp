@@ -172,7 +172,7 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   const LongReduction& lr = limits.long_reduction;
   const int pass1_threads = block_threads(limits, lr.threads);
   EntryKind kind;
-  int64_t chunks = 1, chunk_len = n_red;
+  int64_t chunks = 1;
   if (n_red <= kSerialReduction || (n_out >= 2 * sms * threads && !inner_contiguous)) kind = EntryKind::RedThread;
   else if (n_out >= 2 * sms || n_red < kTwoPassMinReduction) kind = EntryKind::RedBlock;
   else {
@@ -181,8 +181,8 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
                                  std::max<int64_t>(1, n_red / kMinChunk));
   }
   // Vector loads along the reduction (the block and pass-1 schedules): every loop-space
-  // input reads one collapsed reduced dim densely, and every row (kept offsets) and chunk
-  // starts on a vector boundary. At 4 bytes per lane an H100 pass 1 reads at two thirds of
+  // input reads one collapsed reduced dim densely, and every row (kept offsets) starts on a
+  // vector boundary (chunks are interleaved stretches of whole vectors). At 4 bytes per lane an H100 pass 1 reads at two thirds of
   // its memory bandwidth: a lane needs more bytes in flight.
   const int w = detail::reduction_vector_width(k);
   bool vector = kind != EntryKind::RedThread && reduced.size() == 1;
@@ -195,11 +195,6 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     for (int64_t st : kept_s[j]) vector = vector && st % w == 0;
   }
   vector = vector && any_loop_input;
-  if (kind == EntryKind::RedPass1) {
-    chunk_len = ceil_div(n_red, chunks);
-    if (vector) chunk_len = ceil_div(chunk_len, w) * w;
-    chunks = ceil_div(n_red, chunk_len);
-  }
   // RedBlock (over the reduction) and pass 2 (over the chunks): a block as wide as the work
   // fills, from one warp up.
   auto block_for = [&](int64_t work) {
@@ -220,7 +215,9 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     default: blocks = std::clamp<int64_t>(n_out * chunks, 1, grid_cap(limits)); break;
   }
   const int64_t pass2_blocks = std::clamp<int64_t>(n_out, 1, grid_cap(limits));
-  bool index32 = n_out * chunks + blocks * block_size <= kInt32Max && n_red + block_size <= kInt32Max &&
+  // A lane's reduced index runs to below n_red plus a batch of kLoadBatch (4) strides of
+  // chunks * block_size (render_reduction.cpp).
+  bool index32 = n_out * chunks + blocks * block_size <= kInt32Max && n_red + 4 * chunks * block_size <= kInt32Max &&
                  n_out + pass2_blocks <= kInt32Max && chunks + pass2_threads <= kInt32Max;
   for (size_t op = 0; op < ops.size(); ++op)
     index32 = index32 && max_offset(kept, kept_s[op]) + max_offset(reduced, reduced_s[op]) <= kInt32Max;
@@ -233,7 +230,6 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   plan.params[ParamLayout::kNOut] = n_out;
   plan.params[ParamLayout::kNRed] = n_red;
   plan.params[ParamLayout::kChunks] = chunks;
-  plan.params[ParamLayout::kChunkLen] = chunk_len;
   plan.params[ParamLayout::kKeptRank] = static_cast<int64_t>(kept.size());
   plan.params[ParamLayout::kRedRank] = static_cast<int64_t>(reduced.size());
   put(plan.params, layout.kept_shape(), layout.kept_cap, kept, 1);

@@ -24,7 +24,7 @@ enum class EntryKind {
   // Reduction kernels.
   RedThread,  // one thread per output element, its reduction in C order
   RedBlock,   // one block per output element: strided lanes, then a fixed tree
-  RedPass1,   // blocks reduce fixed chunks of each output's reduction into scratch partials
+  RedPass1,   // blocks reduce fixed chunks (interleaved stretches) of each output's reduction into scratch partials
   RedPass2,   // one block per output: the chunk partials combined in order, the epilogue
   // RedBlock and RedPass1 reading 16-byte vectors along a dense reduced dim (aligned rows
   // and chunks), a scalar tail after the last whole vector.
@@ -41,7 +41,7 @@ int entry_index(const Kernel& k, EntryKind kind, bool index32);
 std::string entry_name(const std::string& prefix, EntryKind kind, bool index32);
 
 // The params blob: v[] slots. Elementwise: n, rank, shape[R], strides[R] per operand (inputs
-// then outputs). Reductions: n_out, n_red, chunks, chunk_len, kept rank, reduced rank,
+// then outputs). Reductions: n_out, n_red, chunks, kept rank, reduced rank,
 // kept shape[Rk], reduced shape[Rr], then per operand kept strides[Rk] and reduced
 // strides[Rr]. Used dims sit at the end of each group (leading unused dims are 1 / 0).
 struct ParamLayout {
@@ -50,8 +50,8 @@ struct ParamLayout {
   int red_cap = 0;   // Rr (0 for elementwise)
   int nops = 0;
   static constexpr int kN = 0, kRank = 1;                                       // elementwise
-  static constexpr int kNOut = 0, kNRed = 1, kChunks = 2, kChunkLen = 3, kKeptRank = 4, kRedRank = 5;  // reductions
-  int header() const { return reduction ? 6 : 2; }
+  static constexpr int kNOut = 0, kNRed = 1, kChunks = 2, kKeptRank = 3, kRedRank = 4;  // reductions
+  int header() const { return reduction ? 5 : 2; }
   int kept_shape() const { return header(); }
   int red_shape() const { return header() + kept_cap; }
   int kept_strides(int op) const { return header() + kept_cap + red_cap + op * (kept_cap + red_cap); }

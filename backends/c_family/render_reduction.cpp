@@ -135,11 +135,10 @@ class ReductionWriter {
     s += "  int tgc_errors = 0;\n  (void)scratch; (void)errors;\n";
     s += fmt::format("  const {0} n_out = {1};\n  const {0} n_red = {2};\n", idx_, c_.param(ParamLayout::kNOut, idx_),
                      c_.param(ParamLayout::kNRed, idx_));
-    s += fmt::format("  const {0} chunks = {1};\n  const {0} chunk_len = {2};\n", idx_,
-                     c_.param(ParamLayout::kChunks, idx_), c_.param(ParamLayout::kChunkLen, idx_));
+    s += fmt::format("  const {0} chunks = {1};\n", idx_, c_.param(ParamLayout::kChunks, idx_));
     s += fmt::format("  const int krank = (int)P.v[{}];\n  const int rrank = (int)P.v[{}];\n", ParamLayout::kKeptRank,
                      ParamLayout::kRedRank);
-    s += "  (void)n_red; (void)chunks; (void)chunk_len; (void)rrank;\n";
+    s += "  (void)n_red; (void)chunks; (void)rrank;\n";
     s += fmt::format("  const {0} tid = ({0}){1} * ({0}){2} + ({0}){3};\n", idx_, c_.d.block_index(),
                      c_.d.block_size(), c_.d.thread_index());
     s += fmt::format("  const {0} step = ({0}){1} * ({0}){2};\n", idx_, c_.d.grid_size(), c_.d.block_size());
@@ -164,7 +163,7 @@ class ReductionWriter {
         s += fmt::format("  for ({0} o = ({0}){1}; o < n_out; o += ({0}){2}) {{\n", idx_, c_.d.block_index(),
                          c_.d.grid_size());
         s += kept_offsets("o") + accumulators_init();
-        s += fmt::format("    const {0} r0 = 0, r1 = n_red;\n", idx_);
+        s += fmt::format("    const {0} first = lid, stride = lsize;\n", idx_);
         s += fold_range(vector);
         s += block_reduce() + "    if (lid == 0) {\n" + epilogue("      ") + "    }\n  }\n";
         break;
@@ -172,8 +171,12 @@ class ReductionWriter {
       case EntryKind::RedPass1Vector:
         s += fmt::format("  for ({0} b = ({0}){1}; b < n_out * chunks; b += ({0}){2}) {{\n", idx_, c_.d.block_index(),
                          c_.d.grid_size());
-        s += fmt::format("    const {0} o = b / chunks;\n    const {0} r0 = (b - o * chunks) * chunk_len;\n", idx_);
-        s += fmt::format("    const {0} r1 = r0 + chunk_len < n_red ? r0 + chunk_len : n_red;\n", idx_);
+        // Chunk c of output o: the block's lanes start at c's stretch of lsize elements (or
+        // vectors) and stride over all the chunks' stretches, so the blocks of an output
+        // sweep its row together, in address order.
+        s += fmt::format("    const {0} o = b / chunks;\n    const {0} first = (b - o * chunks) * ({0})lsize + lid;\n",
+                         idx_);
+        s += fmt::format("    const {0} stride = chunks * ({0})lsize;\n", idx_);
         s += kept_offsets("o") + accumulators_init();
         s += fold_range(vector);
         s += block_reduce() + "    if (lid == 0) {\n";
@@ -223,10 +226,10 @@ class ReductionWriter {
     return s + combine_partials(true) + "    }\n";
   }
 
-  // The block's lanes fold the reduced elements [r0, r1) of output o. Scalar: lane l takes
-  // r0 + l, r0 + l + lsize, ... Vector (the plan guarantees one dense reduced dim with every
-  // row and chunk start 16-byte aligned): lane l takes whole vectors l, l + lsize, ... from
-  // r0, then the elements after the last whole vector one by one. The vectors go in batches
+  // A lane folds the reduced elements first, first + stride, ... of output o. Scalar:
+  // element indices. Vector (the plan guarantees one dense reduced dim with every row
+  // 16-byte aligned): whole vectors first, first + stride, ..., then the elements after the
+  // last whole vector, with the same first and stride. The vectors go in batches
   // of kLoadBatch per lane, all loaded before the first is folded, so that a lane has that
   // many loads in flight whatever the compiler schedules. On an H100 this moved the sum of
   // squares' pass 1 from 74% to 75.5% of the DRAM bandwidth (28.5 -> 28.1 us a call): a small
@@ -235,15 +238,15 @@ class ReductionWriter {
   static constexpr int kLoadBatch = 4;
 
   std::string fold_range(bool vector) const {
-    if (!vector) return unroll() + fmt::format("    for ({} r = r0 + lid; r < r1; r += lsize)\n", idx_) + fold_element("r");
+    if (!vector) return unroll() + fmt::format("    for ({} r = first; r < n_red; r += stride)\n", idx_) + fold_element("r");
     const int w = reduction_vector_width(c_.k);
-    std::string s = fmt::format("    const {0} nv = (r1 - r0) / {1};\n    {0} v = lid;\n", idx_, w);
-    s += fmt::format("    for (; v + {} * lsize < nv; v += {} * lsize) {{\n", kLoadBatch - 1, kLoadBatch);
-    for (int b = 0; b < kLoadBatch; ++b) s += load_vectors(fmt::format("v + {} * lsize", b), "_" + std::to_string(b));
+    std::string s = fmt::format("    const {0} nv = n_red / {1};\n    {0} v = first;\n", idx_, w);
+    s += fmt::format("    for (; v + {} * stride < nv; v += {} * stride) {{\n", kLoadBatch - 1, kLoadBatch);
+    for (int b = 0; b < kLoadBatch; ++b) s += load_vectors(fmt::format("v + {} * stride", b), "_" + std::to_string(b));
     for (int b = 0; b < kLoadBatch; ++b) s += fold_vectors("_" + std::to_string(b));
     s += "    }\n";
-    s += "    for (; v < nv; v += lsize) {\n" + load_vectors("v", "") + fold_vectors("") + "    }\n";
-    s += fmt::format("    for ({} r = r0 + nv * {} + lid; r < r1; r += lsize)\n", idx_, w) + fold_element("r");
+    s += "    for (; v < nv; v += stride) {\n" + load_vectors("v", "") + fold_vectors("") + "    }\n";
+    s += fmt::format("    for ({} r = nv * {} + first; r < n_red; r += stride)\n", idx_, w) + fold_element("r");
     return s;
   }
 
@@ -254,13 +257,13 @@ class ReductionWriter {
     return inputs;
   }
 
-  // Every loop-space input's vector at index `at` from r0, as a<j><suffix>.
+  // Every loop-space input's vector at index `at` of output o's row, as a<j><suffix>.
   std::string load_vectors(const std::string& at, const std::string& suffix) const {
     const int w = reduction_vector_width(c_.k);
     std::string s;
     for (int j : loop_inputs())
       s += fmt::format("      const {} a{}{} = {};\n", c_.d.vector_type(c_.k.inputs[j].dtype, w), j, suffix,
-                       c_.d.vector_load(c_.k.inputs[j].dtype, w, fmt::format("(p{0} + q{0} + r0)", j), at));
+                       c_.d.vector_load(c_.k.inputs[j].dtype, w, fmt::format("(p{0} + q{0})", j), at));
     return s;
   }
 

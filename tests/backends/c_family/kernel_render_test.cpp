@@ -100,8 +100,8 @@ TEST(KernelRender, ReductionsCombineWithShufflesInCudaAndLocalTreesInOpenCL) {
   EXPECT_EQ(cu.entries[4], "tgc_k_reduce_pass1_i32");
   EXPECT_EQ(cu.entries[8], "tgc_k_reduce_block_vector_i32");  // vector entries: int32 only
   EXPECT_EQ(cu.entries[9], "tgc_k_reduce_pass1_vector_i32");
-  EXPECT_TRUE(has(cu.code, "const float4 a0 = ((const float4*)(p0 + q0 + r0))[v];"));
-  EXPECT_TRUE(has(cl.code, "const float4 a0 = vload4(v, (p0 + q0 + r0));"));
+  EXPECT_TRUE(has(cu.code, "const float4 a0 = ((const float4*)(p0 + q0))[v];"));
+  EXPECT_TRUE(has(cl.code, "const float4 a0 = vload4(v, (p0 + q0));"));
   EXPECT_TRUE(has(cu.code, "__shfl_down_sync(0xffffffffu, acc0, off)"));
   EXPECT_TRUE(has(cu.code, "__shared__ float tgc_sh0[32];"));
   EXPECT_TRUE(has(cu.code, "return (b > a || isnan(b)) ? b : a;"));  // NaN wins, as CAReduce
