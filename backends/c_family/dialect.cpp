@@ -8,11 +8,12 @@ namespace tgc::cfam {
 LongReduction long_reduction(Dialect dialect) {
   // CUDA: 512-thread blocks, two resident per multiprocessor (one wave of 264 blocks on an
   // H100 or H200), and no pass-2 launch. Timed on an H200 (sum of squares of 4000x4000
-  // float32, a stand-alone copy of the generated schedule, CUDA graph per call): 256-thread
-  // blocks, 8 per multiprocessor plus a pass-2 launch 20.1 us; the same, last block combining
-  // 19.1 us; 512 threads, 2 per multiprocessor, last block combining 18.9 us. Fewer partials
-  // leave the combining block less to read, and 1024 resident threads with four 16-byte
-  // loads each in flight keep the memory busy (docs/performance.md, GPU run 9).
+  // float32, benchmarks/cuda_experiments/reduction_designs.cu, a CUDA graph per call): 256
+  // threads, 8 per multiprocessor, interleaved chunks and a pass-2 launch 19.6-20.0 us; the
+  // same with the last block combining 19.0-19.2 us; 512 threads, 2 per multiprocessor, last
+  // block combining 18.9 us. Fewer partials leave the combining block less to read, and 1024
+  // resident threads with four 16-byte loads each in flight were enough to keep the memory
+  // busy (docs/performance.md, GPU run 9).
   if (dialect == Dialect::Cuda) return {512, 2, true};
   // OpenCL 1.2 promises nothing about one work-group seeing another's writes within a
   // launch, so pass 2 combines; its local-memory tree holds 256 lanes.

@@ -1,5 +1,6 @@
 // Composite on CUDA: render + NVRTC + load once; per call the (cached) launch plan, scratch from the pool,
-// launches in order on the stream (the kernel's state, its error flag and reduction tickets, kept across calls); the interpreter on the host where the fast path does not
+// launches in order on the stream (with the kernel's state, its error flag and reduction
+// tickets, kept across calls); the interpreter on the host where the fast path does not
 // apply or a kernel flags an error (it raises the reference's exact error).
 #include "backends/cuda/composite_thunk.h"
 
