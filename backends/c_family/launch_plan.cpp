@@ -182,8 +182,9 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   }
   // Vector loads along the reduction (the block and pass-1 schedules): every loop-space
   // input reads one collapsed reduced dim densely, and every row (kept offsets) starts on a
-  // vector boundary (chunks are interleaved stretches of whole vectors). At 4 bytes per lane an H100 pass 1 reads at two thirds of
-  // its memory bandwidth: a lane needs more bytes in flight.
+  // vector boundary (chunks are interleaved stretches of whole vectors). At 4 bytes per lane
+  // an H100 pass 1 reads at two thirds of its memory bandwidth: a lane needs more bytes in
+  // flight.
   const int w = detail::reduction_vector_width(k);
   bool vector = kind != EntryKind::RedThread && reduced.size() == 1;
   bool any_loop_input = false;
@@ -215,9 +216,10 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     default: blocks = std::clamp<int64_t>(n_out * chunks, 1, grid_cap(limits)); break;
   }
   const int64_t pass2_blocks = std::clamp<int64_t>(n_out, 1, grid_cap(limits));
-  // A lane's reduced index runs to below n_red plus a batch of kLoadBatch (4) strides of
-  // chunks * block_size (render_reduction.cpp).
-  bool index32 = n_out * chunks + blocks * block_size <= kInt32Max && n_red + 4 * chunks * block_size <= kInt32Max &&
+  // A lane's reduced index runs to below n_red plus a load batch of strides of chunks *
+  // block_size (render_reduction.cpp).
+  bool index32 = n_out * chunks + blocks * block_size <= kInt32Max &&
+                 n_red + detail::kReductionLoadBatch * chunks * block_size <= kInt32Max &&
                  n_out + pass2_blocks <= kInt32Max && chunks + pass2_threads <= kInt32Max;
   for (size_t op = 0; op < ops.size(); ++op)
     index32 = index32 && max_offset(kept, kept_s[op]) + max_offset(reduced, reduced_s[op]) <= kInt32Max;

@@ -24,13 +24,17 @@ enum class EntryKind {
   // Reduction kernels.
   RedThread,  // one thread per output element, its reduction in C order
   RedBlock,   // one block per output element: strided lanes, then a fixed tree
-  RedPass1,   // blocks reduce fixed chunks (interleaved stretches) of each output's reduction into scratch partials
+  RedPass1,   // blocks reduce fixed, interleaved chunks of each output's reduction into partials
   RedPass2,   // one block per output: the chunk partials combined in order, the epilogue
-  // RedBlock and RedPass1 reading 16-byte vectors along a dense reduced dim (aligned rows
-  // and chunks), a scalar tail after the last whole vector.
+  // RedBlock and RedPass1 reading 16-byte vectors along a dense reduced dim (aligned rows),
+  // a scalar tail after the last whole vector.
   RedBlockVector,
   RedPass1Vector,
 };
+// Vectors a lane of the vector reductions loads before folding the first: the renderer's
+// batch, and the planner's bound on how far past n_red a lane's index runs (int32 or not).
+constexpr int kReductionLoadBatch = 4;
+
 struct EntrySpec {
   EntryKind kind;
   bool index32;

@@ -230,20 +230,20 @@ class ReductionWriter {
   // element indices. Vector (the plan guarantees one dense reduced dim with every row
   // 16-byte aligned): whole vectors first, first + stride, ..., then the elements after the
   // last whole vector, with the same first and stride. The vectors go in batches
-  // of kLoadBatch per lane, all loaded before the first is folded, so that a lane has that
+  // of kReductionLoadBatch per lane, all loaded before the first is folded, so that a lane has that
   // many loads in flight whatever the compiler schedules. On an H100 this moved the sum of
   // squares' pass 1 from 74% to 75.5% of the DRAM bandwidth (28.5 -> 28.1 us a call): a small
   // gain; the warps still wait on memory most of the time. The fold order is the plain
   // loop's, so results do not change.
-  static constexpr int kLoadBatch = 4;
-
   std::string fold_range(bool vector) const {
     if (!vector) return unroll() + fmt::format("    for ({} r = first; r < n_red; r += stride)\n", idx_) + fold_element("r");
     const int w = reduction_vector_width(c_.k);
     std::string s = fmt::format("    const {0} nv = n_red / {1};\n    {0} v = first;\n", idx_, w);
-    s += fmt::format("    for (; v + {} * stride < nv; v += {} * stride) {{\n", kLoadBatch - 1, kLoadBatch);
-    for (int b = 0; b < kLoadBatch; ++b) s += load_vectors(fmt::format("v + {} * stride", b), "_" + std::to_string(b));
-    for (int b = 0; b < kLoadBatch; ++b) s += fold_vectors("_" + std::to_string(b));
+    s += fmt::format("    for (; v + {} * stride < nv; v += {} * stride) {{\n", kReductionLoadBatch - 1,
+                     kReductionLoadBatch);
+    for (int b = 0; b < kReductionLoadBatch; ++b)
+      s += load_vectors(fmt::format("v + {} * stride", b), "_" + std::to_string(b));
+    for (int b = 0; b < kReductionLoadBatch; ++b) s += fold_vectors("_" + std::to_string(b));
     s += "    }\n";
     s += "    for (; v < nv; v += stride) {\n" + load_vectors("v", "") + fold_vectors("") + "    }\n";
     s += fmt::format("    for ({} r = nv * {} + first; r < n_red; r += stride)\n", idx_, w) + fold_element("r");

@@ -4,14 +4,13 @@
 // through local memory (89% of the copy on an H200; by value 101%): docs/performance.md, GPU
 // run 9. Not part of the CMake build; on a GPU machine:
 //   nvcc -O3 -std=c++20 -arch=sm_90 chain_element_calls.cu -o chain_element_calls && ./chain_element_calls
-#include <cuda_runtime.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %s:%d: %s\n", #x, __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
+#include "graph_timer.cuh"
 
 constexpr int N = 1 << 26;
 constexpr int NV = N / 4;
@@ -113,29 +112,6 @@ __global__ void fill(float* a, int n, unsigned seed) {
 }
 
 cudaStream_t st;
-float time_graph(const std::function<void(cudaStream_t)>& enq, int calls, int reps) {
-  cudaGraph_t g; cudaGraphExec_t ge;
-  CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-  enq(st);
-  CK(cudaStreamEndCapture(st, &g));
-  CK(cudaGraphInstantiate(&ge, g, 0));
-  for (int i = 0; i < 3; ++i) CK(cudaGraphLaunch(ge, st));
-  CK(cudaStreamSynchronize(st));
-  cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(e0, st));
-    for (int i = 0; i < calls; ++i) CK(cudaGraphLaunch(ge, st));
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f / calls);
-  }
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  CK(cudaGraphExecDestroy(ge)); CK(cudaGraphDestroy(g));
-  return t[t.size() / 2];
-}
 
 int main() {
   cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
@@ -147,7 +123,7 @@ int main() {
   CK(cudaMalloc(&c1, 1 << 28)); CK(cudaMalloc(&c2, 1 << 28));
   fill<<<1024, 256>>>(a, N, 1); fill<<<1024, 256>>>(b, N, 2); fill<<<1024, 256>>>(c, N, 3);
   CK(cudaDeviceSynchronize());
-  const float tc = time_graph([&](cudaStream_t s) { CK(cudaMemcpyAsync(c2, c1, 1 << 28, cudaMemcpyDeviceToDevice, s)); }, 50, 5);
+  const float tc = time_graph(st, [&](cudaStream_t s) { CK(cudaMemcpyAsync(c2, c1, 1 << 28, cudaMemcpyDeviceToDevice, s)); }, 50, 5);
   const double copy_gbs = 2.0 * (1 << 28) / (tc * 1e3);
   printf("copy 2^28 B D2D: %.1f us = %.0f GB/s\n", tc, copy_gbs);
   std::vector<float> ha(N), hb(N), hc(N), ho(N);
@@ -164,8 +140,8 @@ int main() {
       const double want = av * std::exp(-bv) + cv * std::tanh(av) - 0.5 * bv * cv;
       worst = std::max(worst, std::fabs(ho[i] - want) / (1e-5 + std::fabs(want)));
     }
-    float t1 = time_graph([&](cudaStream_t s) { kern<<<blocks, threads, 0, s>>>(b, a, c, o, N); }, 20, 5);
-    float t2 = time_graph([&](cudaStream_t s) { kern<<<blocks, threads, 0, s>>>(b, a, c, o, N); }, 20, 5);
+    float t1 = time_graph(st, [&](cudaStream_t s) { kern<<<blocks, threads, 0, s>>>(b, a, c, o, N); }, 20, 5);
+    float t2 = time_graph(st, [&](cudaStream_t s) { kern<<<blocks, threads, 0, s>>>(b, a, c, o, N); }, 20, 5);
     const float t = std::min(t1, t2);
     const double gbs = 16.0 * N / (t * 1e3);
     printf("%-44s %7.1f / %7.1f us  %6.0f GB/s  %5.1f%% of copy  (err %.1e)\n", name, t1, t2, gbs, 100 * gbs / copy_gbs, worst);
@@ -183,6 +159,6 @@ int main() {
   row("no math (a+b-c)", chain<3, 1>, g, 256);
   row("inline, one wave 8x256/SM", chain<1, 1>, 8 * sms, 256);
   row("noinline through pointers, one wave", chain<0, 1>, 8 * sms, 256);
-  printf("copy again: %.1f us\n", time_graph([&](cudaStream_t s) { CK(cudaMemcpyAsync(c2, c1, 1 << 28, cudaMemcpyDeviceToDevice, s)); }, 50, 5));
+  printf("copy again: %.1f us\n", time_graph(st, [&](cudaStream_t s) { CK(cudaMemcpyAsync(c2, c1, 1 << 28, cudaMemcpyDeviceToDevice, s)); }, 50, 5));
   return 0;
 }

@@ -8,7 +8,6 @@
 // 1: a vector's squares in float first, 2: float accumulator), load flavour, "last" = the block
 // taking the last ticket combines (no pass 2), "pdl" = pass 2 by programmatic dependent launch.
 #include <cub/cub.cuh>
-#include <cuda_runtime.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %s:%d: %s\n", #x, __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
+#include "graph_timer.cuh"
 
 constexpr int N = 4000 * 4000;
 constexpr int NV = N / 4;
@@ -144,31 +143,6 @@ int sms = 0;
 float* d_a; double* d_part; float* d_out; char* d_copy;
 cudaStream_t st;
 
-float time_graph(const std::function<void(cudaStream_t)>& enq, int calls, int reps, float* spread) {
-  cudaGraph_t g; cudaGraphExec_t ge;
-  CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-  enq(st);
-  CK(cudaStreamEndCapture(st, &g));
-  CK(cudaGraphInstantiate(&ge, g, 0));
-  for (int i = 0; i < 20; ++i) CK(cudaGraphLaunch(ge, st));
-  CK(cudaStreamSynchronize(st));
-  cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(e0, st));
-    for (int i = 0; i < calls; ++i) CK(cudaGraphLaunch(ge, st));
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f / calls);
-  }
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  *spread = t.back() - t.front();
-  CK(cudaGraphExecDestroy(ge)); CK(cudaGraphDestroy(g));
-  return t[t.size() / 2];
-}
-
 double ref = 0;
 void check(const char* name) {
   float h; CK(cudaMemcpy(&h, d_out, 4, cudaMemcpyDeviceToHost));
@@ -183,8 +157,8 @@ void row(const std::string& name, const std::function<void(cudaStream_t)>& enq, 
   CK(cudaGetLastError());
   check(name.c_str());
   float sp1, sp2;
-  const float a = time_graph(enq, 200, 7, &sp1);
-  const float b = time_graph(enq, 200, 7, &sp2);
+  const float a = time_graph(st, enq, 200, 7, 20, &sp1);
+  const float b = time_graph(st, enq, 200, 7, 20, &sp2);
   printf("%-52s %7.2f us %7.2f us  (spread %.2f/%.2f)  %6.0f GB/s  regs %d occ %d\n", name.c_str(), a, b, sp1, sp2,
          N * 4.0 / (std::min(a, b) * 1e3), regs, occ);
 }
@@ -245,8 +219,8 @@ int main() {
 
   {  // copy bandwidth: 64 MB and 256 MB device to device
     float sp;
-    const float t64 = time_graph([](cudaStream_t s) { CK(cudaMemcpyAsync(d_copy, d_a, N * 4, cudaMemcpyDeviceToDevice, s)); }, 200, 7, &sp);
-    const float t128 = time_graph([](cudaStream_t s) { CK(cudaMemcpyAsync(d_copy + N * 4, d_copy, N * 4, cudaMemcpyDeviceToDevice, s)); }, 200, 7, &sp);
+    const float t64 = time_graph(st, [](cudaStream_t s) { CK(cudaMemcpyAsync(d_copy, d_a, N * 4, cudaMemcpyDeviceToDevice, s)); }, 200, 7, 20, &sp);
+    const float t128 = time_graph(st, [](cudaStream_t s) { CK(cudaMemcpyAsync(d_copy + N * 4, d_copy, N * 4, cudaMemcpyDeviceToDevice, s)); }, 200, 7, 20, &sp);
     printf("copy 64 MB D2D: %.2f / %.2f us = %.0f GB/s (read+write)\n", t64, t128, 2.0 * N * 4 / (t64 * 1e3));
   }
   {  // CUB

@@ -93,6 +93,19 @@ TEST(KernelRender, IntegerDivisionSetsErrorBitsInBothDialects) {
   EXPECT_FALSE(render(binary_kernel(ScalarOpKind::FloorDiv, DType::Float32, 1), kCuda).may_fail);
 }
 
+// CUDA's pass-1 entries carry the launch bounds the planner sizes the grid for, and the
+// combining tail; OpenCL's have neither.
+TEST(KernelRender, CudaPassOneEntriesKeepTwoBlocksResidentAndCombine) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 1, {0});
+  const std::string cu = render(k, kCuda).code, cl = render(k, kOpenCL).code;
+  EXPECT_TRUE(has(cu, "__launch_bounds__(512, 2) tgc_k_reduce_pass1_vector_i32("));
+  EXPECT_TRUE(has(cu, "atomicAdd(&tgc_tickets[o], 1u)"));
+  EXPECT_TRUE(has(cu, "tgc_tickets[o] = 0u"));
+  EXPECT_FALSE(has(cu, "__launch_bounds__(512, 2) tgc_k_reduce_block"));  // pass 1 only
+  EXPECT_FALSE(has(cl, "__launch_bounds__"));
+  EXPECT_FALSE(has(cl, "tgc_tickets"));
+}
+
 TEST(KernelRender, ReductionsCombineWithShufflesInCudaAndLocalTreesInOpenCL) {
   const Kernel k = reduce_kernel(KernelReduceOp::Max, 2, {1});
   const Source cu = render(k, kCuda), cl = render(k, kOpenCL);

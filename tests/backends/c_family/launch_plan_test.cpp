@@ -213,23 +213,6 @@ TEST(PlanLaunch, CudaLongReductionsCombineInTheirOneLaunch) {
   EXPECT_EQ(r->launches.size(), 2u);
 }
 
-// CUDA's pass-1 entries carry the launch bounds the planner sizes the grid for, and the
-// combining tail; OpenCL's have neither.
-TEST(PlanLaunch, CudaPassOneEntriesKeepTwoBlocksResidentAndCombine) {
-  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 1, {0});
-  RenderOptions cuda;
-  cuda.dialect = Dialect::Cuda;
-  const std::string cu = render_body(k, cuda).code;
-  EXPECT_NE(cu.find("__launch_bounds__(512, 2) tgc_k_reduce_pass1_vector_i32("), std::string::npos);
-  EXPECT_NE(cu.find("atomicAdd(&tgc_tickets[o], 1u)"), std::string::npos);
-  EXPECT_NE(cu.find("tgc_tickets[o] = 0u"), std::string::npos);
-  RenderOptions ocl;
-  ocl.dialect = Dialect::OpenCL;
-  const std::string cl = render_body(k, ocl).code;
-  EXPECT_EQ(cl.find("__launch_bounds__"), std::string::npos);
-  EXPECT_EQ(cl.find("tgc_tickets"), std::string::npos);
-}
-
 // Vectors along the reduction need every row and chunk to start on 16 bytes and the reduced
 // dim to be dense; anything else reads element by element (the same entries' scalar forms).
 TEST(PlanLaunch, ReductionVectorsNeedDenseAlignedRows) {
