@@ -1,0 +1,80 @@
+// What a GPU API adds to runtime::Device, so that everything GPU APIs do alike is written
+// once in backends/gpu/ (the Composite, transfer, view, copy, index and host-fallback
+// thunks, BLAS operand preparation, the table of device-op rules) and backends/cuda/ and
+// backends/opencl/ hold only their device, module and library calls.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/c_family/kernel_render.h"
+#include "runtime/device.h"
+
+namespace tgc::gpu {
+
+// One argument of a launch, in the entry's parameter order. An address argument is a
+// device address (an operand, scratch, a kernel's state); each API passes it its own way:
+// CUDA as the pointer, OpenCL as the cl_mem holding it and — for operands (element_size > 0)
+// — an element offset appended after every other argument, in order (the C-family ABI of
+// kernel_render.h). A value argument is `bytes` bytes passed by value (a params blob, an int).
+struct LaunchArg {
+  enum class Kind : uint8_t { Address, Value };
+  Kind kind = Kind::Value;
+  const void* ptr = nullptr;  // Address: the device address (may be null); Value: the bytes
+  size_t size = 0;            // Address: element size (0: a whole buffer, no offset); Value: bytes
+
+  static LaunchArg operand(const void* address, size_t element_size) {
+    return {Kind::Address, address, element_size};
+  }
+  static LaunchArg buffer(const void* address) { return {Kind::Address, address, 0}; }
+  static LaunchArg value(const void* bytes, size_t n) { return {Kind::Value, bytes, n}; }
+};
+
+// A compiled translation unit of C-family source on one device: its entries by index.
+class GpuModule {
+ public:
+  virtual ~GpuModule() = default;
+  // Enqueues entry `entry` over `blocks` blocks (work-groups) of `threads` on the device's
+  // stream. Launch errors are DeviceErrors naming the module's label and the entry.
+  virtual void launch(size_t entry, int64_t blocks, int threads, size_t shared_bytes,
+                      std::span<const LaunchArg> args) = 0;
+};
+
+// What a module is built from. `render(-1)` is the whole translation unit; `render(e)` the
+// unit with only entry e defined (RenderOptions::only_entry), for APIs whose compiler is
+// slow per entry (PoCL): those build each entry on its first launch.
+struct ModuleSource {
+  std::string label;                 // "kernel of 'c = add(a, b)'", "copy kernels"
+  std::vector<std::string> entries;  // entry names; launch() indexes this list
+  std::function<std::string(int only_entry)> render;
+  bool fast_math = false;
+};
+
+class GpuDevice : public Device {
+ public:
+  virtual cfam::Dialect dialect() const = 0;
+  virtual cfam::DeviceLimits limits() const = 0;
+  // Compiles (through the kernel cache) and loads `source`.
+  virtual std::unique_ptr<GpuModule> load_module(ModuleSource source) = 0;
+  // Zeroes `bytes` device bytes at `ptr`, in stream order.
+  virtual void fill_zero(void* ptr, size_t bytes) = 0;
+  // The int at device address `ptr`, once the work before it ran (an error flag): waits.
+  virtual int read_int(const void* ptr) = 0;
+  // Host memory that results coming back are copied into (pinned on CUDA: one asynchronous
+  // copy; plain host memory elsewhere).
+  virtual Device& host_result_memory() { return host_device(); }
+  // Waits until results copied into host_result_memory() are there (no-op where
+  // copy_to_host completes on return). While a call is recorded the wait belongs to each
+  // replay.
+  virtual void wait_for_host_results() {}
+  // Dense copies of at most this many bytes are cheaper as a kernel than through the API's
+  // copy engine (0: always the API's copy).
+  virtual size_t kernel_copy_max_bytes() const { return 0; }
+};
+
+}  // namespace tgc::gpu
