@@ -26,6 +26,9 @@ class Backend {
   // Whether the thunk of a device-placed `node` touches nothing but its operands on the
   // device (Thunk::self_contained): a recorded call may run its work beside other work.
   virtual bool self_contained(const Node& /*node*/) const { return false; }
+  // Why `node` has no implementation on device() (for assert_no_cpu_op and `tgc show`): ""
+  // when it has one, or when the backend does not say.
+  virtual std::string host_reason(const Node& /*node*/) const { return ""; }
 };
 
 }  // namespace tgc

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 
 namespace tgc {
 
@@ -207,6 +208,22 @@ KernelCache& kernel_cache_for(const std::string& cache_dir) {
   auto& slot = caches[dir];
   if (!slot) slot = std::make_unique<KernelCache>(dir);
   return *slot;
+}
+
+std::string source_hash(const std::string& source) {
+  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+  for (unsigned char c : source) {
+    a = (a ^ c) * 0x100000001b3ull;
+    b = (b ^ (c + 0x5bu)) * 0x100000001b3ull;
+  }
+  return fmt::format("{:016x}{:016x}-{}", a, b, source.size());
+}
+
+std::string numbered_source(const std::string& source) {
+  std::istringstream in(source);
+  std::string line, out;
+  for (int n = 1; std::getline(in, line); ++n) out += fmt::format("{:5} {}\n", n, line);
+  return out;
 }
 
 }  // namespace tgc

@@ -75,4 +75,10 @@ KernelCache& kernel_cache_for(const std::string& cache_dir);
 // "~/.cache/tgc" -> "/home/u/.cache/tgc".
 std::string expand_home(const std::string& path);
 
+// KernelCacheKey::kernel for a backend that compiles source text (NVRTC, OpenCL): two FNV-1a
+// passes with different offsets, 128 bits, and the length, so two sources never share an entry.
+std::string source_hash(const std::string& source);
+// `source` with 5-wide line numbers, for compile errors that quote it.
+std::string numbered_source(const std::string& source);
+
 }  // namespace tgc

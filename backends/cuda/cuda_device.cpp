@@ -8,8 +8,10 @@
 
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_graph_work.h"
-#include "backends/cuda/device_copy.h"
+#include "backends/cuda/cuda_module.h"
+#include "backends/cuda/nvrtc_compiler.h"
 #include "backends/cuda/pinned_host_memory.h"
+#include "backends/gpu/device_copy.h"
 #include "runtime/error.h"
 
 namespace tgc::cuda {
@@ -86,6 +88,7 @@ CudaDevice::CudaDevice(const CudaDeviceInfo& info) : info_(info) {
 
   staging_ = std::make_unique<PinnedStaging>(kStagingChunk, kStagingChunks,
                                              [this](cudaEvent_t e) { wait_event(e); });
+  read_buffer_ = make_pinned(sizeof(int));  // now: pinning memory while recording is not allowed
 }
 
 CudaDevice::~CudaDevice() {
@@ -189,7 +192,7 @@ void CudaDevice::pool_free(void* ptr) {
 
 bool CudaDevice::begin_capture() {
   DeviceGuard guard(info_.ordinal);
-  load_copy_kernels(*this);  // small copies are kernels: their module is loaded before recording
+  gpu::load_copy_kernels(*this);  // small copies are kernels: their module is loaded before recording
   if (!side_stream_) {
     cudaStream_t s = nullptr;
     TGC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -269,6 +272,32 @@ void CudaDevice::wait_for_host_results() {
   synchronize_stream();
 }
 
+Device& CudaDevice::host_result_memory() { return pinned_host_memory(); }
+
+std::unique_ptr<gpu::GpuModule> CudaDevice::load_module(gpu::ModuleSource source) {
+  NvrtcOptions options;
+  options.arch = arch();
+  options.fast_math = source.fast_math;
+  const std::string cubin = nvrtc_compile(source.render(-1), source.label, options, source.cache_dir);
+  return std::make_unique<CudaModule>(*this, cubin, source.entries, source.label);
+}
+
+void CudaDevice::fill_zero(void* ptr, size_t bytes) {
+  if (bytes == 0) return;
+  DeviceGuard guard(info_.ordinal);
+  TGC_CUDA_CHECK(cudaMemsetAsync(ptr, 0, bytes, stream_.get()));
+}
+
+int CudaDevice::read_int(const void* ptr) {
+  std::lock_guard<std::mutex> lock(read_mutex_);
+  {
+    DeviceGuard guard(info_.ordinal);
+    TGC_CUDA_CHECK(cudaMemcpyAsync(read_buffer_.get(), ptr, sizeof(int), cudaMemcpyDeviceToHost, stream_.get()));
+  }
+  synchronize_stream();
+  return *static_cast<const int*>(read_buffer_.get());
+}
+
 void CudaDevice::refuse_while_capturing(const char* what) {
   // A wait cannot be recorded, and staged copies go through host memory the recording cannot
   // own (the staging buffer is reused by the next copy): such a call runs node by node.
@@ -293,7 +322,7 @@ void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Str
   cudaStream_t s = stream_of(stream).get();
   DeviceGuard guard(info_.ordinal);
   if (pinned_host_memory().contains(host_dst, bytes)) {
-    if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return copy_bytes(*this, host_dst, src, bytes);
+    if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return gpu::copy_bytes(*this, host_dst, src, bytes);
     TGC_CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, s));
     return;
   }
@@ -313,7 +342,7 @@ void CudaDevice::copy_from_host(void* dst, const void* host_src, size_t bytes, S
 
 void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) {
   if (bytes == 0) return;
-  if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return copy_bytes(*this, dst, src, bytes);
+  if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return gpu::copy_bytes(*this, dst, src, bytes);
   cudaStream_t s = stream_of(stream).get();
   DeviceGuard guard(info_.ordinal);
   TGC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));

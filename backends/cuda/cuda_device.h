@@ -15,11 +15,18 @@
 #include "backends/cuda/cuda_handles.h"
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/pinned_staging.h"
-#include "runtime/device.h"
+#include "backends/gpu/gpu_device.h"
 
 namespace tgc::cuda {
 
 class CudaDevice;
+
+// Copies of at most this many bytes go through gpu::copy_bytes, a kernel (copy_on_device, and
+// copy_to_host into pinned memory). Measured on an H100 (docs/gpu.md): a copy engine takes
+// microseconds to start each transfer, so the logistic-regression step's two small results
+// and two updates cost more as copies than its kernels; a one-block kernel is done at once.
+// Above this, the copy engines' bandwidth wins.
+constexpr size_t kKernelCopyMaxBytes = 64 * 1024;
 
 // The device's stream as a tgc Stream: synchronize() waits for it and raises its errors.
 class CudaStream final : public Stream {
@@ -34,7 +41,7 @@ class CudaStream final : public Stream {
   cudaStream_t stream_;
 };
 
-class CudaDevice final : public Device {
+class CudaDevice final : public gpu::GpuDevice {
  public:
   // Use cuda_device(ordinal); public for make_unique only.
   explicit CudaDevice(const CudaDeviceInfo& info);
@@ -72,7 +79,18 @@ class CudaDevice final : public Device {
   // Waits until results copied into pinned host memory are there. While recording, the wait
   // belongs to each replay instead (the recorded copies have not run): the graph waits for
   // its work after its launch. Only a thunk whose host reads come after the call may defer so.
-  void wait_for_host_results();
+  void wait_for_host_results() override;
+  // Pinned host memory (pinned_host_memory()): a result comes back in one asynchronous copy.
+  Device& host_result_memory() override;
+  size_t kernel_copy_max_bytes() const override { return kKernelCopyMaxBytes; }
+
+  // The GPU layer's device (gpu_device.h).
+  cfam::Dialect dialect() const override { return cfam::Dialect::Cuda; }
+  cfam::DeviceLimits limits() const override;
+  // NVRTC compiles the whole unit once (through the kernel cache) for this device's arch.
+  std::unique_ptr<gpu::GpuModule> load_module(gpu::ModuleSource source) override;
+  void fill_zero(void* ptr, size_t bytes) override;
+  int read_int(const void* ptr) override;
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 
@@ -90,7 +108,6 @@ class CudaDevice final : public Device {
   int ordinal() const { return info_.ordinal; }
   const CudaDeviceInfo& info() const { return info_; }
   int arch() const { return info_.arch(); }
-  cfam::DeviceLimits limits() const;
   cudaStream_t stream() const { return stream_.get(); }
   cudaMemPool_t pool() const { return pool_.get(); }
 
@@ -134,6 +151,8 @@ class CudaDevice final : public Device {
   bool capture_waits_ = false;                        // a recorded copy to the host: replays wait
   std::vector<std::pair<void*, size_t>> capture_kept_;  // freed while capturing
   UniqueStream side_stream_;                          // pool allocations while capturing
+  std::mutex read_mutex_;                             // read_int's pinned int
+  UniquePinned read_buffer_;
 };
 
 // The device of `ordinal`, created on first use and kept for the process. ConfigError

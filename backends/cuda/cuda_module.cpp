@@ -1,6 +1,8 @@
 // Loading cubins as CUDA libraries and launching their kernels.
 #include "backends/cuda/cuda_module.h"
 
+#include <climits>
+
 #include "backends/cuda/cuda_error.h"
 
 namespace tgc::cuda {
@@ -10,8 +12,9 @@ namespace {
 constexpr size_t kDefaultSharedLimit = 48 * 1024;
 }  // namespace
 
-CudaModule::CudaModule(const std::string& cubin, const std::vector<std::string>& entries, std::string label)
-    : names_(entries), label_(std::move(label)) {
+CudaModule::CudaModule(CudaDevice& device, const std::string& cubin, const std::vector<std::string>& entries,
+                       std::string label)
+    : device_(device), names_(entries), label_(std::move(label)) {
   cudaLibrary_t lib = nullptr;
   cudaError_t err = cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
   if (err != cudaSuccess) {
@@ -34,7 +37,8 @@ CudaModule::CudaModule(const std::string& cubin, const std::vector<std::string>&
   }
 }
 
-void CudaModule::launch(CudaDevice& device, size_t i, dim3 grid, dim3 block, size_t shared_bytes, void** args) const {
+void CudaModule::launch(size_t i, dim3 grid, dim3 block, size_t shared_bytes, void** args) const {
+  CudaDevice& device = device_;
   DeviceGuard guard(device.ordinal());
   cudaKernel_t k = kernels_.at(i);
   if (shared_bytes > kDefaultSharedLimit)
@@ -42,6 +46,22 @@ void CudaModule::launch(CudaDevice& device, size_t i, dim3 grid, dim3 block, siz
                                                    static_cast<int>(shared_bytes), device.ordinal()));
   cudaError_t err = cudaLaunchKernel(reinterpret_cast<const void*>(k), grid, block, args, shared_bytes, device.stream());
   if (err != cudaSuccess) device.check_launch(err, "entry '" + names_[i] + "' of the " + label_);
+}
+
+void CudaModule::launch(size_t entry, int64_t blocks, int threads, size_t shared_bytes,
+                        std::span<const gpu::LaunchArg> args) {
+  TGC_INTERNAL_CHECK(blocks >= 1 && blocks <= INT_MAX, "launch of entry '" + names_.at(entry) + "' of the " + label_ +
+                                                           " with " + std::to_string(blocks) + " blocks");
+  // cudaLaunchKernel takes a pointer to each argument's value: an address argument's value is
+  // the pointer held in the LaunchArg, a value argument's its bytes. The calling thread's
+  // vector is kept between launches: a launch allocates nothing.
+  thread_local std::vector<void*> values;
+  values.clear();
+  for (const gpu::LaunchArg& a : args)
+    values.push_back(const_cast<void*>(a.kind == gpu::LaunchArg::Kind::Address ? static_cast<const void*>(&a.ptr)
+                                                                                : a.ptr));
+  launch(entry, dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), shared_bytes,
+         values.data());
 }
 
 }  // namespace tgc::cuda

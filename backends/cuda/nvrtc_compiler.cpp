@@ -6,7 +6,6 @@
 #include <nvrtc.h>
 
 #include <memory>
-#include <sstream>
 
 #include "runtime/error.h"
 #include "runtime/kernel_cache.h"
@@ -23,23 +22,6 @@ namespace {
 
 void check(nvrtcResult r, const char* call, const std::string& name) {
   if (r != NVRTC_SUCCESS) fail(fmt::format("{} failed: {}", call, nvrtcGetErrorString(r)), name, "");
-}
-
-// Two FNV-1a passes with different offsets: 128 bits, so two sources never share an entry.
-std::string source_hash(const std::string& s) {
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  for (unsigned char c : s) {
-    a = (a ^ c) * 0x100000001b3ull;
-    b = (b ^ (c + 0x5bu)) * 0x100000001b3ull;
-  }
-  return fmt::format("{:016x}{:016x}-{}", a, b, s.size());
-}
-
-std::string numbered(const std::string& source) {
-  std::istringstream in(source);
-  std::string line, out;
-  for (int n = 1; std::getline(in, line); ++n) out += fmt::format("{:5} {}\n", n, line);
-  return out;
 }
 
 // The options that change the code. Without fast math, --fmad=false: the reference rounds
@@ -86,7 +68,7 @@ std::string nvrtc_compile(const std::string& source, const std::string& name, co
   while (!log.empty() && log.back() == '\0') log.pop_back();  // the size counts the terminator
   if (compiled != NVRTC_SUCCESS)
     fail(fmt::format("NVRTC cannot compile the generated kernel source ({}, {}): {}\nlog:\n{}\nsource:\n{}",
-                     nvrtcGetErrorString(compiled), flags, name, log, numbered(source)),
+                     nvrtcGetErrorString(compiled), flags, name, log, numbered_source(source)),
          name, "");
   size_t size = 0;
   std::string cubin;

@@ -52,7 +52,7 @@ struct UserKernelState {
     const auto& g = launch.grid;
     const auto& b = launch.block;
     if (g[0] == 0 || g[1] == 0 || g[2] == 0) return;  // nothing to do (an empty input)
-    module->launch(*device, 0, dim3(g[0], g[1], g[2]), dim3(b[0], b[1], b[2]), launch.shared_bytes, args.data());
+    module->launch(0, dim3(g[0], g[1], g[2]), dim3(b[0], b[1], b[2]), launch.shared_bytes, args.data());
   }
 
   std::vector<DType> out_dtypes;
@@ -73,7 +73,7 @@ ThunkFn make_user_kernel_thunk(CudaDevice& device, const Node& node, const Confi
   options.fast_math = config.fast_math;
   options.extra = op->spec().nvrtc_options;
   const std::string cubin = nvrtc_compile(op->spec().source, op->spec().name, options, config.cache_dir);
-  state->module = std::make_unique<CudaModule>(cubin, std::vector<std::string>{op->spec().entry},
+  state->module = std::make_unique<CudaModule>(device, cubin, std::vector<std::string>{op->spec().entry},
                                                "CUDA source of op '" + op->spec().name + "'");
   return [state](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { state->run(inputs, outputs); };
 }

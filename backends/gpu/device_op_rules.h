@@ -33,7 +33,8 @@ struct DeviceOpRule {
 // it gives, or "no device implementation of <op class>".
 const DeviceOpRule* find_rule(std::span<const DeviceOpRule> rules, const Node& node, std::string* why);
 
-// The rules every GPU API shares, in match order.
+// The rules every GPU API shares, in match order: each family's rules (core_rules.h, ...)
+// one after the other, as device_op_rules.cpp's family list names them.
 std::span<const DeviceOpRule> shared_device_op_rules();
 
 }  // namespace tgc::gpu

@@ -40,7 +40,9 @@ class GpuModule {
  public:
   virtual ~GpuModule() = default;
   // Enqueues entry `entry` over `blocks` blocks (work-groups) of `threads` on the device's
-  // stream. Launch errors are DeviceErrors naming the module's label and the entry.
+  // stream, with `shared_bytes` of dynamic shared memory (CUDA; 0 elsewhere). Launch errors
+  // are DeviceErrors naming the module's label and the entry. Allocates nothing per call once
+  // an entry was launched.
   virtual void launch(size_t entry, int64_t blocks, int threads, size_t shared_bytes,
                       std::span<const LaunchArg> args) = 0;
 };
@@ -52,14 +54,16 @@ struct ModuleSource {
   std::string label;                 // "kernel of 'c = add(a, b)'", "copy kernels"
   std::vector<std::string> entries;  // entry names; launch() indexes this list
   std::function<std::string(int only_entry)> render;
-  bool fast_math = false;
+  bool fast_math = false;  // the compiler's fast-math flag (--use_fast_math, -cl-fast-relaxed-math)
+  std::string cache_dir;   // the kernel cache's directory (runtime/kernel_cache.h; "" memory only)
 };
 
 class GpuDevice : public Device {
  public:
   virtual cfam::Dialect dialect() const = 0;
   virtual cfam::DeviceLimits limits() const = 0;
-  // Compiles (through the kernel cache) and loads `source`.
+  // Compiles (through the kernel cache) and loads `source`: the whole unit now (CUDA), or
+  // each entry on its first launch (OpenCL).
   virtual std::unique_ptr<GpuModule> load_module(ModuleSource source) = 0;
   // Zeroes `bytes` device bytes at `ptr`, in stream order.
   virtual void fill_zero(void* ptr, size_t bytes) = 0;

@@ -1,68 +1,37 @@
-// OpenCLBackend: which nodes run on an OpenCL device and the thunk of each;
-// make_opencl_backend and the `tgc devices` description.
+// The OpenCL backend: the GPU layer's GpuBackend over the shared device-op rules and (with
+// CLBlast) BLAS on an OpenCLDevice; make_opencl_backend and the `tgc devices` description.
 #include "backends/opencl/opencl_backend.h"
 
 #include <fmt/core.h>
 
-#include "backends/opencl/composite_thunk.h"
+#include "backends/gpu/gpu_backend.h"
 #include "backends/opencl/opencl_device.h"
 #include "backends/opencl/opencl_status.h"
-#include "backends/opencl/transfer_thunks.h"
-#include "compiler/kernel/composite_op.h"
-#include "ops/transfer/transfer.h"
+#include "backends/gpu/blas_thunk.h"
 #ifdef TGC_HAVE_CLBLAST
-#include "backends/opencl/blas_thunks.h"
+#include "backends/opencl/clblast_library.h"
 #endif
 
 namespace tgc {
 
 namespace {
 
-// Whether CLBlast runs `node` here (never in a build without CLBlast: BLAS stays on the host).
-bool blas_on_device(const Node& node) {
+// OpenCL's own rules after the shared ones: BLAS through CLBlast, where it was built (without
+// it BLAS nodes stay on the host). Not self-contained, as cuBLAS's.
 #ifdef TGC_HAVE_CLBLAST
-  return opencl::blas_runs_on_device(node);
-#else
-  (void)node;
-  return false;
-#endif
+ThunkFn clblast(gpu::GpuDevice& d, const Node& n, const Config&) {
+  auto& device = static_cast<opencl::OpenCLDevice&>(d);
+  return gpu::make_blas_thunk(device, n, opencl::make_clblast_library(device));
 }
-
-class OpenCLBackend final : public Backend {
- public:
-  OpenCLBackend(const Config& config, opencl::OpenCLDevice& device) : config_(config), device_(device) {}
-
-  std::string name() const override { return "opencl"; }
-  DeviceKind device_kind() const override { return DeviceKind::OpenCL; }
-  Device* device() const override { return &device_; }
-
-  // Fused kernels, transfers, view ops and (with CLBlast) BLAS ops. Everything else stays on
-  // the host (the placement pass moves its operands there).
-  bool runs_on_device(const Node& node) const override {
-    const Op& op = node.op();
-    return dynamic_cast<const Composite*>(&op) || op.is_transfer() || opencl::is_device_view_op(node) ||
-           blas_on_device(node);
-  }
-
-  ThunkFn make_thunk(const Node& node) const override {
-    const Op& op = node.op();
-    if (auto composite = std::dynamic_pointer_cast<const Composite>(node.op_ptr()))
-      return opencl::make_composite_thunk(device_, composite, config_, node.describe());
-    if (dynamic_cast<const HostToDevice*>(&op)) return opencl::make_host_to_device_thunk(device_);
-    if (dynamic_cast<const DeviceToHost*>(&op)) return opencl::make_device_to_host_thunk(device_);
-    if (opencl::is_device_view_op(node)) return opencl::make_view_thunk(device_, node);
-#ifdef TGC_HAVE_CLBLAST
-    if (opencl::blas_runs_on_device(node)) return opencl::make_blas_thunk(device_, node, config_);
-#endif
-    TGC_INTERNAL_CHECK(false, "node " + node.describe() + " was placed on " + device_.name() +
-                                  " but the OpenCL backend has no implementation of " + op.name());
-    return {};
-  }
-
- private:
-  Config config_;
-  opencl::OpenCLDevice& device_;
+const gpu::DeviceOpRule kOpenCLRules[] = {
+    {"blas (CLBlast)", gpu::blas_covers, gpu::blas_declines, clblast, false},  // Gemm, Gemv, Dot, BatchedDot, Outer
 };
+#else
+std::string no_clblast(const Node&) { return "this build of tgc has no CLBlast (BLAS on OpenCL needs it)"; }
+const gpu::DeviceOpRule kOpenCLRules[] = {
+    {"blas (CLBlast)", gpu::blas_covers, no_clblast, nullptr, false},
+};
+#endif
 
 std::string gib(size_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1u << 30)); }
 
@@ -71,7 +40,8 @@ std::string gib(size_t bytes) { return fmt::format("{:.1f} GiB", static_cast<dou
 bool opencl_available() { return opencl::opencl_status().available; }
 
 std::unique_ptr<Backend> make_opencl_backend(const Config& config, int platform, int index) {
-  return std::make_unique<OpenCLBackend>(config, opencl::opencl_device(platform, index));
+  return std::make_unique<gpu::GpuBackend>("opencl", opencl::opencl_device(platform, index), config,
+                                           gpu::device_op_rules_with(kOpenCLRules));
 }
 
 std::string opencl_devices_description() {

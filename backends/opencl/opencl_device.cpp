@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "backends/opencl/cl_error.h"
+#include "backends/opencl/opencl_program.h"
 #include "runtime/error.h"
 
 namespace tgc::opencl {
@@ -188,6 +189,24 @@ void OpenCLDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stre
   const BufferRef s = resolve(src), d = resolve(dst);
   check(clEnqueueCopyBuffer(queue_, s.mem, d.mem, s.offset, d.offset, bytes, 0, nullptr, nullptr),
         "clEnqueueCopyBuffer");
+}
+
+std::unique_ptr<gpu::GpuModule> OpenCLDevice::load_module(gpu::ModuleSource source) {
+  return std::make_unique<OpenCLModule>(*this, std::move(source));
+}
+
+void OpenCLDevice::fill_zero(void* ptr, size_t bytes) {
+  if (bytes == 0) return;
+  const BufferRef r = resolve(ptr);
+  const cl_uchar zero = 0;
+  check(clEnqueueFillBuffer(queue_, r.mem, &zero, sizeof(zero), r.offset, bytes, 0, nullptr, nullptr),
+        "clEnqueueFillBuffer");
+}
+
+int OpenCLDevice::read_int(const void* ptr) {
+  cl_int v = 0;
+  copy_to_host(&v, ptr, sizeof(v), default_stream());  // a blocking read
+  return v;
 }
 
 std::unique_ptr<DeviceTimer> OpenCLDevice::make_timer() { return std::make_unique<OpenCLTimer>(*this); }

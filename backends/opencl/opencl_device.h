@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "backends/c_family/kernel_render.h"
+#include "backends/gpu/gpu_device.h"
 #include "backends/opencl/opencl_status.h"
-#include "runtime/device.h"
 
 namespace tgc::opencl {
 
@@ -40,7 +40,7 @@ struct BufferRef {
   size_t offset = 0;
 };
 
-class OpenCLDevice final : public Device {
+class OpenCLDevice final : public gpu::GpuDevice {
  public:
   // Use opencl_device(); public for make_unique only.
   explicit OpenCLDevice(const OpenCLDeviceInfo& info);
@@ -67,6 +67,15 @@ class OpenCLDevice final : public Device {
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 
+  // The GPU layer's device (gpu_device.h). Results come back into plain host memory with a
+  // blocking read, so host_result_memory() and wait_for_host_results() keep their defaults.
+  cfam::Dialect dialect() const override { return cfam::Dialect::OpenCL; }
+  cfam::DeviceLimits limits() const override;
+  // An OpenCLModule: each entry built on its first launch.
+  std::unique_ptr<gpu::GpuModule> load_module(gpu::ModuleSource source) override;
+  void fill_zero(void* ptr, size_t bytes) override;
+  int read_int(const void* ptr) override;
+
   // The buffer and byte offset of an address inside one of this device's allocations
   // (InternalError for any other address).
   BufferRef resolve(const void* ptr) const;
@@ -82,7 +91,6 @@ class OpenCLDevice final : public Device {
   cl_context context() const { return context_; }
   cl_command_queue queue() const { return queue_; }
   cl_device_id id() const { return info_.device_id; }
-  cfam::DeviceLimits limits() const;
 
   // Buffers created so far (cl_mem objects, cached ones included): constant in steady state,
   // which the allocator test checks.

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
 
 #include "backends/opencl/cl_error.h"
 #include "runtime/kernel_cache.h"
@@ -12,23 +11,6 @@
 namespace tgc::opencl {
 
 namespace {
-
-// Two FNV-1a passes with different offsets: 128 bits, so two sources never share an entry.
-std::string source_hash(const std::string& s) {
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  for (unsigned char c : s) {
-    a = (a ^ c) * 0x100000001b3ull;
-    b = (b ^ (c + 0x5bu)) * 0x100000001b3ull;
-  }
-  return fmt::format("{:016x}{:016x}-{}", a, b, s.size());
-}
-
-std::string numbered(const std::string& source) {
-  std::istringstream in(source);
-  std::string line, out;
-  for (int n = 1; std::getline(in, line); ++n) out += fmt::format("{:5} {}\n", n, line);
-  return out;
-}
 
 std::string build_log(cl_program program, cl_device_id device) {
   size_t n = 0;
@@ -91,7 +73,7 @@ OpenCLProgram::OpenCLProgram(OpenCLDevice& device, const std::string& source, co
       throw InternalError(fmt::format("the OpenCL compiler of {} ({}) cannot build the {} ({}, options '{}')\nbuild "
                                       "log:\n{}\nsource:\n{}",
                                       device.name(), info.device_name, label_, cl_error_name(err), options, log,
-                                      numbered(source)),
+                                      numbered_source(source)),
                           "clBuildProgram", "this is a bug in tgc's OpenCL renderer or the driver; run with device=cpu "
                                             "meanwhile and report it with the log");
     }
@@ -119,6 +101,55 @@ void OpenCLProgram::launch(size_t i, size_t blocks, size_t threads, const std::v
   const size_t global = blocks * threads;
   device_.check(clEnqueueNDRangeKernel(device_.queue(), k, 1, nullptr, &global, &threads, 0, nullptr, nullptr),
                 "clEnqueueNDRangeKernel");
+}
+
+OpenCLModule::OpenCLModule(OpenCLDevice& device, gpu::ModuleSource source)
+    : device_(device), source_(std::move(source)), programs_(source_.entries.size()) {}
+
+OpenCLProgram& OpenCLModule::program(size_t entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_ptr<OpenCLProgram>& p = programs_.at(entry);
+  if (!p)
+    p = std::make_unique<OpenCLProgram>(device_, source_.render(static_cast<int>(entry)),
+                                        std::vector<std::string>{source_.entries[entry]}, source_.label,
+                                        source_.fast_math, source_.cache_dir);
+  return *p;
+}
+
+bool OpenCLModule::built(size_t entry) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return programs_.at(entry) != nullptr;
+}
+
+void OpenCLModule::launch(size_t entry, int64_t blocks, int threads, size_t shared_bytes,
+                          std::span<const gpu::LaunchArg> args) {
+  TGC_INTERNAL_CHECK(blocks >= 1 && shared_bytes == 0, "launch of entry '" + source_.entries.at(entry) + "' of the " +
+                                                           source_.label + " with " + std::to_string(blocks) +
+                                                           " blocks and " + std::to_string(shared_bytes) +
+                                                           " bytes of dynamic local memory");
+  // The calling thread's vectors, kept between launches: a launch allocates nothing. Filled
+  // first and pointed into after, so that no push moves what an argument points at.
+  thread_local std::vector<cl_mem> mems;
+  thread_local std::vector<cl_ulong> offsets;
+  thread_local std::vector<KernelArg> cl_args;
+  mems.clear();
+  offsets.clear();
+  cl_args.clear();
+  for (const gpu::LaunchArg& a : args) {
+    if (a.kind != gpu::LaunchArg::Kind::Address) continue;
+    const BufferRef r = device_.resolve(a.ptr);
+    mems.push_back(r.mem);
+    if (a.size == 0) continue;  // a whole buffer (scratch, state): no offset
+    TGC_INTERNAL_CHECK(r.offset % a.size == 0, "operand of the " + source_.label + " not aligned to its element size");
+    offsets.push_back(r.offset / a.size);
+  }
+  size_t m = 0;
+  for (const gpu::LaunchArg& a : args) {
+    if (a.kind == gpu::LaunchArg::Kind::Address) cl_args.push_back({sizeof(cl_mem), &mems[m++]});
+    else cl_args.push_back({a.size, a.ptr});
+  }
+  for (const cl_ulong& o : offsets) cl_args.push_back({sizeof(cl_ulong), &o});
+  program(entry).launch(0, static_cast<size_t>(blocks), static_cast<size_t>(threads), cl_args);
 }
 
 }  // namespace tgc::opencl

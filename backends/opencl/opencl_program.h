@@ -1,14 +1,19 @@
 // An OpenCL C translation unit built for one device: clBuildProgram from source, or from the
 // program binary the shared kernel cache kept (key: source hash, platform, device, driver
-// version, options); its entry points as kernels, launched on the device's queue.
+// version, options); its entry points as kernels, launched on the device's queue. And the GPU
+// layer's module on OpenCL (OpenCLModule): one such program per entry, built on its first
+// launch.
 #pragma once
 
 #include <CL/cl.h>
 
+#include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "backends/gpu/gpu_device.h"
 #include "backends/opencl/opencl_device.h"
 
 namespace tgc::opencl {
@@ -49,6 +54,33 @@ class OpenCLProgram {
   std::string label_;
   bool from_cache_ = false;
   std::mutex mutex_;
+};
+
+// A gpu::ModuleSource on OpenCL. Each entry is built into its own program (the source
+// rendered with only that entry) on its first launch: a call launches one or two of a
+// kernel's entries, and some OpenCL compilers (PoCL) spend about a second of CPU on each
+// kernel of a program, so building every entry up front would cost several times what a
+// function ever runs.
+class OpenCLModule final : public gpu::GpuModule {
+ public:
+  OpenCLModule(OpenCLDevice& device, gpu::ModuleSource source);
+
+  // Address arguments become their buffers (cl_mem); operands' element offsets follow every
+  // other argument, in order (the C-family ABI). Dynamic local memory is not supported
+  // (shared_bytes must be 0: entries declare theirs).
+  void launch(size_t entry, int64_t blocks, int threads, size_t shared_bytes,
+              std::span<const gpu::LaunchArg> args) override;
+
+  // Whether entry `entry` has been built (by a launch).
+  bool built(size_t entry) const;
+
+ private:
+  OpenCLProgram& program(size_t entry);
+
+  OpenCLDevice& device_;
+  gpu::ModuleSource source_;
+  mutable std::mutex mutex_;  // programs_
+  std::vector<std::unique_ptr<OpenCLProgram>> programs_;
 };
 
 }  // namespace tgc::opencl

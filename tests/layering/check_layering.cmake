@@ -1,5 +1,6 @@
 # Fails when a source file includes a header of a higher layer than its own:
-# runtime (0) <- ops (1) <- compiler (2) <- backends (3) <- frontend (4).
+# runtime (0) <- ops (1) <- compiler (2) <- backends (3) <- frontend (4); and inside
+# backends/, c_family (0) <- gpu (1) <- cuda, opencl (2, apart from each other).
 set(layers runtime ops compiler backends frontend)
 set(violations "")
 foreach(layer IN LISTS layers)
@@ -24,6 +25,29 @@ foreach(layer IN LISTS layers)
     endforeach()
   endforeach()
 endforeach()
+
+# Inside backends/: the C-family renderer <- the device-generic GPU layer <- each GPU API.
+# c_family includes no GPU folder, gpu no API folder, and one API never another.
+set(gpu_folders c_family gpu cuda opencl)
+set(gpu_ranks 0 1 2 2)
+foreach(folder IN LISTS gpu_folders)
+  list(FIND gpu_folders ${folder} index)
+  list(GET gpu_ranks ${index} rank)
+  file(GLOB_RECURSE files ${ROOT}/backends/${folder}/*.h ${ROOT}/backends/${folder}/*.cpp)
+  foreach(file IN LISTS files)
+    file(STRINGS ${file} includes REGEX "^#include \"backends/(c_family|gpu|cuda|opencl)/")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^#include \"backends/([a-z_]+)/.*" "\\1" target "${line}")
+      list(FIND gpu_folders ${target} target_index)
+      list(GET gpu_ranks ${target_index} target_rank)
+      if(target_rank GREATER rank OR (rank EQUAL 2 AND NOT target STREQUAL folder AND target_rank EQUAL 2))
+        file(RELATIVE_PATH rel ${ROOT} ${file})
+        string(APPEND violations "  ${rel} (backends/${folder}) includes backends/${target}: ${line}\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
 if(violations)
   message(FATAL_ERROR "layering violations (a lower layer must not include a higher one):\n${violations}")
 endif()

@@ -1,7 +1,7 @@
 // Fused kernels on a real GPU (label gpu), against the same graphs on the cpu: elementwise
 // over contiguous, strided and broadcast operands, reductions of every kind, identical
 // results run to run, the interpreter fallback, and errors flagged by kernels.
-#include "backends/cuda/composite_thunk.h"
+#include "backends/gpu/composite_thunk.h"
 
 #include <gtest/gtest.h>
 

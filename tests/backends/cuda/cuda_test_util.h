@@ -1,17 +1,11 @@
-// Shared helpers of the CUDA backend tests: skipping without a device, compiling one graph
-// for device=cuda and device=cpu, and comparing the results with informative messages.
+// Shared helpers of the CUDA backend tests: skipping without a device, and the device
+// comparisons of tests/support/device_compare.h on "cuda".
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <map>
-#include <string>
-#include <vector>
-
-#include <tgc/tgc.h>
-
 #include "backends/cuda/cuda_status.h"
+#include "support/device_compare.h"
 
 namespace tgc::cuda_test {
 
@@ -22,52 +16,14 @@ namespace tgc::cuda_test {
       GTEST_SKIP() << "needs a CUDA device: " << ::tgc::cuda::cuda_status().reason;          \
   } while (0)
 
-inline FunctionOptions on(const std::string& device, std::map<std::string, std::string> extra = {}) {
-  FunctionOptions o;
-  o.config = std::move(extra);
-  o.config["device"] = device;
-  return o;
-}
+using device_test::diff_report;
+using device_test::on;
+using device_test::ran_on_device;
 
-// Whether the compiled function moved work to the device (a DeviceToHost brings it back).
-inline bool ran_on_device(const Function& f) {
-  for (const std::string& n : f.toposort())
-    if (n.rfind("DeviceToHost", 0) == 0) return true;
-  return false;
-}
-
-// Max |a-b| / (atol + rtol*|b|) over elements, for failure messages.
-inline std::string diff_report(const Tensor& got, const Tensor& want) {
-  if (got.shape() != want.shape()) return "shapes " + shape_str(got.shape()) + " vs " + shape_str(want.shape());
-  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  double worst = 0;
-  size_t at = 0;
-  for (size_t i = 0; i < g.size(); ++i) {
-    double d = std::abs(g[i] - w[i]);
-    if (d > worst || (std::isnan(g[i]) != std::isnan(w[i]))) worst = d, at = i;
-  }
-  if (g.empty()) return "empty";
-  return "largest difference " + std::to_string(worst) + " at flat index " + std::to_string(at) + " (cuda " +
-         std::to_string(g[at]) + ", cpu " + std::to_string(w[at]) + ")";
-}
-
-// Compiles `outputs` over `inputs` for cuda and cpu, runs both on `args` and expects the
-// results close (rtol/atol as tensors_allclose); returns the cuda results.
 inline std::vector<Tensor> expect_cuda_matches_cpu(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
                                                    const std::vector<Tensor>& args, double rtol = 1e-5,
                                                    double atol = 1e-6, std::map<std::string, std::string> cfg = {}) {
-  Function fc = function(inputs, outputs, {}, on("cpu", cfg));
-  Function fg = function(inputs, outputs, {}, on("cuda", cfg));
-  EXPECT_TRUE(ran_on_device(fg)) << "nothing was placed on the device";
-  std::vector<Tensor> want = fc(args), got = fg(args);
-  EXPECT_EQ(got.size(), want.size());
-  for (size_t k = 0; k < got.size() && k < want.size(); ++k) {
-    EXPECT_TRUE(got[k].on_host()) << "output " << k << " not returned to the host";
-    EXPECT_EQ(got[k].dtype(), want[k].dtype()) << "output " << k;
-    EXPECT_TRUE(tensors_allclose(got[k], want[k], rtol, atol))
-        << "output " << k << ": " << diff_report(got[k], want[k]);
-  }
-  return got;
+  return device_test::expect_device_matches_cpu("cuda", inputs, outputs, args, rtol, atol, std::move(cfg));
 }
 
 }  // namespace tgc::cuda_test

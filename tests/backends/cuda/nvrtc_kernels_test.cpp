@@ -12,6 +12,7 @@
 
 #include "backends/backend_registry.h"
 #include "backends/c_family/kernel_render.h"
+#include "backends/c_family/render_copy.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "compiler/kernel/composite_op.h"
 #include "conformance/conformance.h"
@@ -139,6 +140,14 @@ TEST(NvrtcKernels, TheConformanceSuiteMakesElementwiseAndReductionKernels) {
 TEST(NvrtcKernels, EveryConformanceKernelCompilesForSm90) { compile_all(90, false); }
 TEST(NvrtcKernels, EveryConformanceKernelCompilesForSm80) { compile_all(80, false); }
 TEST(NvrtcKernels, EveryConformanceKernelCompilesWithFastMath) { compile_all(90, true); }
+
+// The GPU layer's copy kernels (c_family/render_copy.h), which CudaDevice loads before any
+// recording: every entry compiles for both architectures.
+TEST(NvrtcKernels, CopyKernelsCompile) {
+  const std::string source = cfam::render_copy_kernels(cfam::Dialect::Cuda).code;
+  for (int arch : {80, 90})
+    EXPECT_GT(cuda::nvrtc_compile(source, "copy_kernels", {.arch = arch, .extra = {}, .ptx_only = false}).size(), 0u);
+}
 
 TEST(NvrtcKernels, CompileErrorsCarryTheLogAndTheNumberedSource) {
   try {

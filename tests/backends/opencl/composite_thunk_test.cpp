@@ -2,7 +2,7 @@
 // cpu: elementwise over contiguous, strided and broadcast operands, reductions through local
 // memory and the two-pass scheme, errors flagged by kernels, and program binaries reused from
 // the kernel cache. Lean on purpose: the conformance suite runs every op on "opencl".
-#include "backends/opencl/composite_thunk.h"
+#include "backends/gpu/composite_thunk.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// CLBlast thunks on an OpenCL device (PoCL in CI, label opencl; built only with CLBlast):
-// gemm with transposed operands as flags, gemv both ways, dot, outer, batched dot and a
-// scaled gemm, all against the cpu. Lean: CLBlast's first kernels build slowly on PoCL.
-#include "backends/opencl/blas_thunks.h"
+// CLBlast through the GPU layer's BLAS thunk on an OpenCL device (PoCL in CI, label opencl; built
+// only with CLBlast): gemm with transposed operands as flags, gemv both ways, dot, outer, batched
+// dot and a scaled gemm, all against the cpu. Lean: CLBlast's first kernels build slowly on PoCL.
+#include "backends/opencl/clblast_library.h"
 
 #include <gtest/gtest.h>
 

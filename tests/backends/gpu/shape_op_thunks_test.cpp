@@ -1,19 +1,19 @@
-// ReduceCount and SumToLike on a real GPU (label gpu): the gradients of a mean and of a
+// ReduceCount and SumToLike on each GPU API: the gradients of a mean and of a
 // broadcast stay on the device (the only transfers are the function's own inputs and
 // outputs), match the cpu, and a size-1 dim broadcast at run time still sums correctly.
-#include "backends/cuda/shape_op_thunks.h"
+#include "backends/gpu/shape_op_thunks.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "cuda_test_util.h"
+#include "gpu_test_device.h"
 
 namespace tgc {
 namespace {
 
-using cuda_test::expect_cuda_matches_cpu;
-using cuda_test::on;
+using device_test::on;
+using gpu_test::expect_matches_cpu;
 
 Tensor uniform(const Shape& shape, uint64_t seed) {
   RandomState rng(seed);
@@ -22,32 +22,33 @@ Tensor uniform(const Shape& shape, uint64_t seed) {
 
 int count_of(const Function& f, const std::string& op) {
   const std::vector<std::string> nodes = f.toposort();
-  return static_cast<int>(std::count_if(nodes.begin(), nodes.end(), [&](const std::string& n) { return n.rfind(op + "(", 0) == 0; }));
+  return static_cast<int>(
+      std::count_if(nodes.begin(), nodes.end(), [&](const std::string& n) { return n.rfind(op + "(", 0) == 0; }));
 }
 
-TEST(CudaShapeOps, GradientsOfAMeanAndABroadcastStayOnTheDevice) {
-  TGC_REQUIRE_CUDA();
+TEST(GpuShapeOps, GradientsOfAMeanAndABroadcastStayOnTheDevice) {
+  TGC_REQUIRE_GPU();
   Var x = matrix("x", DType::Float32), b = vector("b", DType::Float32);
   Var cost = mean(sqr(x + b));
   std::vector<Var> g = grad(cost, {x, b});
   const std::vector<Tensor> args{uniform({40, 7}, 1), uniform({7}, 2)};
-  expect_cuda_matches_cpu({x, b}, {cost, g[0], g[1]}, args, 1e-5, 1e-6);
+  expect_matches_cpu({x, b}, {cost, g[0], g[1]}, args, 1e-5, 1e-6);
 
-  Function f = function({x, b}, {cost, g[0], g[1]}, {}, on("cuda"));
+  Function f = function({x, b}, {cost, g[0], g[1]}, {}, on(gpu_test::api()));
   EXPECT_EQ(count_of(f, "DeviceToHost"), 3) << "one per output, none inside the gradient";
   // One per input, and the gradient's seed (a constant: the linker copies it once, when the
   // function is compiled); the mean's count and SumToLike move nothing.
   EXPECT_EQ(count_of(f, "HostToDevice"), 3) << "one per input and one for the constant seed";
 }
 
-TEST(CudaShapeOps, SumToLikeSumsADimBroadcastAtRunTime) {
-  TGC_REQUIRE_CUDA();
+TEST(GpuShapeOps, SumToLikeSumsADimBroadcastAtRunTime) {
+  TGC_REQUIRE_GPU();
   // b has an unknown first dim: at run time it is 1 and broadcasts over x's 40 rows, so its
   // gradient is a real sum (the host path), not the identity.
   Var x = matrix("x", DType::Float32), b = matrix("b", DType::Float32);
   std::vector<Var> g = grad(sum(x * b), std::vector<Var>{b});
-  expect_cuda_matches_cpu({x, b}, {g[0]}, {uniform({40, 7}, 3), uniform({1, 7}, 4)}, 1e-5, 1e-5);
-  expect_cuda_matches_cpu({x, b}, {g[0]}, {uniform({40, 7}, 5), uniform({40, 7}, 6)}, 1e-5, 1e-5);
+  expect_matches_cpu({x, b}, {g[0]}, {uniform({40, 7}, 3), uniform({1, 7}, 4)}, 1e-5, 1e-5);
+  expect_matches_cpu({x, b}, {g[0]}, {uniform({40, 7}, 5), uniform({40, 7}, 6)}, 1e-5, 1e-5);
 }
 
 }  // namespace

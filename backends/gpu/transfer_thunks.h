@@ -2,21 +2,22 @@
 // device with their reference perform (DimShuffle, Reshape, Flatten).
 #pragma once
 
-#include "backends/cuda/cuda_device.h"
+#include "backends/gpu/gpu_device.h"
 #include "ops/core/node.h"
 #include "runtime/program.h"
 
-namespace tgc::cuda {
+namespace tgc::gpu {
 
-// Host -> device through the pinned staging ring; asynchronous (the host does not wait).
-ThunkFn make_host_to_device_thunk(CudaDevice& device);
-// Device -> host into pinned host memory; waits, since this is where the host needs the value.
-ThunkFn make_device_to_host_thunk(CudaDevice& device);
+// Host -> device; asynchronous where the API allows (the host does not wait).
+ThunkFn make_host_to_device_thunk(GpuDevice& device);
+// Device -> host into the device's host_result_memory(); waits (wait_for_host_results),
+// since this is where the host needs the value.
+ThunkFn make_device_to_host_thunk(GpuDevice& device);
 
 // Whether `node` is a view op whose device thunk is its reference perform.
 bool is_device_view_op(const Node& node);
 // DimShuffle: its perform (a view). Reshape / Flatten: a view of the input, made dense on
 // the device first when it is not contiguous (their perform would copy through the host).
-ThunkFn make_view_thunk(CudaDevice& device, const Node& node);
+ThunkFn make_view_thunk(GpuDevice& device, const Node& node);
 
-}  // namespace tgc::cuda
+}  // namespace tgc::gpu

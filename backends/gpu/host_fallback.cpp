@@ -1,12 +1,14 @@
-// The host fallback of OpenCL nodes.
-#include "backends/opencl/host_fallback.h"
+// The host fallback of device nodes.
+#include "backends/gpu/host_fallback.h"
 
-namespace tgc::opencl {
+namespace tgc::gpu {
 
-void run_on_host(const Op& op, OpenCLDevice& device, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+Tensor host_copy(const Tensor& t) { return t.on_host() ? t : t.to(host_device()); }
+
+void run_on_host(const Op& op, Device& device, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
   std::vector<Tensor> host_in;
   host_in.reserve(inputs.size());
-  for (const Tensor& t : inputs) host_in.push_back(t.on_host() ? t : t.to(host_device()));
+  for (const Tensor& t : inputs) host_in.push_back(host_copy(t));
   std::vector<Tensor> host_out(outputs.size());
   op.perform(host_in, host_out);
   for (size_t k = 0; k < outputs.size(); ++k) {
@@ -16,4 +18,4 @@ void run_on_host(const Op& op, OpenCLDevice& device, const std::vector<Tensor>& 
   }
 }
 
-}  // namespace tgc::opencl
+}  // namespace tgc::gpu

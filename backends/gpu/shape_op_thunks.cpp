@@ -1,19 +1,19 @@
-// ReduceCount and SumToLike on a CUDA device (see shape_op_thunks.h).
-#include "backends/cuda/shape_op_thunks.h"
+// ReduceCount and SumToLike on a GPU (see shape_op_thunks.h).
+#include "backends/gpu/shape_op_thunks.h"
 
-#include "backends/cuda/host_fallback.h"
+#include "backends/gpu/host_fallback.h"
 #include "ops/gradient/sum_to_like.h"
 #include "ops/reduce/reduce_count.h"
 
-namespace tgc::cuda {
+namespace tgc::gpu {
 
 bool is_device_shape_op(const Node& node) {
   const Op& op = node.op();
   return dynamic_cast<const ReduceCount*>(&op) || dynamic_cast<const SumToLike*>(&op);
 }
 
-ThunkFn make_shape_op_thunk(CudaDevice& device, const Node& node) {
-  CudaDevice* dev = &device;
+ThunkFn make_shape_op_thunk(GpuDevice& device, const Node& node) {
+  GpuDevice* dev = &device;
   std::shared_ptr<const Op> op = node.op_ptr();
   if (dynamic_cast<const ReduceCount*>(op.get())) {
     // The count depends on the input's shape alone: the device copy made for the last shape is
@@ -50,4 +50,4 @@ ThunkFn make_shape_op_thunk(CudaDevice& device, const Node& node) {
   };
 }
 
-}  // namespace tgc::cuda
+}  // namespace tgc::gpu

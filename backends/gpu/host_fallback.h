@@ -5,14 +5,15 @@
 
 #include <vector>
 
-#include "backends/cuda/cuda_device.h"
 #include "ops/core/op.h"
+#include "runtime/device.h"
+#include "runtime/tensor.h"
 
-namespace tgc::cuda {
+namespace tgc::gpu {
 
-void run_on_host(const Op& op, CudaDevice& device, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
+void run_on_host(const Op& op, Device& device, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
 
 // `t` on the host (a copy when on a device; waits for it).
 Tensor host_copy(const Tensor& t);
 
-}  // namespace tgc::cuda
+}  // namespace tgc::gpu

@@ -1,15 +1,15 @@
-// Transfers and device views on OpenCL.
-#include "backends/opencl/transfer_thunks.h"
+// Transfers and device views.
+#include "backends/gpu/transfer_thunks.h"
 
-#include "backends/opencl/device_copy.h"
+#include "backends/gpu/device_copy.h"
 #include "ops/shape/dimshuffle.h"
 #include "ops/shape/flatten.h"
 #include "ops/shape/reshape.h"
 
-namespace tgc::opencl {
+namespace tgc::gpu {
 
-ThunkFn make_host_to_device_thunk(OpenCLDevice& device) {
-  OpenCLDevice* dev = &device;
+ThunkFn make_host_to_device_thunk(GpuDevice& device) {
+  GpuDevice* dev = &device;
   return [dev](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
     const Tensor& in = inputs.at(0);
     if (&in.device() == dev) {  // already here (a device argument): nothing to move
@@ -22,8 +22,8 @@ ThunkFn make_host_to_device_thunk(OpenCLDevice& device) {
   };
 }
 
-ThunkFn make_device_to_host_thunk(OpenCLDevice& device) {
-  OpenCLDevice* dev = &device;
+ThunkFn make_device_to_host_thunk(GpuDevice& device) {
+  GpuDevice* dev = &device;
   return [dev](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
     const Tensor& in = inputs.at(0);
     if (in.on_host()) {
@@ -32,8 +32,9 @@ ThunkFn make_device_to_host_thunk(OpenCLDevice& device) {
     }
     // A strided view (a transpose left on the device) is made dense there: one copy back.
     const Tensor src = contiguous_on_device(*dev, in);
-    Tensor& out = ensure_output(outputs[0], src.dtype(), src.shape(), host_device());
+    Tensor& out = ensure_output(outputs[0], src.dtype(), src.shape(), dev->host_result_memory());
     dev->copy_to_host(out.raw_data(), src.raw_data(), src.nbytes(), dev->default_stream());
+    dev->wait_for_host_results();  // deferred to the replay's end while a call is recorded
   };
 }
 
@@ -43,8 +44,8 @@ bool is_device_view_op(const Node& node) {
          dynamic_cast<const Flatten*>(&op);
 }
 
-ThunkFn make_view_thunk(OpenCLDevice& device, const Node& node) {
-  OpenCLDevice* dev = &device;
+ThunkFn make_view_thunk(GpuDevice& device, const Node& node) {
+  GpuDevice* dev = &device;
   std::shared_ptr<const Op> op = node.op_ptr();
   const bool needs_dense = !dynamic_cast<const DimShuffle*>(op.get());
   return [dev, op, needs_dense](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
@@ -53,4 +54,4 @@ ThunkFn make_view_thunk(OpenCLDevice& device, const Node& node) {
   };
 }
 
-}  // namespace tgc::opencl
+}  // namespace tgc::gpu

@@ -1,8 +1,8 @@
-// cuBLAS ops on a real GPU (label gpu) against the host's OpenBLAS: every dot form,
-// transposed operands passed as flags, gemm with a broadcast bias, batched products with
-// broadcast and 1-d operands, outer products, empty inner dims, and float32 accuracy with
-// TF32 off (the default).
-#include "backends/cuda/blas_thunks.h"
+// cuBLAS through the GPU layer's BLAS thunk on a real GPU (label gpu) against the host's OpenBLAS:
+// every dot form, transposed operands passed as flags, gemm with a broadcast bias, batched products
+// with broadcast and 1-d operands, outer products, empty inner dims, and float32 accuracy with TF32
+// off (the default).
+#include "backends/cuda/cublas_library.h"
 
 #include <gtest/gtest.h>
 

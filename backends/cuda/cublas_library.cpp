@@ -1,0 +1,163 @@
+// cuBLAS behind gpu::BlasLibrary: the handle per device, and each row-major call as the
+// column-major call of the transposed problem.
+#include "backends/cuda/cublas_library.h"
+
+#include <cublas_v2.h>
+
+#include <map>
+#include <mutex>
+
+#include "backends/cuda/cuda_error.h"
+
+namespace tgc::cuda {
+
+void CublasDeleter::operator()(cublasContext* h) const noexcept { cublasDestroy(h); }
+
+namespace {
+
+// cuBLAS's recommended workspace for Hopper; enough for every older architecture.
+constexpr size_t kWorkspaceBytes = 32u << 20;
+
+// One handle per device, bound to the device's stream, with its workspace from the pool.
+// Calls hold the mutex: math and pointer modes are per handle.
+struct BlasContext {
+  UniqueCublas handle;
+  void* workspace = nullptr;
+  std::mutex mutex;
+};
+
+BlasContext& blas_context(CudaDevice& device) {
+  static std::mutex mutex;
+  static auto* contexts = new std::map<int, std::unique_ptr<BlasContext>>();  // process lifetime
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& c = (*contexts)[device.ordinal()];
+  if (!c) {
+    DeviceGuard guard(device.ordinal());
+    auto ctx = std::make_unique<BlasContext>();
+    cublasHandle_t h = nullptr;
+    TGC_CUBLAS_CHECK(cublasCreate(&h));
+    ctx->handle.reset(h);
+    TGC_CUBLAS_CHECK(cublasSetStream(h, device.stream()));
+    ctx->workspace = device.allocate(kWorkspaceBytes, device.default_stream());
+    TGC_CUBLAS_CHECK(cublasSetWorkspace(h, ctx->workspace, kWorkspaceBytes));
+    c = std::move(ctx);
+  }
+  return *c;
+}
+
+int to_int(int64_t v) { return static_cast<int>(v); }
+cublasOperation_t op_of(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
+template <typename T>
+const T* in(const void* p) { return static_cast<const T*>(p); }
+template <typename T>
+T* out(void* p) { return static_cast<T*>(p); }
+
+class Cublas final : public gpu::BlasLibrary {
+ public:
+  Cublas(CudaDevice& device, bool tf32) : device_(device), ctx_(blas_context(device)), tf32_(tf32) {}
+
+  // Row-major c = op(a) op(b) is column-major c^T = op(b)^T op(a)^T: the operands swap.
+  void gemm(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, const gpu::BlasMatrix& a,
+            const gpu::BlasMatrix& b, double beta, void* c, int64_t ldc) override {
+    Call call(*this, dtype);
+    if (dtype == DType::Float32) {
+      const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
+      TGC_CUBLAS_CHECK(cublasSgemm(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k), &al,
+                                   in<float>(b.data), to_int(b.ld), in<float>(a.data), to_int(a.ld), &be,
+                                   out<float>(c), to_int(ldc)));
+    } else {
+      TGC_CUBLAS_CHECK(cublasDgemm(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k),
+                                   &alpha, in<double>(b.data), to_int(b.ld), in<double>(a.data), to_int(a.ld), &beta,
+                                   out<double>(c), to_int(ldc)));
+    }
+  }
+
+  // The stored row-major rows x cols matrix is the column-major cols x rows one: its
+  // transpose flag flips.
+  void gemv(DType dtype, int64_t rows, int64_t cols, double alpha, const gpu::BlasMatrix& a, const gpu::BlasVector& x,
+            double beta, void* y) override {
+    Call call(*this, dtype);
+    const cublasOperation_t op = a.trans ? CUBLAS_OP_N : CUBLAS_OP_T;
+    if (dtype == DType::Float32) {
+      const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
+      TGC_CUBLAS_CHECK(cublasSgemv(call.h(), op, to_int(cols), to_int(rows), &al, in<float>(a.data), to_int(a.ld),
+                                   in<float>(x.data), to_int(x.inc), &be, out<float>(y), 1));
+    } else {
+      TGC_CUBLAS_CHECK(cublasDgemv(call.h(), op, to_int(cols), to_int(rows), &alpha, in<double>(a.data),
+                                   to_int(a.ld), in<double>(x.data), to_int(x.inc), &beta, out<double>(y), 1));
+    }
+  }
+
+  // Written by cuBLAS straight into device memory (device pointer mode: no host wait).
+  void dot(DType dtype, int64_t n, const gpu::BlasVector& x, const gpu::BlasVector& y, void* result) override {
+    Call call(*this, dtype);
+    TGC_CUBLAS_CHECK(cublasSetPointerMode(call.h(), CUBLAS_POINTER_MODE_DEVICE));
+    cublasStatus_t st;
+    if (dtype == DType::Float32)
+      st = cublasSdot(call.h(), to_int(n), in<float>(x.data), to_int(x.inc), in<float>(y.data), to_int(y.inc),
+                      out<float>(result));
+    else
+      st = cublasDdot(call.h(), to_int(n), in<double>(x.data), to_int(x.inc), in<double>(y.data), to_int(y.inc),
+                      out<double>(result));
+    TGC_CUBLAS_CHECK(cublasSetPointerMode(call.h(), CUBLAS_POINTER_MODE_HOST));
+    TGC_CUBLAS_CHECK(st);
+  }
+
+  void scal(DType dtype, int64_t n, double alpha, void* x) override {
+    Call call(*this, dtype);
+    if (dtype == DType::Float32) {
+      const float al = static_cast<float>(alpha);
+      TGC_CUBLAS_CHECK(cublasSscal(call.h(), to_int(n), &al, out<float>(x), 1));
+    } else {
+      TGC_CUBLAS_CHECK(cublasDscal(call.h(), to_int(n), &alpha, out<double>(x), 1));
+    }
+  }
+
+  void gemm_strided_batched(DType dtype, int64_t m, int64_t n, int64_t k, const gpu::BlasMatrix& a, int64_t stride_a,
+                            const gpu::BlasMatrix& b, int64_t stride_b, void* c, int64_t ldc, int64_t stride_c,
+                            int64_t batch) override {
+    Call call(*this, dtype);
+    if (dtype == DType::Float32) {
+      const float al = 1, be = 0;
+      TGC_CUBLAS_CHECK(cublasSgemmStridedBatched(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
+                                                 to_int(k), &al, in<float>(b.data), to_int(b.ld), stride_b,
+                                                 in<float>(a.data), to_int(a.ld), stride_a, &be, out<float>(c),
+                                                 to_int(ldc), stride_c, to_int(batch)));
+    } else {
+      const double al = 1, be = 0;
+      TGC_CUBLAS_CHECK(cublasDgemmStridedBatched(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
+                                                 to_int(k), &al, in<double>(b.data), to_int(b.ld), stride_b,
+                                                 in<double>(a.data), to_int(a.ld), stride_a, &be, out<double>(c),
+                                                 to_int(ldc), stride_c, to_int(batch)));
+    }
+  }
+
+ private:
+  // One call's handle state: the device, the handle's lock and the math mode (TF32 only when
+  // asked, float32 only).
+  class Call {
+   public:
+    Call(Cublas& lib, DType dtype) : guard_(lib.device_.ordinal()), ctx_(lib.ctx_), lock_(ctx_.mutex) {
+      TGC_CUBLAS_CHECK(cublasSetMathMode(
+          h(), lib.tf32_ && dtype == DType::Float32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    }
+    cublasHandle_t h() const { return ctx_.handle.get(); }
+
+   private:
+    DeviceGuard guard_;
+    BlasContext& ctx_;
+    std::lock_guard<std::mutex> lock_;
+  };
+
+  CudaDevice& device_;
+  BlasContext& ctx_;
+  bool tf32_;
+};
+
+}  // namespace
+
+std::unique_ptr<gpu::BlasLibrary> make_cublas_library(CudaDevice& device, const Config& config) {
+  return std::make_unique<Cublas>(device, config.cuda_tf32);
+}
+
+}  // namespace tgc::cuda

@@ -1,0 +1,52 @@
+// The BLAS calls a GPU API provides (cuBLAS, CLBlast), row-major and by device address: all
+// that the device folders keep of BLAS. Operand preparation — layouts from strides,
+// transposes as flags, copies only where BLAS cannot describe a layout, alpha and beta —
+// is blas_thunk.cpp's, written once.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/dtype.h"
+
+namespace tgc::gpu {
+
+// A matrix operand as row-major BLAS reads it: `data` holds the operand (trans = false) or
+// its transpose (trans = true) row-major with leading dimension `ld` (ops/blas/blas_layout.h).
+struct BlasMatrix {
+  const void* data = nullptr;
+  bool trans = false;
+  int64_t ld = 1;
+};
+
+// A vector operand: element i at data + i * inc (inc >= 1).
+struct BlasVector {
+  const void* data = nullptr;
+  int64_t inc = 1;
+};
+
+// One thunk's handle on the library (made with the thunk: its math mode, its lock). dtype is
+// Float32 or Float64, sizes fit BLAS's ints, and every pointer is a device address of the
+// device the library was made for. Calls are enqueued on the device's stream.
+class BlasLibrary {
+ public:
+  virtual ~BlasLibrary() = default;
+  // c (m x n, row-major, leading dimension ldc) = alpha * op(a) (m x k) @ op(b) (k x n) + beta * c.
+  // beta == 0: c is written, never read (NaNs in its buffer do not propagate).
+  virtual void gemm(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, const BlasMatrix& a,
+                    const BlasMatrix& b, double beta, void* c, int64_t ldc) = 0;
+  // y = alpha * op(a) @ x + beta * y, where a.data holds a `rows` x `cols` row-major matrix and
+  // op transposes it when a.trans; y is dense. beta == 0 as in gemm.
+  virtual void gemv(DType dtype, int64_t rows, int64_t cols, double alpha, const BlasMatrix& a, const BlasVector& x,
+                    double beta, void* y) = 0;
+  // *out = x . y over n elements, written on the device (no host wait).
+  virtual void dot(DType dtype, int64_t n, const BlasVector& x, const BlasVector& y, void* out) = 0;
+  // x (n dense elements) *= alpha.
+  virtual void scal(DType dtype, int64_t n, double alpha, void* x) = 0;
+  // For i < batch: c + i*stride_c = op(a + i*stride_a) @ op(b + i*stride_b) (alpha 1, beta 0),
+  // strides in elements (0: the same matrix for every i).
+  virtual void gemm_strided_batched(DType dtype, int64_t m, int64_t n, int64_t k, const BlasMatrix& a,
+                                    int64_t stride_a, const BlasMatrix& b, int64_t stride_b, void* c, int64_t ldc,
+                                    int64_t stride_c, int64_t batch) = 0;
+};
+
+}  // namespace tgc::gpu

@@ -1,0 +1,40 @@
+// The core device-op rules, one a line.
+#include "backends/gpu/core_rules.h"
+
+#include "backends/gpu/composite_thunk.h"
+#include "backends/gpu/shape_op_thunks.h"
+#include "backends/gpu/transfer_thunks.h"
+#include "compiler/kernel/composite_op.h"
+#include "ops/transfer/transfer.h"
+
+namespace tgc::gpu {
+
+namespace {
+
+bool is_composite(const Node& n) { return dynamic_cast<const Composite*>(&n.op()) != nullptr; }
+bool is_host_to_device(const Node& n) { return dynamic_cast<const HostToDevice*>(&n.op()) != nullptr; }
+bool is_device_to_host(const Node& n) { return dynamic_cast<const DeviceToHost*>(&n.op()) != nullptr; }
+
+ThunkFn composite(GpuDevice& d, const Node& n, const Config& c) {
+  return make_composite_thunk(d, std::dynamic_pointer_cast<const Composite>(n.op_ptr()), c, n.describe());
+}
+ThunkFn host_to_device(GpuDevice& d, const Node&, const Config&) { return make_host_to_device_thunk(d); }
+ThunkFn device_to_host(GpuDevice& d, const Node&, const Config&) { return make_device_to_host_thunk(d); }
+ThunkFn view(GpuDevice& d, const Node& n, const Config&) { return make_view_thunk(d, n); }
+ThunkFn shape_op(GpuDevice& d, const Node& n, const Config&) { return make_shape_op_thunk(d, n); }
+
+// self_contained: fused kernels (their scratch and state are their own), transfers and views
+// touch only their operands. The shape ops hand out kept tensors or run on the host.
+const DeviceOpRule kRules[] = {
+    {"Composite", is_composite, nullptr, composite, true},
+    {"HostToDevice", is_host_to_device, nullptr, host_to_device, true},
+    {"DeviceToHost", is_device_to_host, nullptr, device_to_host, true},
+    {"view", is_device_view_op, nullptr, view, true},        // DimShuffle, Reshape, Flatten
+    {"shape op", is_device_shape_op, nullptr, shape_op, false},  // ReduceCount, SumToLike
+};
+
+}  // namespace
+
+std::span<const DeviceOpRule> core_device_op_rules() { return kRules; }
+
+}  // namespace tgc::gpu

@@ -1,0 +1,42 @@
+// find_rule, and the shared rule table assembled from its families.
+#include "backends/gpu/device_op_rules.h"
+
+#include "backends/gpu/core_rules.h"
+
+namespace tgc::gpu {
+
+namespace {
+
+// The families of shared rules, in match order: a family is one line here.
+using RuleFamily = std::span<const DeviceOpRule> (*)();
+constexpr RuleFamily kFamilies[] = {
+    core_device_op_rules,  // Composite, transfers, views, shape ops
+};
+
+}  // namespace
+
+const DeviceOpRule* find_rule(std::span<const DeviceOpRule> rules, const Node& node, std::string* why) {
+  std::string first_reason;
+  for (const DeviceOpRule& rule : rules) {
+    if (!rule.covers(node)) continue;
+    std::string reason = rule.declines ? rule.declines(node) : std::string();
+    if (reason.empty()) return &rule;
+    if (first_reason.empty()) first_reason = std::move(reason);
+  }
+  if (why) *why = first_reason.empty() ? "no device implementation of " + node.op().op_class() : first_reason;
+  return nullptr;
+}
+
+std::span<const DeviceOpRule> shared_device_op_rules() {
+  static const std::vector<DeviceOpRule> rules = [] {
+    std::vector<DeviceOpRule> all;
+    for (RuleFamily family : kFamilies) {
+      const std::span<const DeviceOpRule> f = family();
+      all.insert(all.end(), f.begin(), f.end());
+    }
+    return all;
+  }();
+  return rules;
+}
+
+}  // namespace tgc::gpu
