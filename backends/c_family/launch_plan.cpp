@@ -10,6 +10,7 @@
 
 #include "backends/c_family/render_common.h"
 #include "compiler/kernel/interpreter.h"
+#include "compiler/kernel/kernel_geometry.h"
 #include "ops/elemwise/broadcast.h"
 #include "runtime/error.h"
 
@@ -60,21 +61,6 @@ void put(std::vector<int64_t>& v, int at, int cap, const std::vector<int64_t>& g
   TGC_INTERNAL_CHECK(static_cast<int>(group.size()) <= cap, "collapsed rank above the kernel's rank");
   const int lead = cap - static_cast<int>(group.size());
   for (int d = 0; d < cap; ++d) v[at + d] = d < lead ? fill : group[d - lead];
-}
-
-// Strides of an output-space tensor in the loop space: its own on kept axes, 0 on reduced ones.
-Strides output_space_strides(const Kernel& k, const Geometry& g, const Shape& out_space) {
-  const Strides s = broadcast_strides(g.shape, g.strides, out_space);
-  Strides loop(static_cast<size_t>(k.ndim), 0);
-  size_t j = 0;
-  for (int d = 0; d < k.ndim; ++d) {
-    if (std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d)) {
-      if (k.keepdims) ++j;
-      continue;
-    }
-    loop[d] = s[j++];
-  }
-  return loop;
 }
 
 std::optional<LaunchPlan> plan_elementwise(const Kernel& k, const std::vector<Geometry>& ops, const Shape& loop_in,
@@ -134,26 +120,18 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
                                          const DeviceLimits& limits) {
   const int nin = static_cast<int>(k.inputs.size());
   const ParamLayout layout = detail::param_layout(k);
-  Shape out_space;
-  for (int d = 0; d < k.ndim; ++d) {
-    if (!std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d)) out_space.push_back(loop[d]);
-    else if (k.keepdims) out_space.push_back(1);
-  }
+  const Shape out_space = kernel_output_space(k, loop);
   std::vector<Strides> strides;
   for (size_t op = 0; op < ops.size(); ++op) {
     const bool loop_space = static_cast<int>(op) < nin && !k.inputs[op].in_output_space;
     strides.push_back(loop_space ? broadcast_strides(ops[op].shape, ops[op].strides, loop)
-                                 : output_space_strides(k, ops[op], out_space));
+                                 : output_space_strides(k, ops[op].shape, ops[op].strides, out_space));
   }
-  Shape kept, reduced;
-  std::vector<Strides> kept_s(ops.size()), reduced_s(ops.size());
-  for (int d = 0; d < k.ndim; ++d) {
-    const bool is_reduced = std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d);
-    (is_reduced ? reduced : kept).push_back(loop[d]);
-    for (size_t op = 0; op < ops.size(); ++op) (is_reduced ? reduced_s : kept_s)[op].push_back(strides[op][d]);
-  }
-  collapse_dims(kept, kept_s);
-  collapse_dims(reduced, reduced_s);
+  SplitDims split = split_reduced_dims(k, loop, strides);
+  Shape& kept = split.kept;
+  Shape& reduced = split.reduced;
+  std::vector<Strides>& kept_s = split.kept_strides;
+  std::vector<Strides>& reduced_s = split.reduced_strides;
   const int64_t n_out = shape_numel(kept), n_red = shape_numel(reduced);
 
   LaunchPlan plan;

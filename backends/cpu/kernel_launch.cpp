@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "compiler/kernel/interpreter.h"
+#include "compiler/kernel/kernel_geometry.h"
 #include "ops/core/op.h"
 #include "ops/elemwise/broadcast.h"
 #include "runtime/error.h"
@@ -90,23 +91,6 @@ void pad(Shape& shape, std::vector<Strides>& strides, int rank) {
   }
 }
 
-// Strides of a tensor of the output space (its shape `shape`) in the loop space: its own
-// strides on kept axes, 0 on reduced axes.
-Strides output_space_strides(const Kernel& k, const Shape& shape, const Strides& strides, const Shape& out_space) {
-  const Strides s = broadcast_strides(shape, strides, out_space);
-  Strides loop(static_cast<size_t>(k.ndim), 0);
-  size_t j = 0;
-  for (int d = 0; d < k.ndim; ++d) {
-    const bool reduced = std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d);
-    if (reduced) {
-      if (k.keepdims) ++j;
-      continue;
-    }
-    loop[d] = s[j++];
-  }
-  return loop;
-}
-
 // Fills call.shape/strides from the loop-space strides of each operand; returns the number
 // of leading dims threads may split (the outer, non-reduced ones).
 int plan_dims(const Kernel& k, const KernelLayout& layout, const Shape& loop, std::vector<Strides> strides, Call& call) {
@@ -119,15 +103,11 @@ int plan_dims(const Kernel& k, const KernelLayout& layout, const Shape& loop, st
     for (const Strides& s : strides) call.strides.insert(call.strides.end(), s.begin(), s.end());
     return layout.rank();
   }
-  Shape kept, reduced;
-  std::vector<Strides> kept_s(nops), reduced_s(nops);
-  for (int d = 0; d < k.ndim; ++d) {
-    const bool is_reduced = std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d);
-    (is_reduced ? reduced : kept).push_back(loop[d]);
-    for (size_t op = 0; op < nops; ++op) (is_reduced ? reduced_s : kept_s)[op].push_back(strides[op][d]);
-  }
-  collapse_dims(kept, kept_s);
-  collapse_dims(reduced, reduced_s);
+  SplitDims split = split_reduced_dims(k, loop, strides);
+  Shape& kept = split.kept;
+  Shape& reduced = split.reduced;
+  std::vector<Strides>& kept_s = split.kept_strides;
+  std::vector<Strides>& reduced_s = split.reduced_strides;
   pad(kept, kept_s, layout.outer_rank);
   pad(reduced, reduced_s, layout.reduce_rank);
   call.shape = kept;
@@ -262,11 +242,7 @@ std::unique_ptr<KernelLauncher::Plan> KernelLauncher::make_plan(const std::vecto
     for (const Shape& s : plan->out_shapes) loop_parts.push_back(s);
   Shape loop = broadcast_shapes(loop_parts, "fused elementwise");
   while (static_cast<int>(loop.size()) < k.ndim) loop.insert(loop.begin(), 1);
-  Shape out_space;
-  for (int d = 0; d < k.ndim; ++d) {
-    if (!std::binary_search(k.reduce_axes.begin(), k.reduce_axes.end(), d)) out_space.push_back(loop[d]);
-    else if (k.keepdims) out_space.push_back(1);
-  }
+  const Shape out_space = kernel_output_space(k, loop);
   plan->empty = shape_numel(out_space) == 0;
   if (plan->empty) return plan;
 

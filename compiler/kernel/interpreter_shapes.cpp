@@ -4,6 +4,7 @@
 
 #include "compiler/kernel/interpreter.h"
 #include "compiler/kernel/interpreter_internal.h"
+#include "compiler/kernel/kernel_geometry.h"
 #include "compiler/kernel/reference_op.h"
 #include "ops/elemwise/broadcast.h"
 #include "runtime/error.h"
@@ -26,18 +27,6 @@ std::vector<bool> uniform_mask(const Kernel& kernel) {
 }
 
 namespace {
-
-// The loop space with the reduced axes folded (or kept as 1).
-Shape fold_axes(const Kernel& kernel, const Shape& loop) {
-  std::vector<bool> reduced(loop.size(), false);
-  for (int a : kernel.reduce_axes) reduced[a] = true;
-  Shape out;
-  for (size_t d = 0; d < loop.size(); ++d) {
-    if (!reduced[d]) out.push_back(loop[d]);
-    else if (kernel.keepdims) out.push_back(1);
-  }
-  return out;
-}
 
 // The single pass computes each value over its whole space, which yields the value itself
 // broadcast; so it is exact when what is observed has the space's shape: every output
@@ -100,7 +89,7 @@ KernelShapes analyze_kernel_shapes(const Kernel& kernel, const std::vector<Shape
   std::optional<Shape> loop = try_broadcast_static_shapes(loads);
   if (!loop || static_cast<int>(loop->size()) != kernel.ndim) return s;
   s.loop = *loop;
-  s.output_space = kernel.is_reduction() ? fold_axes(kernel, s.loop) : s.loop;
+  s.output_space = kernel.is_reduction() ? kernel_output_space(kernel, s.loop) : s.loop;
   s.fast = single_pass_valid(kernel, s);
   return s;
 }
