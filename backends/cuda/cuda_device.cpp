@@ -322,7 +322,7 @@ void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Str
   cudaStream_t s = stream_of(stream).get();
   DeviceGuard guard(info_.ordinal);
   if (pinned_host_memory().contains(host_dst, bytes)) {
-    if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return gpu::copy_bytes(*this, host_dst, src, bytes);
+    if (bytes <= kernel_copy_max_bytes() && &stream == &default_stream()) return gpu::copy_bytes(*this, host_dst, src, bytes);
     TGC_CUDA_CHECK(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, s));
     return;
   }
@@ -342,7 +342,7 @@ void CudaDevice::copy_from_host(void* dst, const void* host_src, size_t bytes, S
 
 void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) {
   if (bytes == 0) return;
-  if (bytes <= kKernelCopyMaxBytes && &stream == &default_stream()) return gpu::copy_bytes(*this, dst, src, bytes);
+  if (bytes <= kernel_copy_max_bytes() && &stream == &default_stream()) return gpu::copy_bytes(*this, dst, src, bytes);
   cudaStream_t s = stream_of(stream).get();
   DeviceGuard guard(info_.ordinal);
   TGC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
@@ -355,27 +355,17 @@ std::unique_ptr<DeviceTimer> CudaDevice::make_timer() {
 
 void CudaDevice::note_launch(const std::string& label) {
   std::lock_guard<std::mutex> lock(mutex_);
-  launched_[launched_count_ % kMaxLabels] = label;  // reuses the slot's capacity
-  ++launched_count_;
+  launched_.note(label);
 }
 
 void CudaDevice::raise_async(cudaError_t err, const char* call) {
-  std::vector<std::string> labels;
-  size_t count = 0;
+  std::string blame;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    count = launched_count_;
-    for (size_t i = count > kMaxLabels ? count - kMaxLabels : 0; i < count; ++i)
-      labels.push_back(launched_[i % kMaxLabels]);  // oldest first
-    launched_count_ = 0;
+    blame = launched_.take_blame();
   }
-  std::string what = "CUDA error on " + name() + ": " + cuda_error_text(err) + " (surfaced in " + call_name(call) + ")";
-  if (!labels.empty()) {
-    what += count == 1 ? "; raised by the device work of node " : "; raised by the device work of one of the nodes ";
-    if (count > labels.size()) what += "[" + std::to_string(count - labels.size()) + " earlier nodes], ";
-    for (size_t i = 0; i < labels.size(); ++i) what += (i ? ", " : "") + ("'" + labels[i] + "'");
-    if (count > 1) what += " (launched since the last synchronisation)";
-  }
+  const std::string what =
+      "CUDA error on " + name() + ": " + cuda_error_text(err) + " (surfaced in " + call_name(call) + ")" + blame;
   const std::string hint =
       is_sticky(err) ? "a kernel faulted, which leaves the CUDA context unusable: restart the process; "
                        "run with sync=true so that the error names exactly the node that caused it"
@@ -393,7 +383,7 @@ void CudaDevice::synchronize_stream() {
   std::string deferred;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    launched_count_ = 0;
+    launched_.clear();
     deferred.swap(deferred_error_);
   }
   if (!deferred.empty()) throw DeviceError(deferred + " (while releasing device memory)", name(),

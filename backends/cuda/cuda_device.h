@@ -16,6 +16,7 @@
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/pinned_staging.h"
 #include "backends/gpu/gpu_device.h"
+#include "backends/gpu/launch_labels.h"
 
 namespace tgc::cuda {
 
@@ -126,11 +127,7 @@ class CudaDevice final : public gpu::GpuDevice {
   std::unique_ptr<CudaStream> stream_obj_;
   std::mutex mutex_;  // staging ring, launch list, deferred errors
   std::unique_ptr<PinnedStaging> staging_;
-  static constexpr size_t kMaxLabels = 8;  // nodes named in an asynchronous error
-  // Labels of the launches since the last sync: a ring of the last kMaxLabels (slot
-  // count % kMaxLabels), so noting one costs a string assignment, not a shift of the list.
-  std::vector<std::string> launched_ = std::vector<std::string>(kMaxLabels);
-  size_t launched_count_ = 0;
+  gpu::LaunchLabels launched_;  // since the last synchronisation, named in an asynchronous error
   std::string deferred_error_;         // a failed cudaFreeAsync, reported at the next sync
 
   // Freed blocks by their size in bytes. All of the device's work goes to its one stream, so

@@ -19,9 +19,10 @@ namespace tgc::gpu {
 
 // One argument of a launch, in the entry's parameter order. An address argument is a
 // device address (an operand, scratch, a kernel's state); each API passes it its own way:
-// CUDA as the pointer, OpenCL as the cl_mem holding it and — for operands (element_size > 0)
-// — an element offset appended after every other argument, in order (the C-family ABI of
-// kernel_render.h). A value argument is `bytes` bytes passed by value (a params blob, an int).
+// CUDA as the pointer, OpenCL as the cl_mem holding it and — for operands (size > 0: their
+// element size) — an element offset appended after every other argument, in order (the ABI of
+// kernel_render.h). A value argument is `size` bytes at `ptr`, passed by value (a params
+// blob, an int).
 struct LaunchArg {
   enum class Kind : uint8_t { Address, Value };
   Kind kind = Kind::Value;
@@ -77,7 +78,8 @@ class GpuDevice : public Device {
   // replay.
   virtual void wait_for_host_results() {}
   // Dense copies of at most this many bytes are cheaper as a kernel than through the API's
-  // copy engine (0: always the API's copy).
+  // copy engine: the device's copy_on_device (and copies into host_result_memory()) run them
+  // as gpu::copy_bytes (device_copy.h). 0: always the API's copy.
   virtual size_t kernel_copy_max_bytes() const { return 0; }
 };
 

@@ -213,8 +213,7 @@ std::unique_ptr<DeviceTimer> OpenCLDevice::make_timer() { return std::make_uniqu
 
 void OpenCLDevice::note_launch(const std::string& label) {
   std::lock_guard<std::mutex> lock(mutex_);
-  launched_[launched_count_ % kMaxLabels] = label;  // reuses the slot's capacity
-  ++launched_count_;
+  launched_.note(label);
 }
 
 void OpenCLDevice::check(cl_int status, const char* call) const {
@@ -222,31 +221,21 @@ void OpenCLDevice::check(cl_int status, const char* call) const {
   std::string node;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (launched_count_ > 0) node = launched_[(launched_count_ - 1) % kMaxLabels];
+    node = launched_.last();
   }
   throw_cl_error(status, call, node);
 }
 
 void OpenCLDevice::synchronize_queue() {
   const cl_int err = clFinish(queue_);
-  std::vector<std::string> labels;
-  size_t count = 0;
+  std::string blame;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    count = launched_count_;
-    if (err != CL_SUCCESS)
-      for (size_t i = count > kMaxLabels ? count - kMaxLabels : 0; i < count; ++i)
-        labels.push_back(launched_[i % kMaxLabels]);  // oldest first
-    launched_count_ = 0;
+    if (err == CL_SUCCESS) launched_.clear();
+    else blame = launched_.take_blame();
   }
   if (err == CL_SUCCESS) return;
-  std::string what = "OpenCL error on " + name() + ": " + cl_error_name(err) + " (surfaced in clFinish)";
-  if (!labels.empty()) {
-    what += count == 1 ? "; raised by the device work of node " : "; raised by the device work of one of the nodes ";
-    if (count > labels.size()) what += "[" + std::to_string(count - labels.size()) + " earlier nodes], ";
-    for (size_t i = 0; i < labels.size(); ++i) what += (i ? ", " : "") + ("'" + labels[i] + "'");
-    if (count > 1) what += " (launched since the last synchronisation)";
-  }
+  const std::string what = "OpenCL error on " + name() + ": " + cl_error_name(err) + " (surfaced in clFinish)" + blame;
   throw DeviceError(what, "", "run with sync=true so that the error names exactly the node that caused it");
 }
 

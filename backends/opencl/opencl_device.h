@@ -15,6 +15,7 @@
 
 #include "backends/c_family/kernel_render.h"
 #include "backends/gpu/gpu_device.h"
+#include "backends/gpu/launch_labels.h"
 #include "backends/opencl/opencl_status.h"
 
 namespace tgc::opencl {
@@ -111,11 +112,7 @@ class OpenCLDevice final : public gpu::GpuDevice {
   std::map<uintptr_t, Allocation> live_;                   // by fake address
   std::multimap<size_t, std::pair<uintptr_t, cl_mem>> free_;  // size class -> cached (address, buffer)
   size_t buffers_created_ = 0;
-  // Labels of the launches since the last sync: a ring of the last kMaxLabels (slot
-  // count % kMaxLabels), so noting one costs a string assignment, not a shift of the list.
-  static constexpr size_t kMaxLabels = 8;  // nodes named in an asynchronous error
-  std::vector<std::string> launched_ = std::vector<std::string>(kMaxLabels);
-  size_t launched_count_ = 0;
+  gpu::LaunchLabels launched_;  // since the last synchronisation, named in an asynchronous error
 };
 
 // The device `opencl:P:D` (platform < 0: plain `opencl`, see find_opencl_device), created on
