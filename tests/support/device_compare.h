@@ -11,6 +11,13 @@
 
 #include <tgc/tgc.h>
 
+// GTEST_SKIP()s the test, with the reason, when `status` (cuda::cuda_status(),
+// opencl::opencl_status(): .available, .reason) finds no usable device; `what` names it.
+#define TGC_REQUIRE_DEVICE(status, what)                                      \
+  do {                                                                        \
+    if (!(status).available) GTEST_SKIP() << "needs " what ": " << (status).reason; \
+  } while (0)
+
 namespace tgc::device_test {
 
 inline FunctionOptions on(const std::string& device, std::map<std::string, std::string> extra = {}) {

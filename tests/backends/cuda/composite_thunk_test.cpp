@@ -1,6 +1,7 @@
 // Fused kernels on a real GPU (label gpu), against the same graphs on the cpu: elementwise
 // over contiguous, strided and broadcast operands, reductions of every kind, identical
-// results run to run, the interpreter fallback, and errors flagged by kernels.
+// results run to run, long reductions combining in one launch. (The interpreter fallback and
+// errors flagged by kernels: tests/backends/gpu/composite_thunk_test.cpp, on every API.)
 #include "backends/gpu/composite_thunk.h"
 
 #include <gtest/gtest.h>
@@ -119,35 +120,6 @@ TEST(CudaComposite, LongReductionsCombineInOneLaunchCallAfterCall) {
       EXPECT_TRUE(tensors_allclose(got[k], want[k], 1e-5, 1e-6))
           << "output " << k << ": " << cuda_test::diff_report(got[k], want[k]);
   }
-}
-
-TEST(CudaComposite, ShapesOutsideTheFastPathFallBackToTheInterpreter) {
-  TGC_REQUIRE_CUDA();
-  // Both dims unknown at compile time; at run time y broadcasts along dim 0 inside the group.
-  Var x = matrix("x", DType::Float32), y = matrix("y", DType::Float32);
-  Var out = exp(x) + y * 2.0;
-  expect_cuda_matches_cpu({x, y}, {out, (x + y).sum(1)},
-                          {uniform({64, 33}, DType::Float32, 14), uniform({1, 33}, DType::Float32, 15)}, 2e-6);
-}
-
-TEST(CudaComposite, KernelErrorsRaiseTheReferencesError) {
-  TGC_REQUIRE_CUDA();
-  Var a = vector("a", DType::Int32), b = vector("b", DType::Int32);
-  Var out = floor_div(a, b);  // integer division: b has a zero
-  Tensor av = Tensor::from_vector<int32_t>({7, 8, 9, 10}), bv = Tensor::from_vector<int32_t>({1, 2, 0, 5});
-  Function fc = function({a, b}, {out}, {}, cuda_test::on("cpu"));
-  Function fg = function({a, b}, {out}, {}, cuda_test::on("cuda"));
-  std::string cpu_error, cuda_error;
-  std::vector<Tensor> cpu_result, cuda_result;
-  try { cpu_result = fc(av, bv); } catch (const Error& e) { cpu_error = e.what_part(); }
-  try { cuda_result = fg(av, bv); } catch (const Error& e) { cuda_error = e.what_part(); }
-  EXPECT_EQ(cuda_error, cpu_error) << "the device must raise exactly the reference's error";
-  if (cpu_error.empty()) {
-    EXPECT_TRUE(tensors_equal(cuda_result[0], cpu_result[0]));
-  }
-  // The flag was cleared: the next, valid call runs.
-  Tensor ok = Tensor::from_vector<int32_t>({1, 2, 3, 5});
-  EXPECT_TRUE(tensors_equal(fg(av, ok)[0], fc(av, ok)[0]));
 }
 
 }  // namespace

@@ -10,11 +10,7 @@
 namespace tgc::cuda_test {
 
 // GTEST_SKIP()s the test, with the reason, when no CUDA device can be used here.
-#define TGC_REQUIRE_CUDA()                                                                   \
-  do {                                                                                       \
-    if (!::tgc::cuda::cuda_status().available)                                               \
-      GTEST_SKIP() << "needs a CUDA device: " << ::tgc::cuda::cuda_status().reason;          \
-  } while (0)
+#define TGC_REQUIRE_CUDA() TGC_REQUIRE_DEVICE(::tgc::cuda::cuda_status(), "a CUDA device")
 
 using device_test::diff_report;
 using device_test::on;

@@ -10,11 +10,7 @@
 namespace tgc::opencl_test {
 
 // GTEST_SKIP()s the test, with the reason, when no OpenCL device can be used here.
-#define TGC_REQUIRE_OPENCL()                                                                     \
-  do {                                                                                           \
-    if (!::tgc::opencl::opencl_status().available)                                               \
-      GTEST_SKIP() << "needs an OpenCL device: " << ::tgc::opencl::opencl_status().reason;       \
-  } while (0)
+#define TGC_REQUIRE_OPENCL() TGC_REQUIRE_DEVICE(::tgc::opencl::opencl_status(), "an OpenCL device")
 
 using device_test::on;
 

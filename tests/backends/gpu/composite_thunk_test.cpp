@@ -1,0 +1,48 @@
+// The GPU layer's Composite thunk on each API: a kernel that flags an error (integer division
+// by zero) raises exactly the reference's error through the host fallback, and the flag is
+// cleared for the next call; shapes outside the single-pass fast path run on the host.
+#include "backends/gpu/composite_thunk.h"
+
+#include <gtest/gtest.h>
+
+#include "gpu_test_device.h"
+
+namespace tgc {
+namespace {
+
+using device_test::on;
+
+TEST(GpuComposite, KernelErrorsRaiseTheReferencesErrorAndTheFlagClears) {
+  TGC_REQUIRE_GPU();
+  Var a = vector("a", DType::Int32), b = vector("b", DType::Int32);
+  const Tensor av = Tensor::from_vector<int32_t>({7, 8, 9, 10}), bv = Tensor::from_vector<int32_t>({1, 2, 0, 5});
+  // Alone, and inside a longer fused chain.
+  for (const Var& out : {floor_div(a, b), floor_div(a, b) + 1}) {
+    Function fc = function({a, b}, {out}, {}, on("cpu"));
+    Function fg = function({a, b}, {out}, {}, on(gpu_test::api()));
+    std::string cpu_error, gpu_error;
+    std::vector<Tensor> cpu_result, gpu_result;
+    try { cpu_result = fc(av, bv); } catch (const Error& e) { cpu_error = e.what_part(); }
+    try { gpu_result = fg(av, bv); } catch (const Error& e) { gpu_error = e.what_part(); }
+    EXPECT_EQ(gpu_error, cpu_error) << "the device must raise exactly the reference's error";
+    if (cpu_error.empty()) {
+      EXPECT_TRUE(tensors_equal(gpu_result[0], cpu_result[0]));
+    }
+    // The flag was cleared: the next, valid call runs.
+    const Tensor ok = Tensor::from_vector<int32_t>({1, 2, 3, 5});
+    EXPECT_TRUE(tensors_equal(fg(av, ok)[0], fc(av, ok)[0]));
+  }
+}
+
+TEST(GpuComposite, ShapesOutsideTheFastPathRunOnTheHost) {
+  TGC_REQUIRE_GPU();
+  // Both dims unknown at compile time; at run time y broadcasts along dim 0 inside the group.
+  Var x = matrix("x", DType::Float32), y = matrix("y", DType::Float32);
+  RandomState rng(3);
+  gpu_test::expect_matches_cpu({x, y}, {exp(x) + y * 2.0, (x + y).sum(1)},
+                               {rng.rand({64, 33}).astype(DType::Float32), rng.rand({1, 33}).astype(DType::Float32)},
+                               2e-6);
+}
+
+}  // namespace
+}  // namespace tgc
