@@ -1,6 +1,8 @@
 // gpu_bench: issue 7's GPU goals on an H100/H200 (check2, check1, the logistic-regression step,
 // the fused chain against a device-to-device copy, sum of squares, sgemm against cuBLAS, cold
-// and warm compile), each timed with its device work included. Without a GPU: a skip, exit 0.
+// and warm compile), each timed with its device work included, and issue 19's networks (the
+// MLP steps of benchmarks/compare and the bag-of-words classifier), in steps per second.
+// Without a GPU: a skip, exit 0.
 //
 //   build/benchmarks/gpu_bench                       # about a minute on an H100
 //   build/benchmarks/gpu_bench --benchmark_filter=Sgemm
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -392,6 +395,173 @@ void BM_Sgemm8192VsCublas(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_Sgemm8192VsCublas)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// ---- 8: issue 19's networks, one SGD step per call, steps per second ----
+//
+// The graphs of benchmarks/compare/tgc_driver.cpp at their full sizes: the MLP 784-512-10 at
+// batch 256, the MLP 784-4096-4096-10 at batch 4096 (matrix products), and the bag-of-words
+// classifier (take of embedding rows, mean and max over the tokens, concatenate, dense; the
+// table's gradient is a scatter-add). Data and parameters are float32 shared variables
+// (tokens int32); outputs [loss, logits] stay on the device (device_result). Before timing,
+// two steps on the GPU are checked against the same two steps on the host (device=cpu, the
+// same graph from the same values): outputs and parameters within 1e-3 relative.
+
+struct NetGraph {
+  std::vector<Var> outputs;
+  Updates updates;
+  std::vector<Shared> params;
+};
+
+enum class Net { Mlp, BigMlp, BagOfWords };
+
+struct NetSpec {
+  const char* name;
+  int steps;  // calls per timed batch
+  std::map<std::string, Tensor> values;  // initial data and parameters (host)
+};
+
+Tensor one_hot(const Tensor& labels, int64_t classes) {
+  const int64_t n = labels.shape()[0];
+  std::vector<float> v(static_cast<size_t>(n * classes), 0.0f);
+  const int64_t* l = labels.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i * classes + l[i])] = 1.0f;
+  return Tensor::from_vector(v, Shape{n, classes});
+}
+
+NetSpec net_spec(Net net) {
+  NetSpec spec;
+  auto f32 = [](const Tensor& t) { return t.astype(DType::Float32); };
+  if (net == Net::Mlp || net == Net::BigMlp) {
+    const bool big = net == Net::BigMlp;
+    const int64_t batch = big ? 4096 : 256;
+    const std::vector<int64_t> widths = big ? std::vector<int64_t>{784, 4096, 4096, 10} : std::vector<int64_t>{784, 512, 10};
+    RandomState rng(big ? 7 : 6);
+    spec = {big ? "MLP 784-4096-4096-10, batch 4096" : "MLP 784-512-10, batch 256", big ? 10 : 200, {}};
+    spec.values["x"] = f32(rng.randn({batch, 784}));
+    spec.values["y1h"] = one_hot(rng.randint(0, 10, {batch}), 10);
+    for (size_t i = 1; i < widths.size(); ++i) {
+      const double scale = std::sqrt(2.0 / static_cast<double>(widths[i - 1]));  // He initialisation
+      spec.values["w" + std::to_string(i)] = f32(rng.normal(0.0, scale, {widths[i - 1], widths[i]}));
+      spec.values["b" + std::to_string(i)] = Tensor::zeros(DType::Float32, {widths[i]});
+    }
+    return spec;
+  }
+  constexpr int64_t vocab = 50000, dim = 256, batch = 512, tokens = 16, classes = 20;
+  RandomState rng(8);
+  spec = {"bag of words, vocabulary 50000, embedding 256, batch 512x16", 50, {}};
+  spec.values["tokens"] = rng.randint(0, vocab, {batch, tokens}, DType::Int32);
+  spec.values["y1h"] = one_hot(rng.randint(0, classes, {batch}), classes);
+  spec.values["emb"] = f32(rng.normal(0.0, 0.1, {vocab, dim}));
+  spec.values["w"] = f32(rng.normal(0.0, 0.05, {2 * dim, classes}));
+  spec.values["b"] = Tensor::zeros(DType::Float32, {classes});
+  return spec;
+}
+
+// The network's graph over fresh shared variables holding copies of spec's values.
+NetGraph net_graph(Net net, const NetSpec& spec) {
+  auto in = [&](const std::string& name) { return shared(spec.values.at(name), name); };
+  NetGraph g;
+  Var logits;
+  Shared y1h = in("y1h");
+  if (net == Net::BagOfWords) {
+    Shared tokens = in("tokens"), emb = in("emb"), w = in("w"), b = in("b");
+    Var rows = take(emb, tokens, 0);
+    logits = dot(concatenate({mean(rows, 1), max(rows, 1)}, 1), w) + b;
+    g.params = {emb, w, b};
+  } else {
+    const int layers = net == Net::Mlp ? 2 : 3;
+    Var a = in("x");
+    for (int i = 1; i <= layers; ++i) {
+      Shared w = in("w" + std::to_string(i)), b = in("b" + std::to_string(i));
+      g.params.insert(g.params.end(), {w, b});
+      a = i < layers ? maximum(dot(a, w) + b, 0.0) : dot(a, w) + b;
+    }
+    logits = a;
+  }
+  Var loss = -mean(sum(y1h * log_softmax(logits), 1));
+  std::vector<Var> grads = grad(loss, std::vector<Var>(g.params.begin(), g.params.end()));
+  for (size_t i = 0; i < g.params.size(); ++i) g.updates.push_back({g.params[i], g.params[i] - 0.1 * grads[i]});
+  g.outputs = {loss, logits};
+  return g;
+}
+
+// max |a - b| / max |b| over the tensors (on the host, in double).
+double rel_diff(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  double worst = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    Tensor x = a[k].to_host().astype(DType::Float64), y = b[k].to_host().astype(DType::Float64);
+    if (x.shape() != y.shape()) throw std::runtime_error("a network's GPU and host results differ in shape");
+    const double *xs = x.data<double>(), *ys = y.data<double>();
+    double diff = 0, scale = 1e-30;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      diff = std::max(diff, std::abs(xs[i] - ys[i]));
+      scale = std::max(scale, std::abs(ys[i]));
+    }
+    if (std::isnan(diff)) return diff;
+    worst = std::max(worst, diff / scale);
+  }
+  return worst;
+}
+
+std::vector<Tensor> values_of(const std::vector<Shared>& params) {
+  std::vector<Tensor> v;
+  for (const Shared& p : params) v.push_back(p.get_value());
+  return v;
+}
+
+void time_network(benchmark::State& state, Net net) {
+  const NetSpec spec = net_spec(net);
+  const std::string name = net == Net::Mlp ? "mlp" : net == Net::BigMlp ? "bigmlp" : "bow";
+  NetGraph gpu = net_graph(net, spec), host = net_graph(net, spec);
+  Function step = function({}, gpu.outputs, gpu.updates, on_gpu(name, true));
+  Function host_step = function({}, host.outputs, host.updates, FunctionOptions{.name = name + "_host"});
+  std::vector<Tensor> last, host_last;
+  for (int i = 0; i < 2; ++i) {
+    last = step();
+    host_last = host_step();
+  }
+  // Where an op of the step still runs on the host (take, inc_subtensor, concatenate and
+  // log_softmax may), an output can come back on the host: reported, not an error.
+  const bool on_device = !last[0].on_host() && !last[1].on_host();
+  const double out_diff = rel_diff(last, host_last);
+  const double param_diff = rel_diff(values_of(gpu.params), values_of(host.params));
+  if (!(out_diff <= 1e-3 && param_diff <= 1e-3))
+    throw std::runtime_error(fmt::format("{}: after 2 steps the GPU differs from the host: outputs {:.2e}, "
+                                         "parameters {:.2e} (tolerance 1e-3)",
+                                         name, out_diff, param_diff));
+  for (int i = 0; i < 3; ++i) last = step();  // warm-up
+  sync_all(last);
+
+  std::vector<double> per_step;
+  for (auto _ : state) {
+    double s = time_batch(spec.steps, [&] { last = step(); }, [&] { sync_all(last); }) / spec.steps;
+    state.SetIterationTime(s);
+    per_step.push_back(s);
+  }
+  const double t = median(per_step);
+  state.counters["steps_per_s"] = 1 / t;
+  state.counters["ms_per_step"] = 1e3 * t;
+  state.counters["rel_diff_host"] = std::max(out_diff, param_diff);
+  state.counters["outputs_on_device"] = on_device ? 1 : 0;
+  state.SetLabel(fmt::format("{}: {:.1f} steps/s ({:.3f} ms per step), device_result ({}); GPU = host within {:.1e}",
+                             spec.name, 1 / t, 1e3 * t, on_device ? "outputs on the device" : "an output came back on the host",
+                             std::max(out_diff, param_diff)));
+}
+
+void BM_MlpTrainStep(benchmark::State& state) {
+  guarded(state, [&] { time_network(state, Net::Mlp); });
+}
+BENCHMARK(BM_MlpTrainStep)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_BigMlpTrainStep(benchmark::State& state) {
+  guarded(state, [&] { time_network(state, Net::BigMlp); });
+}
+BENCHMARK(BM_BigMlpTrainStep)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_BagOfWordsTrainStep(benchmark::State& state) {
+  guarded(state, [&] { time_network(state, Net::BagOfWords); });
+}
+BENCHMARK(BM_BagOfWordsTrainStep)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // ---- 7: cold and warm compile of the logistic regression ----
 //

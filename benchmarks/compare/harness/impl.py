@@ -37,6 +37,11 @@ class Impl:
         self.run(calls)
         return [self.to_numpy(o) for o in self.last]
 
+    def params(self):
+        """The trained parameters now (NumPy arrays, in the workload's `params` order), or None
+        where this implementation cannot read them back (the CLI)."""
+        return None
+
     @staticmethod
     def to_numpy(value):
         import numpy as np

@@ -118,11 +118,13 @@ def run_workload(w, impls, args, data_root):
     """Results of one workload for every available implementation."""
     folder = workloads.make_data(w, data_root)
     data = workloads.load(w)
-    results, built, outputs = {}, {}, {}
+    results, built, outputs, params = {}, {}, {}, {}
     for name in impls.available():
         try:
             built[name] = impls.build(name, w, folder, data)
             outputs[name] = built[name].outputs(w.check_calls)
+            if w.params:
+                params[name] = built[name].params()
             results[name] = {"status": "ok", "compile_s": built[name].compile_s}
         except Unavailable as e:
             results[name] = {"status": "unavailable", "reason": str(e)}
@@ -133,15 +135,23 @@ def run_workload(w, impls, args, data_root):
             built.pop(name).close()
     reference = next((n for n in ("tgc", "tgc-cli") if n in outputs), None)
     if reference:
-        ref_out = outputs[reference]
+        ref_out, ref_params = outputs[reference], params.get(reference)
     else:  # no tgc here: check the peers against the NumPy formulas on the host
         reference = "numpy formulas (host)"
         step = formulas.make(w.kind, np, data)
         for _ in range(w.check_calls):
             ref_out = step()
+        ref_params = step.params() if w.params else None
     for name, out in outputs.items():
         if name != reference:
             results[name]["rel_err"] = relative_error(out, ref_out)
+            # The trained parameters after the same steps, where both can read them back; the
+            # table's error is the worse of the outputs' and the parameters'.
+            if ref_params is not None and params.get(name) is not None:
+                perr = relative_error(params[name], ref_params)
+                results[name]["param_err"] = perr
+                results[name]["rel_err"] = max(results[name]["rel_err"], perr) \
+                    if not math.isnan(perr) else math.nan
     times = {name: [] for name in built}
 
     def timed(name):
@@ -175,8 +185,10 @@ def print_progress(w):
     for name, res in w["results"].items():
         if res.get("status") == "ok":
             err = res.get("rel_err")
+            perr = res.get("param_err")
             print(f"  {name:9s} {report.fmt_time(report.shown_time(w, res)):>10s}"
-                  f"{'' if err is None else f'   rel err {err:.1e}'}", flush=True)
+                  f"{'' if err is None else f'   rel err {err:.1e}'}"
+                  f"{'' if perr is None else f' (parameters {perr:.1e})'}", flush=True)
         else:
             print(f"  {name:9s} not available ({res.get('reason')})", flush=True)
 
@@ -193,7 +205,7 @@ def main(argv):
     impls = Implementations(args, tgc_env, build_error)
     for i in impls.info:
         print(f"  {i['name']:9s} " + (i["version"] if i["available"] else f"not available ({i['reason']})"), flush=True)
-    plan = workloads.plan(args.quick)
+    plan = workloads.plan(args.quick, args.device)
     if args.only:
         keep = set(args.only.split(","))
         plan = [w for w in plan if w.id in keep or w.kind in keep]

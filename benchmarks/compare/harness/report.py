@@ -209,7 +209,9 @@ def markdown_section(results, chart_path=None):
     if tp:
         parts += ["Throughput:", "", tp, ""]
     parts += ["Relative error of each output against the reference (max |a − b| / max |b|, after the "
-              "workload's first calls; training workloads after 5 steps):", "", errors_table(results), "",
+              "workload's first calls; training workloads after 5 steps, their trained parameters "
+              "included where the implementation can read them back, all but the tgc CLI):", "",
+              errors_table(results), "",
               "Compile (or jit) time of each workload, where the implementation has one:", "",
               compile_table(results), ""]
     parts += cold_warm_lines(results)

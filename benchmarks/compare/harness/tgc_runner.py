@@ -47,6 +47,36 @@ gw1, gb1, gw2, gb2 = grad(loss, [w1, b1, w2, b2])
 mlp = function([], [loss, logits], device_result=true,
                updates=[(w1, w1 - 0.1 * gw1), (b1, b1 - 0.1 * gb1), (w2, w2 - 0.1 * gw2), (b2, b2 - 0.1 * gb2)])
 ''',
+    "bigmlp": '''x = shared(load("x.npy"), name="x")
+y1h = shared(load("y1h.npy"), name="y1h")
+w1 = shared(load("w1.npy"), name="w1")
+b1 = shared(load("b1.npy"), name="b1")
+w2 = shared(load("w2.npy"), name="w2")
+b2 = shared(load("b2.npy"), name="b2")
+w3 = shared(load("w3.npy"), name="w3")
+b3 = shared(load("b3.npy"), name="b3")
+h1 = maximum(dot(x, w1) + b1, 0)
+h2 = maximum(dot(h1, w2) + b2, 0)
+logits = dot(h2, w3) + b3
+loss = -mean(sum(y1h * log_softmax(logits), axis=1))
+gw1, gb1, gw2, gb2, gw3, gb3 = grad(loss, [w1, b1, w2, b2, w3, b3])
+bigmlp = function([], [loss, logits], device_result=true,
+                  updates=[(w1, w1 - 0.1 * gw1), (b1, b1 - 0.1 * gb1), (w2, w2 - 0.1 * gw2),
+                           (b2, b2 - 0.1 * gb2), (w3, w3 - 0.1 * gw3), (b3, b3 - 0.1 * gb3)])
+''',
+    "bow": '''tokens = shared(load("tokens.npy"), name="tokens")
+y1h = shared(load("y1h.npy"), name="y1h")
+emb = shared(load("emb.npy"), name="emb")
+w = shared(load("w.npy"), name="w")
+b = shared(load("b.npy"), name="b")
+rows = take(emb, tokens, axis=0)
+feat = concatenate([mean(rows, axis=1), max(rows, axis=1)], axis=1)
+logits = dot(feat, w) + b
+loss = -mean(sum(y1h * log_softmax(logits), axis=1))
+gemb, gw, gb = grad(loss, [emb, w, b])
+bow = function([], [loss, logits], device_result=true,
+               updates=[(emb, emb - 0.1 * gemb), (w, w - 0.1 * gw), (b, b - 0.1 * gb)])
+''',
 }
 
 LOOP_RE = re.compile(r"Looping (\d+) times took ([0-9.eE+-]+) seconds")
@@ -184,6 +214,11 @@ class TgcDriver(Impl):
         out = Path(tempfile.mkdtemp(prefix="driver-out-", dir=self.folder))
         n = self._ask(f"save {out}")["saved"]
         return [np.load(out / f"out_{i}.npy") for i in range(n)]
+
+    def params(self):
+        out = Path(tempfile.mkdtemp(prefix="driver-params-", dir=self.folder))
+        n = self._ask(f"params {out}")["saved"]
+        return [np.load(out / f"param_{i}.npy") for i in range(n)] if n else None
 
     def close(self):
         if self.proc.poll() is None:

@@ -40,6 +40,9 @@ class CupyImpl(Impl):
     def sync(self):
         self.dev.synchronize()
 
+    def params(self):
+        return [a.get() for a in self.step.params()] if hasattr(self.step, "params") else None
+
     def to_numpy(self, value):
         return value.get() if hasattr(value, "get") else value
 

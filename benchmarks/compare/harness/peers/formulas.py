@@ -1,7 +1,8 @@
 """The workloads written once against the NumPy API, for NumPy and CuPy (`xp` is either module).
 Each make() returns a step: one call, returning the call's outputs. Training steps keep their
-parameters in the closure; their gradients are written out by hand, and the cross-entropies in
-the stable form that tgc's optimizer substitutes for the tutorial's literal formula."""
+parameters in the closure (step.params() returns them); their gradients are written out by
+hand, and the cross-entropies in the stable form that tgc's optimizer substitutes for the
+tutorial's literal formula."""
 
 
 def make(kind, xp, data):
@@ -21,8 +22,26 @@ def make(kind, xp, data):
     if kind == "logreg":
         return _logreg(xp, d)
     if kind == "mlp":
-        return _mlp(xp, d)
+        return _mlp(xp, d, layers=2)
+    if kind == "bigmlp":
+        return _mlp(xp, d, layers=3)
+    if kind == "bow":
+        return _bow(xp, d)
     raise ValueError(kind)
+
+
+def _with_params(step, state, names):
+    step.params = lambda: [state[n] for n in names]
+    return step
+
+
+def _softmax_xent(xp, logits, y1h):
+    """(mean cross-entropy, its gradient with respect to logits), stably."""
+    m = logits.max(axis=1, keepdims=True)
+    e = xp.exp(logits - m)
+    s = e.sum(axis=1, keepdims=True)
+    loss = -(y1h * (logits - m - xp.log(s))).sum(axis=1).mean()
+    return loss, (e / s - y1h) / logits.shape[0]
 
 
 def _logreg(xp, d):
@@ -39,27 +58,59 @@ def _logreg(xp, d):
         state["w"] = w - 0.01 * (x.T @ dz + 0.02 * w)
         state["b"] = b - 0.01 * dz.sum()
         return [p > 0.5, xent]
-    return step
+    return _with_params(step, state, ("w", "b"))
 
 
-def _mlp(xp, d):
+def _mlp(xp, d, layers):
+    """784-H(-H)-10 with relu between the layers, softmax cross-entropy, SGD with rate 0.1."""
     x, y1h = d["x"], d["y1h"]
-    p = {k: d[k].copy() for k in ("w1", "b1", "w2", "b2")}
-    batch = x.shape[0]
+    names = [f"{k}{i}" for i in range(1, layers + 1) for k in ("w", "b")]
+    p = {k: d[k].copy() for k in names}
 
     def step():
-        hp = x @ p["w1"] + p["b1"]
-        h = xp.maximum(hp, 0)
-        logits = h @ p["w2"] + p["b2"]
-        m = logits.max(axis=1, keepdims=True)
-        e = xp.exp(logits - m)
-        s = e.sum(axis=1, keepdims=True)
-        loss = -(y1h * (logits - m - xp.log(s))).sum(axis=1).mean()
-        dlogits = (e / s - y1h) / batch
-        dh = (dlogits @ p["w2"].T) * (hp > 0)
-        p["w2"] = p["w2"] - 0.1 * (h.T @ dlogits)
-        p["b2"] = p["b2"] - 0.1 * dlogits.sum(axis=0)
-        p["w1"] = p["w1"] - 0.1 * (x.T @ dh)
-        p["b1"] = p["b1"] - 0.1 * dh.sum(axis=0)
+        acts, pre = [x], []  # the input of each layer; each hidden layer's pre-activation
+        for i in range(1, layers):
+            pre.append(acts[-1] @ p[f"w{i}"] + p[f"b{i}"])
+            acts.append(xp.maximum(pre[-1], 0))
+        logits = acts[-1] @ p[f"w{layers}"] + p[f"b{layers}"]
+        loss, dz = _softmax_xent(xp, logits, y1h)
+        for i in range(layers, 0, -1):  # dz: the gradient of the loss w.r.t. layer i's output
+            dz_next = (dz @ p[f"w{i}"].T) * (pre[i - 2] > 0) if i > 1 else None
+            p[f"w{i}"] = p[f"w{i}"] - 0.1 * (acts[i - 1].T @ dz)
+            p[f"b{i}"] = p[f"b{i}"] - 0.1 * dz.sum(axis=0)
+            dz = dz_next
         return [loss, logits]
-    return step
+    return _with_params(step, p, names)
+
+
+def _scatter_add(xp, table, indices, values):
+    """table[indices] += values with repeated indices accumulating, in place."""
+    if xp.__name__ == "numpy":
+        xp.add.at(table, indices, values)
+    else:
+        import cupyx
+        cupyx.scatter_add(table, indices, values)
+
+
+def _bow(xp, d):
+    """Bag of words: the embedding rows of each example's tokens (take), their mean and their
+    max over the tokens side by side (concatenate), a dense layer, softmax cross-entropy, SGD
+    with rate 0.1. As a NumPy user writes it, the table's update adds to the rows used only
+    (np.add.at), rather than forming the table-sized gradient the autodiff libraries form."""
+    tokens, y1h = d["tokens"], d["y1h"]
+    p = {k: d[k].copy() for k in ("emb", "w", "b")}
+    n_tokens, dim = tokens.shape[1], p["emb"].shape[1]
+
+    def step():
+        rows = p["emb"][tokens]                          # (batch, tokens, dim)
+        mx = rows.max(axis=1)
+        feat = xp.concatenate([rows.mean(axis=1), mx], axis=1)
+        logits = feat @ p["w"] + p["b"]
+        loss, dz = _softmax_xent(xp, logits, y1h)
+        dfeat = dz @ p["w"].T
+        drows = (dfeat[:, None, :dim] / n_tokens + (rows == mx[:, None, :]) * dfeat[:, None, dim:])
+        p["w"] = p["w"] - 0.1 * (feat.T @ dz)
+        p["b"] = p["b"] - 0.1 * dz.sum(axis=0)
+        _scatter_add(xp, p["emb"], tokens, -0.1 * drows)
+        return [loss, logits]
+    return _with_params(step, p, ("emb", "w", "b"))

@@ -57,16 +57,35 @@ def _programs(kind, jnp, jax):
             (_, (z, xent)), (gw, gb) = jax.value_and_grad(parts, argnums=(0, 1), has_aux=True)(w, b, x, y)
             return (w - 0.01 * gw, b - 0.01 * gb), (jax.nn.sigmoid(z) > 0.5, xent)
         return step, ["w", "b"], ["x", "y"]
-    if kind == "mlp":
-        def loss_of(w1, b1, w2, b2, x, y1h):
-            logits = jnp.maximum(x @ w1 + b1, 0) @ w2 + b2
+    if kind in ("mlp", "bigmlp"):
+        layers = 2 if kind == "mlp" else 3
+        names = [f"{k}{i}" for i in range(1, layers + 1) for k in ("w", "b")]
+
+        def loss_of(params, x, y1h):
+            a = x
+            for i in range(0, 2 * layers - 2, 2):
+                a = jnp.maximum(a @ params[i] + params[i + 1], 0)
+            logits = a @ params[-2] + params[-1]
             return -jnp.mean(jnp.sum(y1h * jax.nn.log_softmax(logits), axis=1)), logits
 
-        def step(w1, b1, w2, b2, x, y1h):
-            (loss, logits), g = jax.value_and_grad(loss_of, argnums=(0, 1, 2, 3), has_aux=True)(
-                w1, b1, w2, b2, x, y1h)
-            return tuple(p - 0.1 * gp for p, gp in zip((w1, b1, w2, b2), g)), (loss, logits)
-        return step, ["w1", "b1", "w2", "b2"], ["x", "y1h"]
+        def step(*args):
+            params, (x, y1h) = args[:-2], args[-2:]
+            (loss, logits), g = jax.value_and_grad(loss_of, has_aux=True)(params, x, y1h)
+            return tuple(p - 0.1 * gp for p, gp in zip(params, g)), (loss, logits)
+        return step, names, ["x", "y1h"]
+    if kind == "bow":
+        def loss_of(params, tokens, y1h):
+            emb, w, b = params
+            rows = jnp.take(emb, tokens, axis=0)  # the gradient is a scatter-add into the table
+            feat = jnp.concatenate([jnp.mean(rows, axis=1), jnp.max(rows, axis=1)], axis=1)
+            logits = feat @ w + b
+            return -jnp.mean(jnp.sum(y1h * jax.nn.log_softmax(logits), axis=1)), logits
+
+        def step(emb, w, b, tokens, y1h):
+            params = (emb, w, b)
+            (loss, logits), g = jax.value_and_grad(loss_of, has_aux=True)(params, tokens, y1h)
+            return tuple(p - 0.1 * gp for p, gp in zip(params, g)), (loss, logits)
+        return step, ["emb", "w", "b"], ["tokens", "y1h"]
     raise ValueError(kind)
 
 
@@ -91,6 +110,9 @@ class JaxImpl(Impl):
             self.state, out = list(out[0]), out[1]
         out = list(out) if isinstance(out, tuple) else [out]
         self.last = [np.asarray(o) for o in out] if self.to_host else out
+
+    def params(self):
+        return [np.asarray(p) for p in self.state] if self.stateful else None
 
     def sync(self):
         for o in self.last:

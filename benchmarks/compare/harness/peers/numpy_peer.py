@@ -23,6 +23,9 @@ class NumpyImpl(Impl):
     def call(self):
         self.last = self.step()
 
+    def params(self):
+        return [np.array(a) for a in self.step.params()] if hasattr(self.step, "params") else None
+
 
 def build(w, data, device):
     return NumpyImpl(w, data)

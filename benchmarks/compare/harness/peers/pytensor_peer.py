@@ -44,12 +44,26 @@ def _graph(kind, pt, s):
         cost = xent.mean() + 0.01 * (w ** 2).sum()
         gw, gb = pt.grad(cost, [w, b])
         return [prediction, xent], [(w, w - 0.01 * gw), (b, b - 0.01 * gb)]
-    if kind == "mlp":
+    if kind in ("mlp", "bigmlp"):
         from pytensor.tensor.special import log_softmax
         x, y1h = s["x"], s["y1h"]
-        params = [s["w1"], s["b1"], s["w2"], s["b2"]]
-        logits = pt.dot(pt.maximum(pt.dot(x, s["w1"]) + s["b1"], 0), s["w2"]) + s["b2"]
+        layers = 2 if kind == "mlp" else 3
+        params = [s[f"{k}{i}"] for i in range(1, layers + 1) for k in ("w", "b")]
+        a = x
+        for i in range(1, layers):
+            a = pt.maximum(pt.dot(a, s[f"w{i}"]) + s[f"b{i}"], 0)
+        logits = pt.dot(a, s[f"w{layers}"]) + s[f"b{layers}"]
         loss = -pt.mean(pt.sum(y1h * log_softmax(logits, axis=1), axis=1))
+        grads = pt.grad(loss, params)
+        return [loss, logits], [(p, p - 0.1 * g) for p, g in zip(params, grads)]
+    if kind == "bow":
+        from pytensor.tensor.special import log_softmax
+        tokens, y1h, emb, w, b = s["tokens"], s["y1h"], s["emb"], s["w"], s["b"]
+        rows = emb[tokens]  # advanced indexing: its gradient is an AdvancedIncSubtensor
+        feat = pt.concatenate([pt.mean(rows, axis=1), pt.max(rows, axis=1)], axis=1)
+        logits = pt.dot(feat, w) + b
+        loss = -pt.mean(pt.sum(y1h * log_softmax(logits, axis=1), axis=1))
+        params = [emb, w, b]
         grads = pt.grad(loss, params)
         return [loss, logits], [(p, p - 0.1 * g) for p, g in zip(params, grads)]
     raise ValueError(kind)
@@ -61,6 +75,7 @@ class PytensorImpl(Impl):
         pytensor = _pytensor()
         import pytensor.tensor as pt
         shared = {k: pytensor.shared(v.copy(), name=k) for k, v in data.items()}
+        self.trained = [shared[n] for n in w.params]
         outputs, updates = _graph(w.kind, pt, shared)
         start = time.perf_counter()
         self.fn = pytensor.function([], outputs, updates=updates)
@@ -68,6 +83,9 @@ class PytensorImpl(Impl):
 
     def call(self):
         self.last = self.fn()
+
+    def params(self):
+        return [p.get_value() for p in self.trained] if self.trained else None
 
 
 def build(w, data, device):

@@ -32,6 +32,16 @@ def probe(device):
     return torch.__version__
 
 
+def _sgd(torch, loss, params, logits):
+    """Backward, one SGD step with rate 0.1 on params; returns the step's outputs."""
+    loss.backward()
+    with torch.no_grad():
+        for p in params:
+            p.sub_(0.1 * p.grad)
+            p.grad = None
+    return [loss.detach(), logits.detach()]
+
+
 def _step(kind, torch, d):
     F = torch.nn.functional
     if kind in ("check1", "check2"):
@@ -58,20 +68,30 @@ def _step(kind, torch, d):
                 b.grad = None
             return [torch.sigmoid(z.detach()) > 0.5, xent.detach()]
         return step
-    if kind == "mlp":
+    if kind in ("mlp", "bigmlp"):
         x, y1h = d["x"], d["y1h"]
-        params = [d[k].requires_grad_() for k in ("w1", "b1", "w2", "b2")]
-        w1, b1, w2, b2 = params
+        layers = 2 if kind == "mlp" else 3
+        params = [d[f"{k}{i}"].requires_grad_() for i in range(1, layers + 1) for k in ("w", "b")]
 
         def step():
-            logits = torch.relu(x @ w1 + b1) @ w2 + b2
+            a = x
+            for i in range(0, 2 * layers - 2, 2):
+                a = torch.relu(a @ params[i] + params[i + 1])
+            logits = a @ params[-2] + params[-1]
             loss = -(y1h * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            loss.backward()
-            with torch.no_grad():
-                for p in params:
-                    p.sub_(0.1 * p.grad)
-                    p.grad = None
-            return [loss.detach(), logits.detach()]
+            return _sgd(torch, loss, params, logits)
+        return step
+    if kind == "bow":
+        tokens, y1h = d["tokens"].long(), d["y1h"]  # embedding indices as torch users keep them
+        params = [d[k].requires_grad_() for k in ("emb", "w", "b")]
+        emb, w, b = params
+
+        def step():
+            rows = F.embedding(tokens, emb)  # dense gradient: the rows used, scatter-added
+            feat = torch.cat([rows.mean(dim=1), rows.amax(dim=1)], dim=1)
+            logits = feat @ w + b
+            loss = -(y1h * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            return _sgd(torch, loss, params, logits)
         return step
     raise ValueError(kind)
 
@@ -83,6 +103,7 @@ class TorchImpl(Impl):
         self.dev = _device(torch, device)
         d = {k: torch.from_numpy(np.array(v)).to(self.dev) for k, v in data.items()}
         self.step = _step(w.kind, torch, d)
+        self.trained = [d[n] for n in w.params]
         self.to_host = w.outputs_on_host
 
     def call(self):
@@ -93,6 +114,9 @@ class TorchImpl(Impl):
     def sync(self):
         if self.dev.type == "cuda":
             self.torch.cuda.synchronize(self.dev)
+
+    def params(self):
+        return [p.detach().cpu().numpy() for p in self.trained] if self.trained else None
 
     def to_numpy(self, value):
         return value.detach().cpu().numpy()
