@@ -20,15 +20,15 @@ class Backend {
   // Whether `node` has an implementation on device(): the placement pass puts it there.
   // Host-only backends run everything on the host and say false.
   virtual bool runs_on_device(const Node& /*node*/) const { return false; }
+  // Why `node` stays on the host when runs_on_device says no ("" when the backend has no
+  // more to say than that it lacks an implementation): tgc show and assert_no_cpu_op print it.
+  virtual std::string host_reason(const Node&) const { return ""; }
   // The function that runs `node` on each call. Called once per node inside function(),
   // never on a call: all compilation happens here.
   virtual ThunkFn make_thunk(const Node& node) const = 0;
   // Whether the thunk of a device-placed `node` touches nothing but its operands on the
   // device (Thunk::self_contained): a recorded call may run its work beside other work.
   virtual bool self_contained(const Node& /*node*/) const { return false; }
-  // Why `node` has no implementation on device() (for assert_no_cpu_op and `tgc show`): ""
-  // when it has one, or when the backend does not say.
-  virtual std::string host_reason(const Node& /*node*/) const { return ""; }
 };
 
 }  // namespace tgc

@@ -100,6 +100,7 @@ uint64_t Kernel::hash() const {
     h.u64(static_cast<uint64_t>(v.reduce_op));
     h.u64(v.args.size());
     for (int a : v.args) h.i64(a);
+    if (v.identity_when_empty) h.u64(0x1de7);  // only when set: other kernels keep their hashes
   }
   h.u64(outputs.size());
   for (const KernelOutput& o : outputs) {

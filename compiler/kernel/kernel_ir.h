@@ -47,6 +47,9 @@ struct KernelValue {
   // Cast values): an Op computes scalar_signature(op, arg dtypes) and yields `dtype`.
   // Reduce: one argument, in the accumulated dtype. Indices of earlier values.
   std::vector<int> args;
+  // Reduce max/min: a fold of nothing gives the fold's identity (-inf / +inf for floats)
+  // instead of raising (CAReduce's identity_when_empty; the backends' folds start there).
+  bool identity_when_empty = false;
 
   bool operator==(const KernelValue&) const = default;
 };

@@ -63,7 +63,10 @@ std::string Kernel::str() const {
       case KernelValue::Kind::Load: s += fmt::format("load i{}", v.input); break;
       case KernelValue::Kind::Constant: s += fmt::format("{}({})", dtype_name(v.dtype), constant_str(v)); break;
       case KernelValue::Kind::Op: s += fmt::format("{}({})", op_head(v), args); break;
-      case KernelValue::Kind::Reduce: s += fmt::format("{}({})", kernel_reduce_op_name(v.reduce_op), args); break;
+      case KernelValue::Kind::Reduce:
+        s += fmt::format("{}{}({})", kernel_reduce_op_name(v.reduce_op), v.identity_when_empty ? "[empty=identity]" : "",
+                         args);
+        break;
     }
   }
   s += "\n  ";
@@ -85,8 +88,8 @@ std::string Kernel::expression_str(const std::vector<std::string>* input_names, 
       case KernelValue::Kind::Constant: expr[i] = constant_str(v); break;
       case KernelValue::Kind::Op: expr[i] = fmt::format("{}({})", op_head(v), args); break;
       case KernelValue::Kind::Reduce:
-        expr[i] = fmt::format("{}{{axis={}{}}}({})", kernel_reduce_op_name(v.reduce_op), axes_str(reduce_axes, ","),
-                              keepdims ? ",keepdims=True" : "", args);
+        expr[i] = fmt::format("{}{{axis={}{}{}}}({})", kernel_reduce_op_name(v.reduce_op), axes_str(reduce_axes, ","),
+                              keepdims ? ",keepdims=True" : "", v.identity_when_empty ? ",empty=identity" : "", args);
         break;
     }
     if (expr[i].size() > kMaxExpressionChars) expr[i] = expr[i].substr(0, kMaxExpressionChars) + "...";

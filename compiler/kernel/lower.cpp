@@ -37,6 +37,7 @@ struct Reduction {
   DType dtype;  // the result, which is also what the argument is accumulated in
   std::vector<int> axes;  // explicit, sorted
   bool keepdims;
+  bool identity_when_empty = false;
 };
 
 KernelReduceOp kernel_reduce_op(ReduceKind kind) {
@@ -63,7 +64,7 @@ Reduction reduction_of(const Node& node) {
   const int ndim = node.inputs()[0]->type().ndim();
   if (const auto* r = dynamic_cast<const CAReduce*>(&node.op()))
     return {kernel_reduce_op(r->kind()), careduce_output_dtype(r->kind(), in), explicit_axes(r->axes(), ndim),
-            r->keepdims()};
+            r->keepdims(), r->identity_when_empty()};
   const auto& m = dynamic_cast<const Mean&>(node.op());
   // Mean of integers accumulates in floatX, its result dtype.
   return {KernelReduceOp::Mean, float_of(in, m.floatx()), explicit_axes(m.axes(), ndim), m.keepdims()};
@@ -260,6 +261,7 @@ class Lowering {
       const Reduction r = reduction_of(node);
       v.kind = KernelValue::Kind::Reduce;
       v.reduce_op = r.op;
+      v.identity_when_empty = r.identity_when_empty;
       v.dtype = r.dtype;
       v.args = {convert(value_of(node.inputs().at(0)), r.dtype)};
     }

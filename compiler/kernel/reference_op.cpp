@@ -41,7 +41,7 @@ std::shared_ptr<const Op> reference_op(const Kernel& kernel, int value) {
     case KernelValue::Kind::Reduce: {
       const ReduceAxes axes = normalize_reduce_axes(kernel.reduce_axes, kernel.ndim, "kernel");
       if (v.reduce_op == KernelReduceOp::Mean) return std::make_shared<Mean>(axes, kernel.keepdims, v.dtype);
-      return std::make_shared<CAReduce>(reduce_kind(v.reduce_op), axes, kernel.keepdims);
+      return std::make_shared<CAReduce>(reduce_kind(v.reduce_op), axes, kernel.keepdims, v.identity_when_empty);
     }
   }
   return nullptr;

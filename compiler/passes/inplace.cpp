@@ -72,6 +72,12 @@ bool inplace(Graph& graph, const PassContext& ctx) {
     std::vector<VarPtr> outs = apply(op, n->inputs());
     // Placement ran before: the inplace variant runs where the node it replaces was placed.
     outs[0]->owner()->set_placement(n->placement());
+    if (ctx.host_reasons)
+      if (auto it = ctx.host_reasons->find(n); it != ctx.host_reasons->end()) {
+        std::string reason = std::move(it->second);
+        ctx.host_reasons->erase(it);
+        (*ctx.host_reasons)[outs[0]->owner()] = std::move(reason);
+      }
     if (ctx.trace) ctx.trace->push_back({"inplace", "inplace", describe(*n, n->op()), describe(*n, *op)});
     for (int k = 0; k < n->num_outputs(); ++k) {
       outs[k]->set_name(n->output_raw(k)->name());

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct PlacementTarget {
   DeviceKind device = DeviceKind::Host;  // Host: every node on the host, transfers removed
   // Whether the device backend implements a node (Backend::runs_on_device).
   std::function<bool(const Node&)> runs_on_device;
+  // Why a node stays on the host (Backend::host_reason); "" or unset: the pass's fallback,
+  // "no device implementation of <op class>".
+  std::function<std::string(const Node&)> host_reason;
   // Where each graph output must end up, by position; outputs past the end (and every
   // output when empty) go to the host unless the graph marks them with gpu_from_host.
   // Updates of shared variables that live on the device are listed as the device.
@@ -45,6 +49,9 @@ struct PassContext {
   std::vector<RewriteEvent>* trace = nullptr;
   // Reports for the user (warn_float64: which node brought float64 into a float32 graph).
   std::vector<std::string>* warnings = nullptr;
+  // Where the placement pass records why each node of a GPU function stays on the host
+  // (transfers excepted); passes that replace a placed node (inplace) move its entry.
+  std::unordered_map<const Node*, std::string>* host_reasons = nullptr;
   // Check every node's types after each pass (an internal error names the pass).
   bool verify = true;
   PlacementTarget placement;

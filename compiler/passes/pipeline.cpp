@@ -6,6 +6,7 @@
 
 #include "compiler/passes/canonicalize.h"
 #include "compiler/passes/constant_fold.h"
+#include "compiler/passes/decompose_for_fusion.h"
 #include "compiler/passes/float32_casting.h"
 #include "compiler/passes/fuse_elemwise.h"
 #include "compiler/passes/merge.h"
@@ -44,6 +45,7 @@ std::vector<PassInfo> fast_run_passes() {
       // --- specialize ---
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       // --- fusion ---
+      {"decompose_for_fusion", "fusion", decompose_for_fusion, "softmax/log_softmax/logsumexp (GPU) and outer as max/sum reductions and elementwise ops fusion makes device kernels of", decompose_for_fusion_rules},
       {"fuse_elemwise", "fusion", fuse_elemwise, "each elementwise computation, and each reduction with its prologue and epilogue, becomes one kernel"},
       // --- placement --- (after fusion: a fused kernel is placed, and transferred, as one)
       placement_pass(),

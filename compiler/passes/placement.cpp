@@ -17,6 +17,11 @@ namespace {
 bool is_marker(const Node& n) { return dynamic_cast<const HostToDevice*>(&n.op()) != nullptr; }
 
 // Removes every transfer node: on the host they are identities.
+std::string host_reason(const Node& n, const PlacementTarget& target) {
+  std::string reason = target.host_reason ? target.host_reason(n) : "";
+  return reason.empty() ? "no device implementation of " + n.op().op_class() : reason;
+}
+
 bool strip_transfers(Graph& graph) {
   bool changed = false;
   for (Node* n : graph.toposort()) {
@@ -29,7 +34,8 @@ bool strip_transfers(Graph& graph) {
 
 class Placer {
  public:
-  Placer(Graph& graph, const PlacementTarget& target) : graph_(graph), target_(target) {}
+  Placer(Graph& graph, const PlacementTarget& target, std::unordered_map<const Node*, std::string>* reasons)
+      : graph_(graph), target_(target), reasons_(reasons) {}
 
   bool run() {
     for (Node* n : graph_.toposort()) place(*n);
@@ -77,6 +83,10 @@ class Placer {
     const DeviceKind at = target_.runs_on_device && target_.runs_on_device(n) ? target_.device : DeviceKind::Host;
     if (n.placement() != at) changed_ = true;
     n.set_placement(at);
+    if (reasons_) {
+      if (at == DeviceKind::Host) (*reasons_)[&n] = host_reason(n, target_);
+      else reasons_->erase(&n);
+    }
     for (size_t i = 0; i < n.inputs().size(); ++i) {
       VarPtr in = moved(n.inputs()[i], at);
       if (in != n.inputs()[i]) n.set_input(static_cast<int>(i), in);
@@ -98,6 +108,7 @@ class Placer {
 
   Graph& graph_;
   const PlacementTarget& target_;
+  std::unordered_map<const Node*, std::string>* reasons_;
   std::unordered_map<const Variable*, DeviceKind> location_;
   std::map<std::pair<const Variable*, DeviceKind>, VarPtr> transfers_;
   std::unordered_map<const Variable*, DeviceKind> marked_;
@@ -126,7 +137,7 @@ std::string placed_op_name(const Node& node) {
 
 bool place_on_device(Graph& graph, const PassContext& ctx) {
   if (ctx.placement.device == DeviceKind::Host) return strip_transfers(graph);
-  return Placer(graph, ctx.placement).run();
+  return Placer(graph, ctx.placement, ctx.host_reasons).run();
 }
 
 }  // namespace tgc

@@ -20,6 +20,9 @@ namespace tgc {
 //   - Graph outputs end where output_locations says (default: the host, except values the
 //     user marked with gpu_from_host, which stay on the device).
 // With a host target every transfer node is removed (the markers mean nothing on the cpu).
+// With a GPU target and ctx.host_reasons set, every node left on the host (transfers aside)
+// gets its reason there: the device backend's host_reason, or "no device implementation of
+// <op class>" when it says nothing more.
 // Returns whether the graph changed.
 bool place_on_device(Graph& graph, const PassContext& ctx);
 

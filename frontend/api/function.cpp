@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "backends/backend_registry.h"
@@ -94,13 +95,21 @@ std::unique_ptr<Backend> make_device_backend(const Config& config) {
 // The design's rule, also the placement pass's (PlacementTarget::float32_shared_on_device).
 bool shared_lives_on_device(const SharedValue& s) { return s.type().dtype == DType::Float32; }
 
-// assert_no_cpu_op: names each node the placement left on the host of a GPU function
-// (transfers excepted: they are how values cross).
-void check_cpu_ops(const Graph& graph, const Config& config, const std::string& fn, std::vector<std::string>& warnings) {
+// assert_no_cpu_op: names every node the placement left on the host of a GPU function, in
+// the user's names, with the placement's reason. Only the function's own way in and out is
+// exempt: the transfers that bring its host inputs over and take its host outputs back (and
+// the user's own gpu_from_host / host_from_gpu markers, which placement made transfers).
+void check_cpu_ops(const Graph& graph, const std::unordered_map<const Node*, std::string>& reasons,
+                   const Config& config, const std::string& fn, std::vector<std::string>& warnings) {
   if (config.assert_no_cpu_op == "ignore") return;
   std::vector<std::string> left;
-  for (Node* n : graph.toposort())
-    if (n->placement() == DeviceKind::Host && !n->op().is_transfer()) left.push_back(n->describe());
+  for (Node* n : graph.toposort()) {
+    if (n->placement() != DeviceKind::Host || n->op().is_transfer()) continue;
+    auto it = reasons.find(n);
+    const std::string reason =
+        it != reasons.end() ? it->second : "no device implementation of " + n->op().op_class();
+    left.push_back(n->describe() + "   # host: " + reason);
+  }
   if (left.empty()) return;
   std::string list;
   for (const std::string& l : left) list += "\n  " + l;
@@ -126,6 +135,7 @@ struct Function::Impl {
   Graph graph;
   std::vector<std::string> rewrite_trace;
   std::vector<std::string> optimizer_warnings;
+  std::unordered_map<const Node*, std::string> host_reasons;  // the placement pass's
   std::vector<PassTiming> optimizer_timings;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Backend> device_backend;  // device=cuda: runs the device-placed nodes
@@ -279,6 +289,10 @@ const std::vector<std::string>& Function::rewrite_trace() const { return impl_->
 const std::vector<std::string>& Function::optimizer_warnings() const {
   return impl_->optimizer_warnings;
 }
+std::string Function::host_reason(const Node& node) const {
+  auto it = impl_->host_reasons.find(&node);
+  return it == impl_->host_reasons.end() ? "" : it->second;
+}
 std::vector<std::pair<std::string, double>> Function::optimizer_timings() const {
   std::vector<std::pair<std::string, double>> out;
   for (auto& t : impl_->optimizer_timings) out.push_back({t.name, t.seconds});
@@ -349,6 +363,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     if (const Backend* dev = impl->device_backend.get()) {
       ctx.placement.device = dev->device_kind();
       ctx.placement.runs_on_device = [dev](const Node& n) { return dev->runs_on_device(n); };
+      ctx.placement.host_reason = [dev](const Node& n) { return dev->host_reason(n); };
       for (size_t k = 0; k < impl->num_outputs; ++k)
         ctx.placement.output_locations.push_back(options.device_result ? dev->device_kind() : DeviceKind::Host);
       for (auto& target : impl->update_targets)
@@ -357,10 +372,12 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     std::vector<RewriteEvent> events;
     if (options.trace_rewrites) ctx.trace = &events;
     ctx.warnings = &impl->optimizer_warnings;
+    ctx.host_reasons = &impl->host_reasons;
     impl->optimizer_timings = optimize(impl->graph, ctx);
     for (const RewriteEvent& e : events)
       impl->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
-    if (impl->device_backend) check_cpu_ops(impl->graph, impl->config, impl->name, impl->optimizer_warnings);
+    if (impl->device_backend)
+      check_cpu_ops(impl->graph, impl->host_reasons, impl->config, impl->name, impl->optimizer_warnings);
     for (const std::string& w : impl->optimizer_warnings) std::cerr << "tgc: warning: " << w << "\n";
   }
   double optimizer_s = seconds_since(t0);

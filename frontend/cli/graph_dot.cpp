@@ -42,7 +42,8 @@ const char* fill_of(const Variable& v, bool is_output) {
 // n1, ... in toposort order.
 class DotWriter {
  public:
-  DotWriter(const Graph& graph, const std::vector<OutputLabel>& labels) : graph_(graph) {
+  DotWriter(const Graph& graph, const std::vector<OutputLabel>& labels, const HostReasonFn& host_reason)
+      : graph_(graph), host_reason_(host_reason) {
     for (size_t i = 0; i < graph.outputs().size(); ++i) {
       OutputLabel l = i < labels.size() ? labels[i] : OutputLabel{fmt::format("out{}", i), ""};
       output_lines_[graph.outputs()[i].get()] +=
@@ -58,7 +59,12 @@ class DotWriter {
     int n = 0;
     for (Node* node : graph_.toposort()) {
       std::string nid = fmt::format("n{}", n++);
-      out_ += fmt::format("  {} [shape=ellipse, label=\"{}\"];\n", nid, dot_escape(placed_op_name(*node)));
+      const std::string reason = host_reason_ ? host_reason_(*node) : "";
+      if (reason.empty())
+        out_ += fmt::format("  {} [shape=ellipse, label=\"{}\"];\n", nid, dot_escape(placed_op_name(*node)));
+      else
+        out_ += fmt::format("  {} [shape=ellipse, style=filled, fillcolor=orange, label=\"{}\"];\n", nid,
+                            dot_escape(placed_op_name(*node) + "\nhost: " + reason));
       const bool many_in = node->inputs().size() > 1;
       for (size_t i = 0; i < node->inputs().size(); ++i)
         out_ += fmt::format("  {} -> {}{};\n", id_of(node->inputs()[i].get()), nid,
@@ -88,6 +94,7 @@ class DotWriter {
   }
 
   const Graph& graph_;
+  const HostReasonFn& host_reason_;
   std::unordered_map<const Variable*, std::string> output_lines_;
   std::unordered_map<const Variable*, std::string> ids_;
   GraphNames names_;
@@ -96,8 +103,9 @@ class DotWriter {
 
 }  // namespace
 
-std::string graph_dot(const Graph& graph, const std::string& title, const std::vector<OutputLabel>& labels) {
-  return DotWriter(graph, labels).write(title);
+std::string graph_dot(const Graph& graph, const std::string& title, const std::vector<OutputLabel>& labels,
+                      const HostReasonFn& host_reason) {
+  return DotWriter(graph, labels, host_reason).write(title);
 }
 
 }  // namespace tgc::cli

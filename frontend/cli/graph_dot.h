@@ -12,8 +12,10 @@
 
 namespace tgc::cli {
 
-// `title` labels the drawing; `labels[i]` describes graph output i.
-std::string graph_dot(const Graph& graph, const std::string& title, const std::vector<OutputLabel>& labels);
+// `title` labels the drawing; `labels[i]` describes graph output i. A node with a host
+// reason is drawn orange with "host: <reason>" under its op.
+std::string graph_dot(const Graph& graph, const std::string& title, const std::vector<OutputLabel>& labels,
+                      const HostReasonFn& host_reason = {});
 
 // `text` as the inside of a double-quoted dot string: quotes and backslashes escaped,
 // newlines as \n, other control characters dropped.

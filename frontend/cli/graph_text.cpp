@@ -8,7 +8,7 @@
 
 namespace tgc::cli {
 
-std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels) {
+std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels, const HostReasonFn& host_reason) {
   GraphNames names;
   std::string out = "inputs:";
   if (graph.inputs().empty()) out += " (none)";
@@ -25,7 +25,9 @@ std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& label
     }
     std::string args;
     for (size_t i = 0; i < n->inputs().size(); ++i) args += (i ? ", " : "") + names.of(n->inputs()[i].get());
-    out += fmt::format("{} = {}({})   # {}\n", lhs, placed_op_name(*n), args, types);
+    const std::string reason = host_reason ? host_reason(*n) : "";
+    out += fmt::format("{} = {}({})   # {}{}\n", lhs, placed_op_name(*n), args, types,
+                       reason.empty() ? "" : "  # host: " + reason);
   }
   out += "outputs:\n";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {

@@ -3,6 +3,7 @@
 // framed by the inputs and the outputs.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,12 @@ struct OutputLabel {
   std::string expression;
 };
 
-// `labels[i]` describes graph output i; missing ones print as "out<i>".
-std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels);
+// Why a node of a GPU function runs on the host ("" for the others): Function::host_reason.
+using HostReasonFn = std::function<std::string(const Node&)>;
+
+// `labels[i]` describes graph output i; missing ones print as "out<i>". A node with a host
+// reason ends its line with "  # host: <reason>".
+std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels,
+                       const HostReasonFn& host_reason = {});
 
 }  // namespace tgc::cli

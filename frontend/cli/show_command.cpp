@@ -46,10 +46,13 @@ int show_command(const ShowArgs& args, const GlobalFlags& flags) {
   const std::string title = fmt::format("{}: {} graph, {} node{}", signature(fn), args.stage, nodes,
                                         nodes == 1 ? "" : "s");
   const bool dot = args.format == "dot";
+  // The optimized graph of a GPU function says why a node stays on the host.
+  HostReasonFn reason;
+  if (!raw) reason = [&fn](const Node& n) { return fn.function.host_reason(n); };
   if (dot)
-    fmt::print("{}", graph_dot(graph, title, labels));
+    fmt::print("{}", graph_dot(graph, title, labels, reason));
   else
-    fmt::print("# {}\n{}", title, graph_text(graph, labels));
+    fmt::print("# {}\n{}", title, graph_text(graph, labels, reason));
 
   if (args.trace_rewrites) {
     // Keep stdout a valid dot file.

@@ -33,13 +33,16 @@ DType careduce_output_dtype(ReduceKind kind, DType in) {
   return in;
 }
 
-CAReduce::CAReduce(ReduceKind kind, ReduceAxes axes, bool keepdims)
-    : kind_(kind), axes_(std::move(axes)), keepdims_(keepdims) {
+CAReduce::CAReduce(ReduceKind kind, ReduceAxes axes, bool keepdims, bool identity_when_empty)
+    : kind_(kind), axes_(std::move(axes)), keepdims_(keepdims), identity_when_empty_(identity_when_empty) {
   check_canonical_axes(axes_, reduce_kind_name(kind_));
+  TGC_INTERNAL_CHECK(!identity_when_empty_ || kind_ == ReduceKind::Max || kind_ == ReduceKind::Min,
+                     "identity_when_empty is for max and min (the others have an identity already)");
 }
 
 std::string CAReduce::name() const {
-  return reduce_kind_name(kind_) + brace_params({axes_param(axes_), keepdims_ ? "keepdims=True" : ""});
+  return reduce_kind_name(kind_) + brace_params({axes_param(axes_), keepdims_ ? "keepdims=True" : "",
+                                                 identity_when_empty_ ? "empty=identity" : ""});
 }
 
 std::string CAReduce::user_name() const {
@@ -55,7 +58,7 @@ std::string CAReduce::user_name() const {
 }
 
 void CAReduce::check_not_empty(int64_t reduced_count) const {
-  if (reduced_count != 0 || (kind_ != ReduceKind::Max && kind_ != ReduceKind::Min)) return;
+  if (reduced_count != 0 || identity_when_empty_ || (kind_ != ReduceKind::Max && kind_ != ReduceKind::Min)) return;
   throw ValueError(fmt::format("{}: zero-size array to reduction operation {} which has no identity",
                                user_name(), user_name()),
                    "", "a reduced axis has length 0; max/min of nothing is undefined (sum and prod are not: "

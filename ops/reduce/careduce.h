@@ -22,11 +22,16 @@ DType careduce_output_dtype(ReduceKind kind, DType in);
 class CAReduce : public Op {
  public:
   // `axes` must be canonical (see normalize_reduce_axes); nullopt reduces every axis.
-  CAReduce(ReduceKind kind, ReduceAxes axes, bool keepdims);
+  // `identity_when_empty` (max and min only): a fold of nothing gives the fold's identity,
+  // -inf / +inf for floats (the integer type's lowest / highest), as NumPy's
+  // max(x, initial=-inf) does, instead of raising; "Max{axis=[1], empty=identity}". The
+  // compiler's softmax decomposition shifts by such a max (compiler/passes/decompose_for_fusion.h).
+  CAReduce(ReduceKind kind, ReduceAxes axes, bool keepdims, bool identity_when_empty = false);
 
   ReduceKind kind() const { return kind_; }
   const ReduceAxes& axes() const { return axes_; }
   bool keepdims() const { return keepdims_; }
+  bool identity_when_empty() const { return identity_when_empty_; }
 
   std::string name() const override;
   std::string op_class() const override { return "CAReduce"; }
@@ -46,6 +51,7 @@ class CAReduce : public Op {
   ReduceKind kind_;
   ReduceAxes axes_;
   bool keepdims_;
+  bool identity_when_empty_;
 };
 
 }  // namespace tgc

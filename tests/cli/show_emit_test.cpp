@@ -132,6 +132,34 @@ TEST(CliEmit, KernelIrOfEachFusedNode) {
       << none.out;
 }
 
+// On a GPU device, show marks each node left on the host with the placement's reason, in
+// text and in dot; device nodes and transfers carry no mark. (OpenCL: PoCL runs without a GPU.)
+TEST(CliShow, HostNodesOfAGpuFunctionSayWhyTheyStayOnTheHost) {
+  if (!opencl_available()) GTEST_SKIP() << "no OpenCL device in this build or machine";
+  ScratchDir dir;
+  const std::string file = dir.write("am.tg",
+                                     "x = matrix(\"x\")\n"
+                                     "am = function([x], [argmax(x, 1), exp(x)])\n");
+  CliResult r = show({file, "--device", "opencl"});
+  std::vector<std::string> nodes = node_lines(r.out);
+  int marked = 0;
+  for (const std::string& n : nodes) {
+    const bool host = n.find("# host: ") != std::string::npos;
+    marked += host;
+    if (n.find("argmax") != std::string::npos || n.find("Argmax") != std::string::npos)
+      EXPECT_NE(n.find("  # host: no device implementation of Argmax"), std::string::npos) << r.out;
+    else
+      EXPECT_FALSE(host) << n;
+  }
+  EXPECT_EQ(marked, 1) << r.out;
+  CliResult dot = show({file, "--device", "opencl", "--format", "dot"});
+  EXPECT_NE(dot.out.find("host: no device implementation of Argmax"), std::string::npos) << dot.out;
+  EXPECT_NE(dot.out.find("fillcolor=orange"), std::string::npos) << dot.out;
+  // On the cpu nothing is marked.
+  CliResult cpu = show({file});
+  EXPECT_EQ(cpu.out.find("# host:"), std::string::npos) << cpu.out;
+}
+
 TEST(CliEmit, CudaAndOpenclPrintTheRenderedKernelsWithoutAnyDevice) {
   CliResult cuda = run_tgc({"emit", example("check1.tg"), "--target", "cuda"});
   EXPECT_EQ(cuda.exit_code, 0) << cuda.err;

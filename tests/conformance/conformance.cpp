@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "backends/backend_registry.h"
@@ -115,6 +116,7 @@ std::string check_case(const std::string& backend, const Case& c) {
   FunctionOptions options{.name = c.name + " (" + backend + ")", .config = c.config};
   // A fresh kernel cache: every run compiles what it checks (no entry of an earlier run).
   options.config["cache_dir"] = cache_dir();
+  if (std::string a = assert_no_cpu_op_for(backend, c); !a.empty()) options.config["assert_no_cpu_op"] = a;
 
   std::optional<Function> ref, f;
   try {
@@ -170,6 +172,58 @@ std::string check_case(const std::string& backend, const Case& c) {
     }
   }
   return "";
+}
+
+const std::vector<SkipEntry>& device_skip_list() {
+  static const std::vector<SkipEntry> list = [] {
+    std::vector<SkipEntry> out;
+    const std::string path = std::string(TGC_CONFORMANCE_DIR) + "/device_skip_list.txt";
+    std::ifstream in(path);
+    TGC_INTERNAL_CHECK(in.good(), "cannot read " + path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      const size_t bar = line.find(" | ");
+      TGC_INTERNAL_CHECK(bar != std::string::npos, path + ": a line without ' | ' before its reason: " + line);
+      SkipEntry e{"", line.substr(0, bar), line.substr(bar + 3)};
+      for (const char* b : {"cuda", "opencl"})
+        if (e.family.rfind("[" + std::string(b) + "] ", 0) == 0) {
+          e.backend = b;
+          e.family = e.family.substr(e.backend.size() + 3);
+        }
+      out.push_back(std::move(e));
+    }
+    return out;
+  }();
+  return list;
+}
+
+bool SkipEntry::covers(const std::string& on, const std::string& case_family, const std::string& case_name) const {
+  if (!backend.empty() && backend != on) return false;
+  return family == case_family || case_name.rfind(family, 0) == 0;
+}
+
+std::string family_of(const std::string& case_name) {
+  static const std::map<std::string, std::string> by_case = [] {
+    std::map<std::string, std::string> m;
+    for (const auto& [family, build] : families())
+      for (const Case& c : build()) m.emplace(c.name, family);
+    return m;
+  }();
+  auto it = by_case.find(case_name);
+  return it == by_case.end() ? "" : it->second;
+}
+
+std::string assert_no_cpu_op_for(const std::string& backend, const Case& c) {
+  if (backend != "cuda" && backend != "opencl") return "";
+  const char* env = std::getenv("TGC_CONFORMANCE_ASSERT_NO_CPU_OP");
+  const std::string mode = env && *env ? env : "raise";
+  const char* all = std::getenv("TGC_CONFORMANCE_IGNORE_SKIP_LIST");
+  if (all && std::string(all) == "1") return mode;
+  const std::string family = family_of(c.name);
+  for (const SkipEntry& e : device_skip_list())
+    if (e.covers(backend, family, c.name)) return "ignore";
+  return mode;
 }
 
 Tolerance tolerance_on(const std::string& backend, Tolerance t) {
@@ -233,6 +287,16 @@ Tensor random_values(RandomState& rng, DType dtype, const Shape& shape, double l
 // Prints what each backend compiled when the run ends.
 class CountsPrinter : public ::testing::Environment {
  public:
+  void SetUp() override {
+    for (const std::string& b : suite_backends())
+      if (b == "cuda" || b == "opencl") {
+        size_t n = 0;
+        for (const SkipEntry& e : device_skip_list()) n += e.backend.empty() || e.backend == b;
+        std::printf("[conformance] %s: assert_no_cpu_op=raise except %zu case families of "
+                    "tests/conformance/device_skip_list.txt\n",
+                    b.c_str(), n);
+      }
+  }
   void TearDown() override {
     if (!cache_dir_path().empty()) {
       std::error_code ignored;

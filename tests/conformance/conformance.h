@@ -93,6 +93,25 @@ using CaseFamily = std::vector<Case> (*)();
 bool register_family(const std::string& name, CaseFamily build);
 const std::vector<std::pair<std::string, CaseFamily>>& families();
 
+// On the GPU backends (cuda, opencl) every case compiles with assert_no_cpu_op=raise: each op
+// must run on the device, only the function's own transfers aside. Case families whose ops
+// are not on the device yet are listed, each with its reason, in one file,
+// tests/conformance/device_skip_list.txt; their cases compile with assert_no_cpu_op=ignore.
+// The run prints the list's size, so it visibly shrinks. Environment overrides, for a
+// developer: TGC_CONFORMANCE_ASSERT_NO_CPU_OP=ignore|warn|raise (default raise) and
+// TGC_CONFORMANCE_IGNORE_SKIP_LIST=1 (raise for the listed families too: what they lack).
+struct SkipEntry {
+  std::string backend;  // "cuda" or "opencl" from a "[cuda] " / "[opencl] " prefix; "": both
+  std::string family;   // a registered family's name, or the first words of a case's name
+  std::string reason;
+  bool covers(const std::string& on, const std::string& case_family, const std::string& case_name) const;
+};
+const std::vector<SkipEntry>& device_skip_list();
+// The assert_no_cpu_op setting a case compiles with on `backend`.
+std::string assert_no_cpu_op_for(const std::string& backend, const Case& c);
+// The registered family that builds a case of this name ("" when none does).
+std::string family_of(const std::string& case_name);
+
 // What the suite compiled, per backend (printed at the end of the run).
 struct Counts {
   int cases = 0;

@@ -53,5 +53,39 @@ TEST(ConformanceCoverage, EveryOpOfTheOpSetIsInSomeCase) {
   for (const std::string& op : seen) EXPECT_TRUE(kOpSet.count(op)) << op << " is missing from kOpSet";
 }
 
+// The device skip list is exact: on each GPU backend built here, a family is listed exactly
+// when one of its cases leaves a node other than a transfer on the host. A family the device
+// work covers must leave the list (it shrinks); a family that regresses must be fixed or
+// listed with its reason. Compiles every case, runs none.
+TEST(ConformanceCoverage, DeviceSkipListIsExact) {
+  for (const std::string& backend : suite_backends()) {
+    if (backend != "cuda" && backend != "opencl") continue;
+    for (const auto& [family, build] : families()) {
+      std::set<std::string> host;
+      bool listed = false;
+      for (const Case& c : build()) {
+        for (const SkipEntry& e : device_skip_list()) listed = listed || e.covers(backend, family, c.name);
+        ForcedBackendForTests force(backend);
+        FunctionOptions options{.config = c.config};
+        options.config["assert_no_cpu_op"] = "ignore";
+        Function f = function(c.inputs, c.outputs, {}, options);
+        for (Node* n : f.graph().toposort())
+          if (n->placement() == DeviceKind::Host && !n->op().is_transfer())
+            host.insert(n->op().op_class() + " (" + f.host_reason(*n) + ")");
+      }
+      std::string ops;
+      for (const std::string& h : host) ops += "\n  " + h;
+      if (listed)
+        EXPECT_FALSE(host.empty()) << "family '" << family << "' runs on " << backend
+                                   << " now: remove its line from tests/conformance/device_skip_list.txt";
+      else
+        EXPECT_TRUE(host.empty()) << "family '" << family << "' leaves nodes on the host of " << backend << ":" << ops
+                                  << "\ngive them a device implementation, or list the family with its reason in "
+                                     "tests/conformance/device_skip_list.txt";
+      if (listed && !host.empty()) std::printf("[conformance] %s: '%s' on the host:%s\n", backend.c_str(), family.c_str(), ops.c_str());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tgc::conformance

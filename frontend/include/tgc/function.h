@@ -13,6 +13,7 @@
 namespace tgc {
 
 class Graph;
+class Node;
 class Profiler;
 struct LinkedProgram;
 
@@ -68,6 +69,10 @@ class Function {
   // Reports of the optimizer for the user (warn_float64: where float64 entered a float32
   // graph). Also printed to stderr when the function is compiled.
   const std::vector<std::string>& optimizer_warnings() const;
+  // Why a node of graph() runs on the host of a GPU function ("no device implementation of
+  // ArgMax", or the device backend's own reason); "" for device nodes, transfers and
+  // functions on device=cpu. tgc show and assert_no_cpu_op print it.
+  std::string host_reason(const Node& node) const;
   // Seconds spent in each optimizer pass, in order: (pass name, seconds).
   std::vector<std::pair<std::string, double>> optimizer_timings() const;
   // The profile report so far; empty when profiling is off.

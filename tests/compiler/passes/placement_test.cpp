@@ -8,6 +8,8 @@
 
 #include <tgc/tgc.h>
 
+#include <unordered_map>
+
 #include "canon_test_util.h"
 #include "compiler/kernel/composite_op.h"
 #include "compiler/passes/fuse_elemwise.h"
@@ -142,6 +144,48 @@ TEST(Placement, InplaceVariantsMadeAfterPlacementKeepTheirDevice) {
     if (!n->op().is_transfer()) {
       EXPECT_EQ(n->placement(), DeviceKind::Cuda) << n->describe();
     }
+  }
+}
+
+// Every node of a GPU function left on the host gets its reason: the backend's own, or the
+// fallback naming the op class; device nodes and transfers get none.
+TEST(Placement, HostNodesRecordWhyTheyStayOnTheHost) {
+  Var x = matrix("x", DType::Float32), w = matrix("w", DType::Float32);
+  PassContext ctx = device_context();
+  ctx.placement.host_reason = [](const Node& n) {
+    return n.op().op_class() == "Argmin" ? std::string("argmin waits for its index kernel") : std::string();
+  };
+  std::unordered_map<const Node*, std::string> reasons;
+  ctx.host_reasons = &reasons;
+  Graph g = placed({x, w}, {argmax(dot(x, w), 1), argmin(x, 0), exp(x)}, ctx);
+  int host = 0;
+  for (Node* n : g.toposort()) {
+    auto it = reasons.find(n);
+    if (n->placement() == DeviceKind::Host && !n->op().is_transfer()) {
+      ++host;
+      ASSERT_NE(it, reasons.end()) << n->describe();
+      EXPECT_EQ(it->second, n->op().op_class() == "Argmax" ? "no device implementation of Argmax"
+                                                            : "argmin waits for its index kernel");
+    } else {
+      EXPECT_EQ(it, reasons.end()) << n->describe();
+    }
+  }
+  EXPECT_EQ(host, 2);
+  EXPECT_EQ(reasons.size(), 2u);
+}
+
+TEST(Placement, InplaceVariantsOfHostNodesKeepTheirReason) {
+  Var a = vector("a", DType::Float32);
+  PassContext ctx = device_context();
+  ctx.placement.runs_on_device = [](const Node& n) { return n.op().op_class() == "Dot"; };
+  std::unordered_map<const Node*, std::string> reasons;
+  ctx.host_reasons = &reasons;
+  Graph g = placed({a}, {exp(a) + 1.0f, exp(a) * 2.0f}, ctx);
+  inplace(g, ctx);
+  for (Node* n : g.toposort()) {
+    if (n->op().is_transfer()) continue;
+    ASSERT_TRUE(reasons.count(n)) << n->describe();
+    EXPECT_EQ(reasons.at(n), "no device implementation of Composite");
   }
 }
 

@@ -236,6 +236,25 @@ TEST(CAReduce, EmptyReductionsGiveTheIdentityOrAValueError) {
   EXPECT_THROW(CAReduce(ReduceKind::Max, std::vector<int>{1}, false).infer_shapes({{3, 0}}), ValueError);
 }
 
+// Max{empty=identity} (the softmax decomposition's shift): -inf over nothing, +inf for min,
+// the type's limits for integers; over a non-empty axis the plain max, NaN winning.
+TEST(CAReduce, IdentityWhenEmptyGivesTheFoldsIdentityOverNothing) {
+  const double inf = std::numeric_limits<double>::infinity();
+  CAReduce max0(ReduceKind::Max, std::vector<int>{1}, true, /*identity_when_empty=*/true);
+  EXPECT_EQ(max0.name(), "Max{axis=[1], keepdims=True, empty=identity}");
+  EXPECT_EQ(max0.infer_shapes({{3, 0}}).at(0), (Shape{3, 1}));
+  EXPECT_THAT(run_op(max0, {Tensor::zeros(DType::Float32, {2, 0})}).to_vector<double>(), ElementsAre(-inf, -inf));
+  CAReduce min0(ReduceKind::Min, std::nullopt, false, true);
+  EXPECT_EQ(run_op(min0, {Tensor::zeros(DType::Float64, {0, 3})}).item<double>(), inf);
+  EXPECT_EQ(run_op(max0, {Tensor::zeros(DType::Int32, {1, 0})}).to_vector<int64_t>().at(0),
+            std::numeric_limits<int32_t>::lowest());
+  Tensor x = Tensor::from_vector(std::vector<double>{1, 5, 2, std::nan(""), 0, 1}, {2, 3});
+  std::vector<double> m = run_op(max0, {x}).to_vector<double>();
+  EXPECT_EQ(m[0], 5);
+  EXPECT_TRUE(std::isnan(m[1]));
+  EXPECT_THROW(CAReduce(ReduceKind::Sum, std::nullopt, false, true), InternalError);  // sum has one already
+}
+
 TEST(CAReduce, ZeroDimInputAndEmptyAxisList) {
   Tensor s = Tensor::scalar<int32_t>(7);
   Tensor r = run_op(CAReduce(ReduceKind::Sum, std::nullopt, false), {s});

@@ -1,0 +1,156 @@
+// The decompose_for_fusion rule table: softmax, log_softmax and logsumexp as stable
+// max/sum reductions with elementwise prologues and epilogues, and outer as a broadcast
+// multiply.
+#include "compiler/passes/decompose_for_fusion.h"
+
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include "compiler/passes/stabilize_patterns.h"
+#include "ops/blas/outer.h"
+#include "ops/core/apply.h"
+#include "ops/nn/logsumexp.h"
+#include "ops/nn/softmax.h"
+#include "ops/reduce/careduce.h"
+#include "ops/shape/dimshuffle.h"
+
+namespace tgc {
+
+namespace {
+
+using stabilize_patterns::Builder;
+using stabilize_patterns::replace_with;
+using K = ScalarOpKind;
+using Rewrite = std::vector<VarPtr>;
+
+// Where the softmax family is decomposed: only on a GPU device, where it turns host ops
+// between transfers into device kernels. On device=cpu the ops' own evaluation (in double)
+// was as fast or faster than the fused LLVM kernels of the decomposition (2 loaded cores,
+// median ms): the MLP step of benchmarks/compare (784-512-10, batch 256) 23.9-25.1 with the
+// op vs 24.0-24.6 decomposed (the gemms dominate), its softmax cross-entropy with gradient
+// alone 0.068 vs 0.094, and at 2048x1000 logits 100-104 vs 163-164. So the CPU keeps the ops.
+constexpr bool kSoftmaxOnCpu = false;
+
+bool softmax_family_applies(const RewriteEnv& env) {
+  return kSoftmaxOnCpu || env.ctx.placement.device != DeviceKind::Host;
+}
+
+VarPtr constant_like(double value, const VarPtr& like) {
+  return Variable::constant(Tensor::full(like->type().dtype, Shape{}, value));
+}
+
+// The row sums, keeping the folded axes so they broadcast back over the rows.
+VarPtr row_sum(const VarPtr& x, const ReduceAxes& axes) {
+  return apply1(std::make_shared<CAReduce>(ReduceKind::Sum, axes, /*keepdims=*/true), {x});
+}
+
+// The row maxima, -inf for an empty row (as the ops' own shift starts): the op then gives
+// its empty result or -inf (logsumexp of nothing) where a plain max would raise.
+VarPtr row_max(const VarPtr& x, const ReduceAxes& axes) {
+  return apply1(std::make_shared<CAReduce>(ReduceKind::Max, axes, /*keepdims=*/true, /*identity_when_empty=*/true),
+                {x});
+}
+
+// The axis of softmax as a reduction (a 0-d input is its own row).
+ReduceAxes row_axes(const VarPtr& x, int axis) {
+  return x->type().ndim() == 0 ? ReduceAxes() : ReduceAxes(std::vector<int>{axis});
+}
+
+// The input as a float of the op's output dtype (the op promotes integers to floatX).
+VarPtr as_output_float(const Builder& b, const Node& node) {
+  return b.cast(node.inputs().at(0), node.output_raw(0)->type().dtype);
+}
+
+// SciPy's shift: the max where it is finite, else 0 (abs(NaN) < inf is false too).
+VarPtr finite_shift(const Builder& b, const VarPtr& m) {
+  VarPtr finite = b.ew(K::Lt, {b.ew(K::Abs, {m}), constant_like(std::numeric_limits<double>::infinity(), m)});
+  return b.ew(K::Where, {finite, m, constant_like(0.0, m)});
+}
+
+// softmax(x) -> exp(x - max(x)) / sum(exp(x - max(x)))
+Rewrite softmax_to_reductions(Node& node, const RewriteEnv& env) {
+  auto* sm = dynamic_cast<const Softmax*>(&node.op());
+  if (!sm || sm->log() || !softmax_family_applies(env)) return {};
+  const VarPtr& in = node.inputs().at(0);
+  const ReduceAxes axes = row_axes(in, sm->axis());
+  Builder b(env.ctx.config.floatX);
+  VarPtr x = as_output_float(b, node);
+  VarPtr e = b.ew(K::Exp, {b.ew(K::Sub, {x, row_max(x, axes)})});
+  return replace_with(node, b.ew(K::TrueDiv, {e, row_sum(e, axes)}));
+}
+
+// log_softmax(x) -> t - log(sum(exp(t))), t = x - finite(max(x))
+Rewrite log_softmax_to_reductions(Node& node, const RewriteEnv& env) {
+  auto* sm = dynamic_cast<const Softmax*>(&node.op());
+  if (!sm || !sm->log() || !softmax_family_applies(env)) return {};
+  const VarPtr& in = node.inputs().at(0);
+  const ReduceAxes axes = row_axes(in, sm->axis());
+  Builder b(env.ctx.config.floatX);
+  VarPtr x = as_output_float(b, node);
+  VarPtr t = b.ew(K::Sub, {x, finite_shift(b, row_max(x, axes))});
+  VarPtr lse = b.ew(K::Log, {row_sum(b.ew(K::Exp, {t}), axes)});
+  // (x - s) - lse, as perform rounds it. PyTorch's x - (s + lse) would let fusion put
+  // exp(x - s) inside the sum's kernel (one kernel fewer: t is written out today because it
+  // joins exp(t) as a sibling reading x), but rounds s + lse: for rows of 1000 in float32 an
+  // error of 3e-5, far from the op's.
+  return replace_with(node, b.ew(K::Sub, {t, lse}));
+}
+
+// logsumexp(x) -> log(sum(exp(x - s))) + s, s = finite(max(x)); keepdims=false drops the
+// folded axes at the end
+Rewrite logsumexp_to_reductions(Node& node, const RewriteEnv& env) {
+  auto* op = dynamic_cast<const LogSumExp*>(&node.op());
+  if (!op || !softmax_family_applies(env)) return {};
+  const ReduceAxes& axes = op->axes();
+  Builder b(env.ctx.config.floatX);
+  VarPtr x = as_output_float(b, node);
+  VarPtr s = finite_shift(b, row_max(x, axes));
+  VarPtr sum = row_sum(b.ew(K::Exp, {b.ew(K::Sub, {x, s})}), axes);
+  VarPtr lse = b.ew(K::Add, {b.ew(K::Log, {sum}), s});
+  if (!op->keepdims()) {
+    std::vector<int> kept;
+    const int ndim = x->type().ndim();
+    for (int d = 0; d < ndim; ++d) {
+      bool folded = !axes.has_value();
+      if (axes)
+        for (int a : *axes) folded = folded || a == d;
+      if (!folded) kept.push_back(d);
+    }
+    lse = apply1(std::make_shared<DimShuffle>(kept, "logsumexp"), {lse});
+  }
+  return replace_with(node, lse);
+}
+
+// outer(x, y) -> x[:, None] * y for vectors: one elementwise kernel that writes what BLAS's
+// ger would, and fuses with its readers (w - lr * outer(a, b) is one pass over w). Every
+// device: there is no inner dimension for BLAS to block, so a library call buys nothing.
+Rewrite outer_to_broadcast_mul(Node& node, const RewriteEnv& env) {
+  if (!dynamic_cast<const Outer*>(&node.op())) return {};
+  const VarPtr& x = node.inputs().at(0);
+  const VarPtr& y = node.inputs().at(1);
+  if (x->type().ndim() != 1 || y->type().ndim() != 1) return {};
+  Builder b(env.ctx.config.floatX);
+  VarPtr column = apply1(std::make_shared<DimShuffle>(std::vector<int>{0, -1}, "outer"), {x});
+  return replace_with(node, b.ew(K::Mul, {column, y}));
+}
+
+}  // namespace
+
+std::span<const LocalRewrite> decompose_for_fusion_rules() {
+  static const LocalRewrite rules[] = {
+      {"softmax_to_reductions", "softmax(x) -> e / sum(e), e = exp(x - max(x)) (GPU)", &softmax_to_reductions},
+      {"log_softmax_to_reductions", "log_softmax(x) -> t - log(sum(exp(t))), t = x - finite(max(x)) (GPU)",
+       &log_softmax_to_reductions},
+      {"logsumexp_to_reductions", "logsumexp(x) -> log(sum(exp(x - s))) + s, s = finite(max(x)) (GPU)",
+       &logsumexp_to_reductions},
+      {"outer_to_broadcast_mul", "outer(x, y) -> x[:, None] * y", &outer_to_broadcast_mul},
+  };
+  return rules;
+}
+
+bool decompose_for_fusion(Graph& graph, const PassContext& ctx) {
+  return rewrite_to_fixed_point(graph, decompose_for_fusion_rules(), "decompose_for_fusion", ctx);
+}
+
+}  // namespace tgc

@@ -1,0 +1,215 @@
+// decompose_for_fusion: softmax, log_softmax and logsumexp become max/sum reductions with
+// elementwise ops on a GPU device (and stay ops on the cpu), outer becomes a broadcast
+// multiply everywhere; the results equal the ops' perform, infinities, NaN and empty rows
+// included; after the whole pipeline a softmax cross-entropy and the MLP training step are
+// a few kernels with no host node left.
+#include "compiler/passes/decompose_for_fusion.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <tgc/tgc.h>
+
+#include <limits>
+
+#include "canon_test_util.h"
+#include "compiler/kernel/composite_op.h"
+#include "compiler/passes/pipeline.h"
+#include "compiler/passes/placement.h"
+#include "ops/blas/gemm.h"
+
+namespace tgc {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// What a CUDA backend implements (backends/cuda/cuda_backend.cpp, without a GPU): fused
+// kernels, transfers, BLAS products, views and the shape-driven ops.
+bool cuda_like(const Node& n) {
+  const Op& op = n.op();
+  const std::string c = op.op_class();
+  return dynamic_cast<const Composite*>(&op) || op.is_transfer() || dynamic_cast<const ScaledMatmul*>(&op) ||
+         c == "Dot" || c == "BatchedDot" || c == "Outer" || c == "DimShuffle" || c == "Reshape" ||
+         c == "Flatten" || c == "ReduceCount" || c == "SumToLike";
+}
+
+PassContext context(DeviceKind device) {
+  PassContext ctx = make_pass_context(global_config());
+  ctx.config.optimizer = "fast_run";
+  ctx.placement.device = device;
+  if (device != DeviceKind::Host) ctx.placement.runs_on_device = cuda_like;
+  return ctx;
+}
+
+std::vector<std::string> classes(const Graph& g) {
+  std::vector<std::string> out;
+  for (Node* n : g.toposort()) out.push_back(n->op().op_class());
+  return out;
+}
+
+// The pass alone, then each output of both graphs evaluated by perform on `args`.
+void expect_same_values(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                        const std::vector<Tensor>& args, double rtol) {
+  test::PassRun r = test::run_pass(decompose_for_fusion, inputs, outputs, context(DeviceKind::Cuda));
+  ASSERT_TRUE(r.changed);
+  for (const std::string& c : classes(r.after)) {
+    EXPECT_NE(c, "Softmax");
+    EXPECT_NE(c, "LogSoftmax");
+    EXPECT_NE(c, "LogSumExp");
+  }
+  std::vector<std::pair<Var, Tensor>> before_in, after_in;
+  for (size_t i = 0; i < args.size(); ++i) {
+    before_in.push_back({Var(r.before.inputs()[i]), args[i]});
+    after_in.push_back({Var(r.after.inputs()[i]), args[i]});
+  }
+  test::GraphEval before(before_in), after(after_in);
+  for (size_t o = 0; o < r.before.outputs().size(); ++o) {
+    Tensor want = before(Var(r.before.outputs()[o]));
+    Tensor got = after(Var(r.after.outputs()[o]));
+    EXPECT_TRUE(test::same_values(got, want, rtol, 1e-12)) << "output " << o << "\n" << got.str() << "\nexpected\n"
+                                                            << want.str();
+  }
+}
+
+// The whole pipeline for a GPU (fused kernels, transfers), evaluated on the host: each
+// Composite through the Kernel IR interpreter, so Max{empty=identity} inside a kernel too.
+void expect_same_values_fused(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                              const std::vector<Tensor>& args, double rtol) {
+  Graph before = Graph::clone_of(to_ptrs(inputs), to_ptrs(outputs));
+  Graph after = Graph::clone_of(before.inputs(), before.outputs());
+  optimize(after, context(DeviceKind::Cuda));
+  std::vector<std::pair<Var, Tensor>> before_in, after_in;
+  for (size_t i = 0; i < args.size(); ++i) {
+    before_in.push_back({Var(before.inputs()[i]), args[i]});
+    after_in.push_back({Var(after.inputs()[i]), args[i]});
+  }
+  test::GraphEval want_eval(before_in), got_eval(after_in);
+  for (size_t o = 0; o < before.outputs().size(); ++o) {
+    Tensor want = want_eval(Var(before.outputs()[o]));
+    Tensor got = got_eval(Var(after.outputs()[o]));
+    EXPECT_TRUE(test::same_values(got, want, rtol, 1e-12)) << "output " << o << "\n" << got.str() << "\nexpected\n"
+                                                            << want.str() << "\n" << after.str();
+  }
+}
+
+TEST(DecomposeForFusion, SoftmaxFamilyBecomesReductionsOnAGpuOnly) {
+  Var x = matrix("x", DType::Float32);
+  test::PassRun gpu = test::run_pass(decompose_for_fusion, {x}, {softmax(x), log_softmax(x, 0), logsumexp(x, {1})},
+                                     context(DeviceKind::Cuda));
+  EXPECT_TRUE(gpu.changed);
+  const std::vector<std::string> names = test::op_names(gpu.after);
+  EXPECT_THAT(names, Contains("Max{axis=[1], keepdims=True, empty=identity}"));
+  EXPECT_THAT(names, Contains("Max{axis=[0], keepdims=True, empty=identity}"));
+  EXPECT_THAT(names, Contains("Sum{axis=[1], keepdims=True}"));
+  EXPECT_THAT(names, Contains("Elemwise{where}"));  // the finite shift of log_softmax and logsumexp
+  EXPECT_THAT(classes(gpu.after), Not(Contains("Softmax")));
+
+  test::PassRun cpu = test::run_pass(decompose_for_fusion, {x}, {softmax(x), log_softmax(x, 0), logsumexp(x, {1})},
+                                     context(DeviceKind::Host));
+  EXPECT_FALSE(cpu.changed);
+}
+
+TEST(DecomposeForFusion, ValuesMatchPerformWithInfinitiesNaNAndEmptyRows) {
+  for (DType t : {DType::Float64, DType::Float32}) {
+    Var x = matrix("x", t), y = tensor3("y", t);
+    const double nan = std::nan("");
+    // Rows: ordinary, huge (1000: the shift matters), all -inf, a +inf, a NaN, -inf and finite.
+    Tensor vx = Tensor::from_vector(std::vector<double>{1, 2, 3,        1000, -1000, 999,  -kInf, -kInf, -kInf,
+                                                        1, kInf, 2,     nan, 1, 2,         -kInf, 0, 1},
+                                    {6, 3})
+                    .astype(t);
+    RandomState rng(5);
+    Tensor vy = rng.uniform(-4, 4, {2, 3, 4}).astype(t);
+    const double rtol = t == DType::Float32 ? 2e-6 : 1e-13;
+    std::vector<Var> outs{softmax(x), softmax(x, 0), log_softmax(x), log_softmax(x, 0), logsumexp(x, {1}),
+                          logsumexp(x), logsumexp(y, {0, 2}, true), softmax(y, 1), log_softmax(y)};
+    expect_same_values({x, y}, outs, {vx, vy}, rtol);
+    // Empty rows: an empty result, and -inf for logsumexp (no "zero-size array" error).
+    expect_same_values({x, y}, outs, {Tensor::zeros(t, {0, 3}), Tensor::zeros(t, {2, 0, 4})}, rtol);
+    expect_same_values({x, y}, outs, {Tensor::zeros(t, {3, 0}), Tensor::zeros(t, {0, 3, 4})}, rtol);
+    // And fused into kernels, run by the interpreter.
+    expect_same_values_fused({x, y}, outs, {vx, vy}, rtol);
+    expect_same_values_fused({x, y}, outs, {Tensor::zeros(t, {0, 3}), Tensor::zeros(t, {2, 0, 4})}, rtol);
+    expect_same_values_fused({x, y}, outs, {Tensor::zeros(t, {3, 0}), Tensor::zeros(t, {0, 3, 4})}, rtol);
+  }
+}
+
+TEST(DecomposeForFusion, IntegerInputsArePromotedAsTheOpsDo) {
+  Var k = matrix("k", DType::Int32);
+  RandomState rng(6);
+  expect_same_values({k}, {softmax(k), log_softmax(k, 0), logsumexp(k, {1}, true)},
+                     {rng.randint(-5, 5, {3, 4}, DType::Int32)}, 2e-6);
+}
+
+TEST(DecomposeForFusion, OuterBecomesABroadcastMultiplyOnEveryDevice) {
+  Var a = vector("a", DType::Float32), b = vector("b", DType::Float32);
+  Var i = vector("i", DType::Int8), j = vector("j", DType::Bool);
+  for (DeviceKind d : {DeviceKind::Host, DeviceKind::Cuda}) {
+    test::PassRun r = test::run_pass(decompose_for_fusion, {a, b, i, j}, {outer(a, b), outer(i, j)}, context(d));
+    EXPECT_TRUE(r.changed);
+    EXPECT_THAT(classes(r.after), Not(Contains("Outer")));
+    test::expect_same_results(r, 0.0, 4);
+  }
+  // Other ranks are flattened by Outer itself: left alone.
+  Var m = matrix("m", DType::Float32);
+  EXPECT_FALSE(test::run_pass(decompose_for_fusion, {m, b}, {outer(m, b)}, context(DeviceKind::Cuda)).changed);
+}
+
+// The whole fast_run pipeline with a CUDA-like device: how many kernels, which host nodes.
+struct Compiled {
+  int composites = 0, reductions = 0;
+  std::vector<std::string> host;  // non-transfer nodes left on the host
+};
+
+Compiled compile(const std::vector<Var>& inputs, const std::vector<Var>& outputs) {
+  Graph g = Graph::clone_of(to_ptrs(inputs), to_ptrs(outputs));
+  optimize(g, context(DeviceKind::Cuda));
+  Compiled c;
+  for (Node* n : g.toposort()) {
+    if (const auto* k = dynamic_cast<const Composite*>(&n->op())) {
+      ++c.composites;
+      c.reductions += k->kernel().is_reduction();
+    }
+    if (n->placement() == DeviceKind::Host && !n->op().is_transfer()) c.host.push_back(n->op().name());
+  }
+  return c;
+}
+
+TEST(DecomposeForFusion, SoftmaxCrossEntropyIsFewKernelsOnTheDevice) {
+  Var z = matrix("z", DType::Float32), y = matrix("y", DType::Float32);
+  Var loss = -mean(sum(y * log_softmax(z), 1));
+  // Forward (decompose_for_fusion.h says why): the row max, t = z - s with exp(t) (one
+  // elementwise kernel), the row sum of exp(t) with its log, the rows' losses, the batch mean.
+  Compiled fwd = compile({z, y}, {loss});
+  EXPECT_TRUE(fwd.host.empty()) << ::testing::PrintToString(fwd.host);
+  EXPECT_EQ(fwd.composites, 5);
+  EXPECT_EQ(fwd.reductions, 4);
+  // With the gradient: the log_softmax itself is written out (its exp is the gradient's
+  // softmax), and -y/n, its row sums and g - exp(y) * sum(g) add their kernels.
+  Compiled both = compile({z, y}, {loss, grad(loss, z)});
+  EXPECT_TRUE(both.host.empty()) << ::testing::PrintToString(both.host);
+  EXPECT_EQ(both.composites, 10);
+  EXPECT_EQ(both.reductions, 5);
+}
+
+TEST(DecomposeForFusion, TheMlpTrainingStepLeavesNoNodeOnTheHost) {
+  RandomState rng(7);
+  auto value = [&](Shape s) { return shared(rng.uniform(-1, 1, s).astype(DType::Float32)); };
+  Shared x = value({8, 12}), y1h = value({8, 10}), w1 = value({12, 16}), b1 = value({16}), w2 = value({16, 10}),
+         b2 = value({10});
+  Var h = maximum(dot(x, w1) + b1, 0.0);
+  Var logits = dot(h, w2) + b2;
+  Var loss = -mean(sum(y1h * log_softmax(logits), 1));
+  std::vector<Var> g = grad(loss, {w1, b1, w2, b2});
+  std::vector<Var> outs{loss, logits};
+  for (size_t k = 0; k < g.size(); ++k) outs.push_back(g[k]);
+  Compiled c = compile({}, outs);
+  EXPECT_TRUE(c.host.empty()) << ::testing::PrintToString(c.host);
+}
+
+}  // namespace
+}  // namespace tgc
