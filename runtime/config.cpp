@@ -122,6 +122,7 @@ const std::vector<KeyInfo>& key_table() {
                  {"auto", "128", "256", "512"}),
       bool_key("sync", &Config::sync),
       bool_key("cuda_tf32", &Config::cuda_tf32),
+      bool_key("deterministic", &Config::deterministic),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {

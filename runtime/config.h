@@ -32,6 +32,9 @@ struct Config {
   std::string cpu_vector_width = "auto";
   bool sync = false;                     // make every device thunk synchronous (debugging)
   bool cuda_tf32 = false;                // float32 matmuls on CUDA may use TF32 tensor cores
+  // Device kernels give the same bits on every run: no float atomics (inc_subtensor's
+  // scatter sorts its indices and sums each destination in index order instead).
+  bool deterministic = true;
   std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
 

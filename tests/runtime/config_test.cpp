@@ -56,7 +56,7 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "cuda_graphs", "cache_dir"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
 }
@@ -73,7 +73,7 @@ TEST(Config, Float32MathTakesFloat32OrDouble) {
 }
 
 TEST(Config, BooleanSpellings) {
-  for (const char* key : {"allow_gc", "profile", "warn_float64", "fast_math", "sync", "cuda_tf32"}) {
+  for (const char* key : {"allow_gc", "profile", "warn_float64", "fast_math", "sync", "cuda_tf32", "deterministic"}) {
     for (const char* yes : {"true", "1", "yes", "on", "TRUE", "Yes", "On"}) {
       Config c;
       c.set(key, "false");
@@ -442,3 +442,12 @@ TEST(ClosestMatch, FindsTyposOnly) {
 
 }  // namespace
 }  // namespace tgc
+
+TEST(Config, DeterministicIsOnByDefault) {
+  Config c;
+  EXPECT_TRUE(c.deterministic);
+  EXPECT_EQ(c.get("deterministic"), "true");
+  c.set("deterministic", "off");
+  EXPECT_FALSE(c.deterministic);
+  EXPECT_THROW(c.set("deterministic", "sometimes", "TGC_FLAGS"), ConfigError);
+}
