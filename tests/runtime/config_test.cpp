@@ -440,9 +440,6 @@ TEST(ClosestMatch, FindsTyposOnly) {
   EXPECT_EQ(closest_match("mux", {"max", "min", "mix"}), "max");
 }
 
-}  // namespace
-}  // namespace tgc
-
 TEST(Config, DeterministicIsOnByDefault) {
   Config c;
   EXPECT_TRUE(c.deterministic);
@@ -451,3 +448,6 @@ TEST(Config, DeterministicIsOnByDefault) {
   EXPECT_FALSE(c.deterministic);
   EXPECT_THROW(c.set("deterministic", "sometimes", "TGC_FLAGS"), ConfigError);
 }
+
+}  // namespace
+}  // namespace tgc
