@@ -22,6 +22,9 @@ class Arange : public Op {
 
   // The number of values; throws ValueError for a zero step or a bool dtype.
   int64_t length() const;
+  double start() const { return start_; }
+  double step() const { return step_; }
+  DType dtype() const { return dtype_; }
 
  private:
   double start_, stop_, step_;

@@ -18,6 +18,11 @@ class Eye : public Op {
   std::vector<std::shared_ptr<Variable>> grad(
       const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
+  int64_t n() const { return n_; }
+  int64_t m() const { return m_; }
+  int64_t k() const { return k_; }
+  DType dtype() const { return dtype_; }
+
  private:
   Shape shape() const;  // (n, m); throws ValueError for negative sizes
   int64_t n_, m_, k_;
