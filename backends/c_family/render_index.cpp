@@ -44,7 +44,6 @@ const DType kIndexDTypes[] = {DType::Int8, DType::UInt8, DType::Int16, DType::In
 const DType kAllDTypes[] = {DType::Bool,  DType::Int8,  DType::UInt8,   DType::Int16,
                             DType::Int32, DType::Int64, DType::Float32, DType::Float64};
 
-bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
 const char* op_name(IndexOp op) {
   switch (op) {

@@ -1,0 +1,669 @@
+// The index and data-movement thunks: each call plans its launches from the operands' shapes
+// and strides (size-1 dims dropped, mergeable dims merged, int32 offsets where they fit) and
+// enqueues them on the device's stream; zero-size results launch nothing.
+#include "backends/gpu/index_thunks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+
+#include "backends/c_family/render_index.h"
+#include "ops/alloc/alloc.h"
+#include "ops/alloc/arange.h"
+#include "ops/alloc/eye.h"
+#include "ops/join/join.h"
+#include "ops/join/split.h"
+#include "ops/join/split_like.h"
+#include "ops/reduce/arg_reduce.h"
+#include "ops/subtensor/inc_subtensor.h"
+#include "ops/subtensor/subtensor.h"
+#include "runtime/convert.h"
+#include "runtime/error.h"
+
+namespace tgc::gpu {
+
+namespace {
+
+using cfam::IndexKernel;
+using cfam::IndexOp;
+using cfam::kIndexMaxRank;
+using Blob = std::vector<int64_t>;
+
+// ---- the module ------------------------------------------------------------------------
+
+// The index unit of one device, loaded on first use and kept for the process (devices are).
+GpuModule& index_module(GpuDevice& device) {
+  static std::mutex mutex;
+  static std::map<GpuDevice*, std::unique_ptr<GpuModule>> modules;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<GpuModule>& m = modules[&device];
+  if (!m) {
+    const cfam::Dialect dialect = device.dialect();
+    ModuleSource source;
+    source.label = "index kernels";
+    for (const IndexKernel& k : cfam::index_kernels(dialect)) source.entries.push_back(cfam::index_entry_name(k));
+    source.render = [dialect](int only_entry) { return cfam::render_index(dialect, only_entry); };
+    m = device.load_module(std::move(source));
+  }
+  return *m;
+}
+
+// What a thunk launches with.
+struct Kernels {
+  GpuDevice& device;
+  GpuModule& module;
+  explicit Kernels(GpuDevice& d) : device(d), module(index_module(d)) {}
+
+  int entry(const IndexKernel& k) const {
+    const int e = cfam::index_entry(device.dialect(), k);
+    TGC_INTERNAL_CHECK(e >= 0, "no index entry " + cfam::index_entry_name(k));
+    return e;
+  }
+  // A grid-stride launch covering `n` work items.
+  void launch(const IndexKernel& k, int64_t n, const Blob& blob, std::vector<LaunchArg> args) {
+    constexpr int kThreads = 256;
+    const int64_t cap = std::max<int64_t>(1, int64_t{device.limits().multiprocessors} * 32);
+    const int64_t blocks = std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1, cap);
+    launch_blocks(k, blocks, kThreads, blob, std::move(args));
+  }
+  void launch_blocks(const IndexKernel& k, int64_t blocks, int threads, const Blob& blob, std::vector<LaunchArg> args) {
+    TGC_INTERNAL_CHECK(blob.size() == static_cast<size_t>(cfam::kIndexParams), "index params blob of the wrong size");
+    args.push_back(LaunchArg::value(blob.data(), blob.size() * sizeof(int64_t)));
+    module.launch(static_cast<size_t>(entry(k)), blocks, threads, 0, args);
+  }
+};
+
+LaunchArg operand(const Tensor& t) { return LaunchArg::operand(t.raw_data(), dtype_size(t.dtype())); }
+LaunchArg operand(const void* p, size_t esize) { return LaunchArg::operand(p, esize); }
+
+// ---- device memory -----------------------------------------------------------------------
+
+// A device block for the duration of one call; back to the allocator after the launches are
+// enqueued (the stream is in order).
+struct Scratch {
+  GpuDevice& device;
+  size_t bytes;
+  void* ptr;
+  Scratch(GpuDevice& d, size_t n) : device(d), bytes(n), ptr(n ? d.allocate(n, d.default_stream()) : nullptr) {}
+  ~Scratch() {
+    if (ptr) device.deallocate(ptr, bytes, device.default_stream());
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
+// The thunk's error flag: one device int, zero unless a kernel flagged an index out of range.
+struct ErrorFlag {
+  GpuDevice* device;
+  void* ptr;
+  explicit ErrorFlag(GpuDevice& d) : device(&d), ptr(d.allocate(sizeof(int), d.default_stream())) {
+    d.fill_zero(ptr, sizeof(int));
+  }
+  ~ErrorFlag() { device->deallocate(ptr, sizeof(int), device->default_stream()); }
+  ErrorFlag(const ErrorFlag&) = delete;
+  ErrorFlag& operator=(const ErrorFlag&) = delete;
+  // Whether a kernel flagged an error since the last check (waits for the stream); clears it.
+  bool raised() {
+    if (device->read_int(ptr) == 0) return false;
+    device->fill_zero(ptr, sizeof(int));
+    return true;
+  }
+};
+
+// The node's reference perform() on the host, results copied into device outputs: for the
+// exact error of a flagged index and the rare shapes the kernels leave to the host.
+void run_on_host(const Op& op, GpuDevice& device, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  std::vector<Tensor> host_in;
+  host_in.reserve(inputs.size());
+  for (const Tensor& t : inputs) host_in.push_back(t.on_host() ? t : t.to(host_device()));
+  std::vector<Tensor> host_out(outputs.size());
+  op.perform(host_in, host_out);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Tensor src = host_out[k].contiguous();
+    Tensor& out = ensure_output(outputs[k], src.dtype(), src.shape(), device);
+    if (src.nbytes()) device.copy_from_host(out.raw_data(), src.raw_data(), src.nbytes(), device.default_stream());
+  }
+}
+
+// An input as a device tensor (inputs of device nodes are placed there; a host one is copied,
+// which never waits for the device).
+Tensor on_device(GpuDevice& device, const Tensor& t) { return t.on_host() ? t.to(device) : t; }
+
+// ---- planning ----------------------------------------------------------------------------
+
+// A loop space shared by several operands: dims outermost first, strides per operand.
+struct Space {
+  Shape shape;
+  std::vector<Strides> strides;  // [operand][dim]
+
+  // Drops size-1 dims and merges a dim into the next where every operand steps through both as
+  // one; a rank-0 space becomes one dim of size 1.
+  void simplify() {
+    Shape s;
+    std::vector<Strides> st(strides.size());
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      bool merge = !s.empty();
+      for (size_t o = 0; merge && o < strides.size(); ++o) merge = st[o].back() == strides[o][d] * shape[d];
+      if (merge) {
+        s.back() *= shape[d];
+        for (size_t o = 0; o < strides.size(); ++o) st[o].back() = strides[o][d];
+      } else {
+        s.push_back(shape[d]);
+        for (size_t o = 0; o < strides.size(); ++o) st[o].push_back(strides[o][d]);
+      }
+    }
+    if (s.empty()) {
+      s.push_back(1);
+      for (Strides& x : st) x.push_back(0);
+    }
+    shape = std::move(s);
+    strides = std::move(st);
+  }
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t numel() const { return shape_numel(shape); }
+  // The largest |offset| operand o reaches from its first element.
+  int64_t reach(size_t o) const {
+    int64_t r = 0;
+    for (size_t d = 0; d < shape.size(); ++d) r += (shape[d] - 1) * std::abs(strides[o][d]);
+    return r;
+  }
+};
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+// The extent of a whole tensor (any index may land anywhere in it).
+int64_t tensor_reach(const Tensor& t) {
+  int64_t r = 0;
+  for (int d = 0; d < t.ndim(); ++d) r += std::max<int64_t>(t.shape()[d] - 1, 0) * std::abs(t.strides()[d]);
+  return r;
+}
+
+Blob new_blob() { return Blob(cfam::kIndexParams, 0); }
+
+void put_dims(Blob& b, int slot, const Shape& v) {
+  TGC_INTERNAL_CHECK(v.size() <= static_cast<size_t>(kIndexMaxRank), "index kernel space above the maximum rank");
+  std::copy(v.begin(), v.end(), b.begin() + slot);
+}
+
+// dst[...] = src[...] (or +=) over dst's shape; src already broadcast to it and of dst's dtype.
+void strided_assign(Kernels& k, const Tensor& dst, const Tensor& src, bool add) {
+  TGC_INTERNAL_CHECK(dst.dtype() == src.dtype() && dst.shape() == src.shape(), "strided assign of unlike tensors");
+  if (dst.numel() == 0) return;
+  Space sp{dst.shape(), {dst.strides(), src.strides()}};
+  sp.simplify();
+  TGC_INTERNAL_CHECK(sp.rank() <= kIndexMaxRank, "strided assign above the maximum rank");
+  using namespace cfam::ixp;
+  Blob b = new_blob();
+  b[kN] = sp.numel();
+  b[kRank] = sp.rank();
+  put_dims(b, kShape, sp.shape);
+  put_dims(b, kDstStride, sp.strides[0]);
+  put_dims(b, kSrcStride, sp.strides[1]);
+  const bool i32 = sp.numel() <= kInt32Max && sp.reach(0) <= kInt32Max && sp.reach(1) <= kInt32Max;
+  const DType t = add ? dst.dtype() : cfam::bits_dtype(dtype_size(dst.dtype()));
+  k.launch({add ? IndexOp::Add : IndexOp::Copy, t, DType::Int64, i32}, sp.numel(), b, {operand(dst), operand(src)});
+}
+
+// The index arrays of an advanced index, as the layout orders its entries.
+struct Arrays {
+  std::vector<Tensor> tensors;  // broadcast to the layout's bshape, one per array entry
+  DType dtype = DType::Int64;
+  int64_t base = 0;             // integer entries' contribution to the offset
+  std::vector<const IndexLayout::Advanced*> entries;  // the array entries
+};
+
+Arrays layout_arrays(GpuDevice& device, const IndexLayout& l, const std::vector<Tensor>& inputs, size_t first) {
+  Arrays a;
+  for (const IndexLayout::Advanced& adv : l.advanced) {
+    if (adv.array < 0) {
+      a.base += adv.value * l.view_strides[adv.view_axis];
+      continue;
+    }
+    Tensor t = on_device(device, inputs[first + static_cast<size_t>(adv.array)]);
+    a.dtype = t.dtype();
+    a.tensors.push_back(t.broadcast_to(l.bshape));
+    a.entries.push_back(&adv);
+  }
+  return a;
+}
+
+// Whether some index array has elements although the indexed result has none: the reference
+// still checks every index then, so such calls go to the host (never a hot path).
+bool arrays_need_checking(const std::vector<Tensor>& inputs, size_t first) {
+  for (size_t i = first; i < inputs.size(); ++i)
+    if (inputs[i].numel() > 0) return true;
+  return false;
+}
+
+// The index pointers i0..i3 (unused ones repeat the first: never read).
+void add_index_operands(std::vector<LaunchArg>& args, const Arrays& a) {
+  for (int i = 0; i < cfam::kIndexMaxArrays; ++i) {
+    const Tensor& t = a.tensors[std::min<size_t>(static_cast<size_t>(i), a.tensors.size() - 1)];
+    args.push_back(operand(t));
+  }
+}
+
+// ---- gather ------------------------------------------------------------------------------
+
+struct GatherState {
+  std::shared_ptr<const AdvancedSubtensor> op;
+  ErrorFlag flag;
+  GatherState(GpuDevice& d, std::shared_ptr<const AdvancedSubtensor> o) : op(std::move(o)), flag(d) {}
+};
+
+void gather(Kernels& k, GatherState& s, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  const Tensor x = on_device(k.device, inputs[0]);
+  std::vector<Shape> array_shapes;
+  for (size_t i = 1; i < inputs.size(); ++i) array_shapes.push_back(inputs[i].shape());
+  const IndexLayout l = resolve_index(s.op->name(), s.op->spec(), x.shape(), x.strides(), array_shapes);
+  Tensor& out = ensure_output(outputs[0], x.dtype(), l.result_shape, k.device);
+  if (out.numel() == 0) {
+    if (arrays_need_checking(inputs, 1)) run_on_host(*s.op, k.device, inputs, outputs);
+    return;
+  }
+  const Arrays a = layout_arrays(k.device, l, inputs, 1);
+  // The result's dims: the basic view dims with the broadcast dims at bpos.
+  const int nb = static_cast<int>(l.bshape.size());
+  std::vector<bool> is_adv(l.view_shape.size(), false);
+  for (const auto& adv : l.advanced) is_adv[adv.view_axis] = true;
+  Space sp;
+  sp.strides.assign(2 + a.tensors.size(), {});  // out, x, arrays
+  auto add_dim = [&](int64_t n, int64_t x_stride, int bdim) {
+    sp.shape.push_back(n);
+    sp.strides[1].push_back(x_stride);
+    for (size_t i = 0; i < a.tensors.size(); ++i) sp.strides[2 + i].push_back(bdim < 0 ? 0 : a.tensors[i].strides()[bdim]);
+  };
+  std::vector<size_t> basic;  // view axes not indexed by an array, in order
+  for (size_t d = 0; d < l.view_shape.size(); ++d)
+    if (!is_adv[d]) basic.push_back(d);
+  for (size_t i = 0; i <= basic.size(); ++i) {
+    if (static_cast<int>(i) == l.bpos)
+      for (int j = 0; j < nb; ++j) add_dim(l.bshape[j], 0, j);
+    if (i < basic.size()) add_dim(l.view_shape[basic[i]], l.view_strides[basic[i]], -1);
+  }
+  TGC_INTERNAL_CHECK(sp.shape == l.result_shape, "gather plan disagrees with the result shape");
+  sp.strides[0] = contiguous_strides(l.result_shape);
+  sp.simplify();
+
+  using namespace cfam::ixp;
+  Blob b = new_blob();
+  b[kN] = sp.numel();
+  b[kRank] = sp.rank();
+  put_dims(b, kShape, sp.shape);
+  put_dims(b, kGXStride, sp.strides[1]);
+  b[kGBase] = l.view_offset + a.base;
+  b[kGArrays] = static_cast<int64_t>(a.tensors.size());
+  bool i32 = sp.numel() <= kInt32Max && tensor_reach(x) <= kInt32Max && std::abs(b[kGBase]) <= kInt32Max;
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    const int rec = kGArray0 + static_cast<int>(i) * kArrayStride;
+    b[rec] = l.view_shape[a.entries[i]->view_axis];
+    b[rec + 1] = l.view_strides[a.entries[i]->view_axis];
+    put_dims(b, rec + 2, sp.strides[2 + i]);
+    i32 = i32 && sp.reach(2 + i) <= kInt32Max;
+  }
+  std::vector<LaunchArg> args = {operand(out), operand(x), operand(s.flag.ptr, sizeof(int))};
+  add_index_operands(args, a);
+  k.launch({IndexOp::Gather, cfam::bits_dtype(dtype_size(x.dtype())), a.dtype, i32}, sp.numel(), b, std::move(args));
+  // The reference raises the exact error (naming the index, the axis and its size).
+  if (s.flag.raised()) run_on_host(*s.op, k.device, inputs, outputs);
+}
+
+// ---- scatter (IncSubtensor) --------------------------------------------------------------
+
+struct ScatterState {
+  std::shared_ptr<const IncSubtensor> op;
+  bool deterministic;
+  ErrorFlag flag;
+  ScatterState(GpuDevice& d, std::shared_ptr<const IncSubtensor> o, bool det)
+      : op(std::move(o)), deterministic(det), flag(d) {}
+};
+
+int64_t next_pow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+// Sorts npad (key, pos) pairs: tiles in local memory, then for each larger bitonic size k the
+// global steps down to the tile and one merge launch for the steps inside tiles.
+void sort_pairs(Kernels& k, void* keys, void* pos, int64_t npad) {
+  using namespace cfam;
+  Blob b = new_blob();
+  b[ixp::kSNPad] = npad;
+  const std::vector<LaunchArg> args = {operand(keys, 8), operand(pos, 8)};
+  k.launch_blocks({IndexOp::SortTile}, npad / kSortTile, kSortThreads, b, args);
+  for (int64_t kk = 2 * kSortTile; kk <= npad; kk <<= 1) {
+    b[ixp::kSK] = kk;
+    for (int64_t j = kk / 2; j >= kSortTile; j >>= 1) {
+      b[ixp::kSJ] = j;
+      k.launch({IndexOp::SortStep}, npad / 2, b, args);
+    }
+    k.launch_blocks({IndexOp::SortMerge}, npad / kSortTile, kSortThreads, b, args);
+  }
+}
+
+void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor& out, const Tensor& v,
+                      const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  using namespace cfam::ixp;
+  const bool set = s.op->mode() == IncSubtensor::Mode::Set;
+  const Arrays a = layout_arrays(k.device, l, inputs, 2);
+  const Tensor vb = v.broadcast_to(l.result_shape);
+  const int nb = static_cast<int>(l.bshape.size());
+  // The list (broadcast index) dims and the basic dims, with the value's strides for each.
+  std::vector<bool> is_adv(l.view_shape.size(), false);
+  for (const auto& adv : l.advanced) is_adv[adv.view_axis] = true;
+  Space basic;
+  basic.strides.assign(2, {});  // out, value
+  int r = 0;
+  for (size_t d = 0; d < l.view_shape.size(); ++d) {
+    if (is_adv[d]) continue;
+    if (r == l.bpos) r += nb;
+    basic.shape.push_back(l.view_shape[d]);
+    basic.strides[0].push_back(l.view_strides[d]);
+    basic.strides[1].push_back(vb.strides()[r++]);
+  }
+  Space list;
+  list.shape = l.bshape;
+  list.strides.assign(1 + a.tensors.size(), {});  // value, arrays
+  for (int j = 0; j < nb; ++j) {
+    list.strides[0].push_back(vb.strides()[l.bpos + j]);
+    for (size_t i = 0; i < a.tensors.size(); ++i) list.strides[1 + i].push_back(a.tensors[i].strides()[j]);
+  }
+  const int64_t n = list.numel(), bn = basic.numel();
+  if (n == 0 || bn == 0) {
+    if (arrays_need_checking(inputs, 2)) run_on_host(*s.op, k.device, inputs, outputs);
+    return;
+  }
+  // Keys number the destinations in mixed radix over the indexed axes' sizes.
+  std::vector<int64_t> radix(a.tensors.size(), 1);
+  long double range = 1;
+  for (size_t i = a.tensors.size(); i-- > 0;) {
+    radix[i] = static_cast<int64_t>(range);
+    range *= static_cast<long double>(l.view_shape[a.entries[i]->view_axis]);
+  }
+  if (range > 4.0e18L) return run_on_host(*s.op, k.device, inputs, outputs);  // keys beyond int64
+
+  basic.simplify();
+  list.simplify();
+  // Float atomics only where allowed, and where the dialect has them for this dtype.
+  const DType t = out.dtype();
+  const bool atomic = !s.deterministic && !set &&
+                      cfam::index_entry(k.device.dialect(), {IndexOp::ScatterAtomicInc, t}) >= 0;
+  const int64_t npad = atomic ? n : std::max<int64_t>(cfam::kSortTile, next_pow2(n));
+  Scratch keys(k.device, static_cast<size_t>(npad) * 8), pos(k.device, static_cast<size_t>(npad) * 8);
+
+  Blob kb = new_blob();
+  kb[kN] = n;
+  kb[kRank] = list.rank();
+  put_dims(kb, kShape, list.shape);
+  kb[kKNPad] = npad;
+  kb[kKArrays] = static_cast<int64_t>(a.tensors.size());
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    const int rec = kKArray0 + static_cast<int>(i) * kArrayStride;
+    kb[rec] = l.view_shape[a.entries[i]->view_axis];
+    kb[rec + 1] = radix[i];
+    put_dims(kb, rec + 2, list.strides[1 + i]);
+  }
+  std::vector<LaunchArg> kargs = {operand(keys.ptr, 8), operand(pos.ptr, 8), operand(s.flag.ptr, sizeof(int))};
+  add_index_operands(kargs, a);
+  k.launch({IndexOp::ScatterKeys, DType::Int64, a.dtype}, npad, kb, std::move(kargs));
+  if (!atomic) sort_pairs(k, keys.ptr, pos.ptr, npad);
+
+  Blob cb = new_blob();
+  cb[kN] = n;
+  cb[kCBasicN] = bn;
+  cb[kCBasicRank] = basic.rank();
+  put_dims(cb, kCBasicShape, basic.shape);
+  put_dims(cb, kCBasicOut, basic.strides[0]);
+  put_dims(cb, kCBasicVal, basic.strides[1]);
+  cb[kCListRank] = list.rank();
+  put_dims(cb, kCListShape, list.shape);
+  put_dims(cb, kCListVal, list.strides[0]);
+  cb[kCBase] = l.view_offset + a.base;
+  cb[kCArrays] = static_cast<int64_t>(a.tensors.size());
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    const int rec = kCArray0 + static_cast<int>(i) * kCArrayStride;
+    cb[rec] = l.view_shape[a.entries[i]->view_axis];
+    cb[rec + 1] = radix[i];
+    cb[rec + 2] = l.view_strides[a.entries[i]->view_axis];
+  }
+  const IndexOp op = atomic ? IndexOp::ScatterAtomicInc : set ? IndexOp::ScatterSet : IndexOp::ScatterInc;
+  const DType et = op == IndexOp::ScatterSet ? cfam::bits_dtype(dtype_size(t)) : t;
+  k.launch({op, et}, n * bn, cb, {operand(out), operand(vb), operand(keys.ptr, 8), operand(pos.ptr, 8)});
+  if (s.flag.raised()) run_on_host(*s.op, k.device, inputs, outputs);
+}
+
+void inc_subtensor(Kernels& k, ScatterState& s, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  const IncSubtensor& op = *s.op;
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  op.infer_shapes(shapes);  // the value's broadcast, with the reference's message
+  const Tensor x = on_device(k.device, inputs[0]);
+  const Tensor v = on_device(k.device, inputs[1]);
+  Tensor& out = ensure_output(outputs[0], x.dtype(), x.shape(), k.device);
+  strided_assign(k, out, x, false);
+  const std::vector<Shape> array_shapes(shapes.begin() + 2, shapes.end());
+  const IndexLayout l = resolve_index(op.name(), op.spec(), out.shape(), out.strides(), array_shapes);
+  if (!l.is_advanced()) {
+    const Tensor view = out.view(l.view_shape, l.view_strides, out.offset() + l.view_offset);
+    strided_assign(k, view, v.broadcast_to(l.view_shape), op.mode() == IncSubtensor::Mode::Inc);
+    return;
+  }
+  advanced_scatter(k, s, l, out, v, inputs, outputs);
+}
+
+// ---- arg reductions ----------------------------------------------------------------------
+
+void arg_reduce(Kernels& k, const ArgReduce& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  const Tensor x = on_device(k.device, inputs[0]);
+  const Shape out_shape = op.infer_shapes({x.shape()})[0];  // raises the reference's error for empty reductions
+  Tensor& out = ensure_output(outputs[0], DType::Int64, out_shape, k.device);
+  if (out.numel() == 0) return;
+  Space kept, red;
+  kept.strides.assign(1, {});
+  red.strides.assign(1, {});
+  for (int d = 0; d < x.ndim(); ++d) {
+    Space& s = op.axis() && x.ndim() > 0 && d != *op.axis() ? kept : red;
+    s.shape.push_back(x.shape()[d]);
+    s.strides[0].push_back(x.strides()[d]);
+  }
+  kept.simplify();
+  red.simplify();
+  using namespace cfam::ixp;
+  Blob b = new_blob();
+  b[kANOut] = kept.numel();
+  b[kANRed] = red.numel();
+  b[kAKeptRank] = kept.rank();
+  b[kARedRank] = red.rank();
+  put_dims(b, kAKeptShape, kept.shape);
+  put_dims(b, kARedShape, red.shape);
+  put_dims(b, kAKeptStride, kept.strides[0]);
+  put_dims(b, kARedStride, red.strides[0]);
+  const bool max = op.kind() == ArgKind::Argmax;
+  const int64_t nout = kept.numel(), nred = red.numel();
+  // A thread per output while outputs fill the device and rows are short; else a block per
+  // output, its lanes sweeping the row together.
+  const int64_t resident = int64_t{k.device.limits().multiprocessors} * 1024;
+  const bool block = nred >= 64 && nout < resident;
+  const IndexOp kind = block ? (max ? IndexOp::ArgmaxBlock : IndexOp::ArgminBlock)
+                             : (max ? IndexOp::ArgmaxThread : IndexOp::ArgminThread);
+  const std::vector<LaunchArg> args = {operand(out), operand(x)};
+  if (block) k.launch_blocks({kind, x.dtype()}, std::min<int64_t>(nout, 65535), cfam::kArgBlockThreads, b, args);
+  else k.launch({kind, x.dtype()}, nout, b, args);
+}
+
+// ---- joins and fills -------------------------------------------------------------------
+
+void join(Kernels& k, const Op& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  const Shape shape = op.infer_shapes(shapes)[0];
+  Tensor& out = ensure_output(outputs[0], inputs[0].dtype(), shape, k.device);
+  if (const auto* c = dynamic_cast<const Concatenate*>(&op)) {
+    const int axis = c->axis() < 0 ? c->axis() + static_cast<int>(shape.size()) : c->axis();
+    int64_t start = 0;
+    for (const Tensor& in : inputs) {
+      strided_assign(k, out.view(in.shape(), out.strides(), out.offset() + start * out.strides()[axis]),
+                     on_device(k.device, in), false);
+      start += in.shape()[axis];
+    }
+    return;
+  }
+  const auto& st = dynamic_cast<const Stack&>(op);
+  const int axis = st.axis() < 0 ? st.axis() + static_cast<int>(shape.size()) : st.axis();
+  Strides slab = out.strides();
+  slab.erase(slab.begin() + axis);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    strided_assign(k, out.view(inputs[i].shape(), slab, out.offset() + static_cast<int64_t>(i) * out.strides()[axis]),
+                   on_device(k.device, inputs[i]), false);
+}
+
+void fill(Kernels& k, const Op& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  using namespace cfam::ixp;
+  if (const auto* ar = dynamic_cast<const Arange*>(&op)) {
+    const int64_t n = ar->length();
+    Tensor& out = ensure_output(outputs[0], ar->dtype(), {n}, k.device);
+    if (n == 0) return;
+    Blob b = new_blob();
+    b[kN] = n;
+    dispatch_dtype(ar->dtype(), [&]<typename T>() {
+      const T first = convert_value<T>(ar->start());
+      const T second = convert_value<T>(ar->start() + ar->step());
+      if constexpr (std::is_floating_point_v<T>) {
+        const double f = first, s2 = second;
+        std::memcpy(&b[kRFirst], &f, 8);
+        std::memcpy(&b[kRSecond], &s2, 8);
+      } else {
+        b[kRFirst] = static_cast<int64_t>(first);
+        b[kRDelta] = static_cast<int64_t>(second) - static_cast<int64_t>(first);
+      }
+    });
+    k.launch({IndexOp::Arange, ar->dtype()}, n, b, {operand(out)});
+    return;
+  }
+  if (const auto* eye = dynamic_cast<const Eye*>(&op)) {
+    const Shape shape = eye->infer_shapes({})[0];
+    Tensor& out = ensure_output(outputs[0], eye->dtype(), shape, k.device);
+    if (out.numel() == 0) return;
+    Blob b = new_blob();
+    b[kN] = out.numel();
+    b[kECols] = eye->m();
+    b[kEK] = eye->k();
+    dispatch_dtype(eye->dtype(), [&]<typename T>() {
+      const T one = T(1);
+      int64_t bits = 0;
+      std::memcpy(&bits, &one, sizeof(T));
+      b[kEOne] = bits;
+    });
+    k.launch({IndexOp::Eye, cfam::bits_dtype(dtype_size(eye->dtype()))}, out.numel(), b, {operand(out)});
+    return;
+  }
+  // Alloc {value}, Fill {like, value}: the value broadcast to the result.
+  const Tensor value = on_device(k.device, inputs.back());
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  const Shape shape = op.infer_shapes(shapes)[0];
+  Tensor& out = ensure_output(outputs[0], value.dtype(), shape, k.device);
+  strided_assign(k, out, value.broadcast_to(shape), false);
+}
+
+// ---- declines ----------------------------------------------------------------------------
+
+bool rank_fits(const Node& node) {
+  for (const auto& v : node.inputs())
+    if (v->type().ndim() > kIndexMaxRank) return false;
+  for (int i = 0; i < node.num_outputs(); ++i)
+    if (node.output_raw(i)->type().ndim() > kIndexMaxRank) return false;
+  return true;
+}
+
+std::string arrays_decline(const IndexSpec& spec, const Node& node, size_t first) {
+  if (spec.num_arrays() > cfam::kIndexMaxArrays)
+    return fmt::format("more than {} index arrays", cfam::kIndexMaxArrays);
+  for (size_t i = first + 1; i < node.inputs().size(); ++i)
+    if (node.inputs()[i]->type().dtype != node.inputs()[first]->type().dtype)
+      return "index arrays of different dtypes (cast them to one)";
+  return "";
+}
+
+}  // namespace
+
+std::string index_op_declines(const Node& node) {
+  const Op& op = node.op();
+  if (!rank_fits(node)) return fmt::format("a tensor of more than {} dims", kIndexMaxRank);
+  if (const auto* a = dynamic_cast<const AdvancedSubtensor*>(&op)) return arrays_decline(a->spec(), node, 1);
+  if (const auto* inc = dynamic_cast<const IncSubtensor*>(&op)) {
+    if (node.inputs()[1]->type().dtype != node.inputs()[0]->type().dtype)
+      return "a value of another dtype than the tensor (cast it first)";
+    return inc->spec().has_arrays() ? arrays_decline(inc->spec(), node, 2) : "";
+  }
+  if (dynamic_cast<const Concatenate*>(&op) || dynamic_cast<const Stack*>(&op)) {
+    for (const auto& v : node.inputs())
+      if (v->type().dtype != node.output_raw(0)->type().dtype) return "inputs of mixed dtypes (cast them to one)";
+  }
+  return "";
+}
+
+ThunkFn make_index_view_thunk(GpuDevice& /*device*/, const Node& node) {
+  std::shared_ptr<const Op> op = node.op_ptr();
+  // perform() makes the views (Tensor::view keeps the device buffer): no copy, no launch.
+  return [op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { op->perform(inputs, outputs); };
+}
+
+ThunkFn make_gather_thunk(GpuDevice& device, const Node& node) {
+  auto op = std::dynamic_pointer_cast<const AdvancedSubtensor>(node.op_ptr());
+  TGC_INTERNAL_CHECK(op != nullptr, "gather thunk for " + node.op().name());
+  auto state = std::make_shared<GatherState>(device, op);
+  GpuDevice* dev = &device;
+  return [dev, state](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    Kernels k(*dev);
+    gather(k, *state, inputs, outputs);
+  };
+}
+
+ThunkFn make_inc_subtensor_thunk(GpuDevice& device, const Node& node, const Config& config) {
+  auto op = std::dynamic_pointer_cast<const IncSubtensor>(node.op_ptr());
+  TGC_INTERNAL_CHECK(op != nullptr, "scatter thunk for " + node.op().name());
+  auto state = std::make_shared<ScatterState>(device, op, config.deterministic);
+  GpuDevice* dev = &device;
+  return [dev, state](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    Kernels k(*dev);
+    inc_subtensor(k, *state, inputs, outputs);
+  };
+}
+
+ThunkFn make_arg_reduce_thunk(GpuDevice& device, const Node& node) {
+  auto op = std::dynamic_pointer_cast<const ArgReduce>(node.op_ptr());
+  TGC_INTERNAL_CHECK(op != nullptr, "arg reduce thunk for " + node.op().name());
+  GpuDevice* dev = &device;
+  return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    Kernels k(*dev);
+    arg_reduce(k, *op, inputs, outputs);
+  };
+}
+
+ThunkFn make_join_thunk(GpuDevice& device, const Node& node) {
+  std::shared_ptr<const Op> op = node.op_ptr();
+  GpuDevice* dev = &device;
+  return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    Kernels k(*dev);
+    join(k, *op, inputs, outputs);
+  };
+}
+
+ThunkFn make_fill_thunk(GpuDevice& device, const Node& node) {
+  std::shared_ptr<const Op> op = node.op_ptr();
+  GpuDevice* dev = &device;
+  return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    Kernels k(*dev);
+    fill(k, *op, inputs, outputs);
+  };
+}
+
+}  // namespace tgc::gpu
