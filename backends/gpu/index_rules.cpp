@@ -28,17 +28,17 @@ const DeviceOpRule kRules[] = {
     // x[idx, ...]: a gather; an index out of range raises the reference's error (a flag the
     // thunk reads, so not self-contained).
     {"gather", [](const Node& n) { return is_one_of<AdvancedSubtensor>(n); }, index_op_declines,
-     [](GpuDevice& d, const Node& n, const Config&) { return make_gather_thunk(d, n); }, false},
+     [](GpuDevice& d, const Node& n, const Config& c) { return make_gather_thunk(d, n, c); }, false},
     // set_subtensor / inc_subtensor: strided assign / add, or a scatter (sorted, or float
     // atomics when deterministic=false).
     {"scatter", [](const Node& n) { return is_one_of<IncSubtensor>(n); }, index_op_declines,
      [](GpuDevice& d, const Node& n, const Config& c) { return make_inc_subtensor_thunk(d, n, c); }, false},
     {"arg reduce", [](const Node& n) { return is_one_of<ArgReduce>(n); }, index_op_declines,
-     [](GpuDevice& d, const Node& n, const Config&) { return make_arg_reduce_thunk(d, n); }, true},
+     [](GpuDevice& d, const Node& n, const Config& c) { return make_arg_reduce_thunk(d, n, c); }, true},
     {"join", [](const Node& n) { return is_one_of<Concatenate, Stack>(n); }, index_op_declines,
-     [](GpuDevice& d, const Node& n, const Config&) { return make_join_thunk(d, n); }, true},
+     [](GpuDevice& d, const Node& n, const Config& c) { return make_join_thunk(d, n, c); }, true},
     {"fill", [](const Node& n) { return is_one_of<Alloc, Fill, Arange, Eye>(n); }, index_op_declines,
-     [](GpuDevice& d, const Node& n, const Config&) { return make_fill_thunk(d, n); }, true},
+     [](GpuDevice& d, const Node& n, const Config& c) { return make_fill_thunk(d, n, c); }, true},
 };
 
 }  // namespace
