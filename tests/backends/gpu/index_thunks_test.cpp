@@ -39,10 +39,10 @@ Tensor ints(const std::vector<int64_t>& v, const Shape& shape, DType dtype = DTy
 
 // Runs `op` on `inputs` (device tensors, any layout) through its index rule and returns the
 // results on the host; the reference perform() runs on host copies of the same inputs.
-struct Run {
+struct Outcome {
   std::vector<Tensor> device, reference;
 };
-Run run(std::shared_ptr<const Op> op, const std::vector<Tensor>& inputs, Config config = {}) {
+Outcome run(std::shared_ptr<const Op> op, const std::vector<Tensor>& inputs, Config config = {}) {
   std::vector<VarPtr> vars;
   for (size_t i = 0; i < inputs.size(); ++i)
     vars.push_back(Variable::input(Type(inputs[i].dtype(), inputs[i].shape()), "in" + std::to_string(i)));
@@ -51,7 +51,7 @@ Run run(std::shared_ptr<const Op> op, const std::vector<Tensor>& inputs, Config 
   std::string why;
   const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::index_op_rules(), node, &why);
   EXPECT_NE(rule, nullptr) << why;
-  Run r;
+  Outcome r;
   std::vector<Tensor> host_in;
   for (const Tensor& t : inputs) host_in.push_back(t.to_host());
   r.reference.resize(static_cast<size_t>(node.num_outputs()));
@@ -65,7 +65,7 @@ Run run(std::shared_ptr<const Op> op, const std::vector<Tensor>& inputs, Config 
 
 // Equal bit for bit (a NaN to the same NaN): the kernels compute what perform() computes, in
 // the same order.
-void expect_same_bits(const Run& r) {
+void expect_same_bits(const Outcome& r) {
   ASSERT_EQ(r.device.size(), r.reference.size());
   for (size_t k = 0; k < r.device.size(); ++k) {
     const Tensor got = r.device[k].contiguous(), want = r.reference[k].contiguous();
@@ -111,7 +111,7 @@ TEST(GpuIndexThunks, GatherOutOfRangeRaisesTheReferenceErrorAndEmptyResultsLaunc
   }
   // The flag was cleared: the next call with good indices succeeds.
   expect_same_bits(run(op, {x, dev(ints({4, -5}, {2}))}));
-  const Run empty = run(op, {x, dev(ints({}, {0}))});
+  const Outcome empty = run(op, {x, dev(ints({}, {0}))});
   expect_same_bits(empty);
   EXPECT_EQ(empty.device.at(0).shape(), (Shape{0, 3}));
 }
@@ -143,7 +143,7 @@ TEST(GpuIndexThunks, LongIndexListsSortAcrossTilesAndMatchTheReferenceBitForBit)
   // deterministic=false: float atomics (OpenCL: a compare-exchange loop), close but unordered.
   Config fast;
   fast.deterministic = false;
-  const Run r = run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray})), {x, v, idx}, fast);
+  const Outcome r = run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray})), {x, v, idx}, fast);
   EXPECT_TRUE(tensors_allclose(r.device.at(0), r.reference.at(0), 1e-5, 1e-5));
 }
 
