@@ -226,7 +226,8 @@ std::string keys_entry(const DialectHooks& d, const IndexKernel& k, const std::s
   s += decompose(d.i64(), "i", "rank", kShape, offs, "    ");
   s += "    int bad = 0;\n";
   for (int a = 0; a < kIndexMaxArrays; ++a) s += read_index(d.i64(), a, kKArray0 + a * kArrayStride, "key");
-  s += "    if (bad) { " + d.atomic_or("flag", "1") + "; key = 0; }\n";
+  // A flagged pair keeps key -1: the scatters skip it (the host then raises the error).
+  s += "    if (bad) { " + d.atomic_or("flag", "1") + "; key = -1; }\n";
   s += "    keys[i] = key;\n    pos[i] = i;\n";
   return s + "  }\n}\n";
 }
@@ -279,7 +280,7 @@ std::string scatter_entry(const DialectHooks& d, const IndexKernel& k, const std
   s += fmt::format("  const int brank = (int)P.v[{}], lrank = (int)P.v[{}], na = (int)P.v[{}];\n", kCBasicRank,
                    kCListRank, kCArrays);
   s += grid_loop(d.i64(), "g", "n * bn");
-  s += "    const $I64 i = g / bn, e = g - i * bn;\n    const $I64 key = keys[i];\n";
+  s += "    const $I64 i = g / bn, e = g - i * bn;\n    const $I64 key = keys[i];\n    if (key < 0) continue;\n";
   if (k.op != IndexOp::ScatterAtomicInc) {
     // Runs of equal keys: the run's first thread (per basic element) writes the destination.
     s += "    if (i > 0 && keys[i - 1] == key) continue;\n";

@@ -40,7 +40,8 @@ enum class IndexOp : uint8_t {
   Gather,
   // (keys, pos, flag, idx0..idx3): for each position i of the broadcast index list, keys[i]
   // = the mixed-radix number of the destination's index tuple, pos[i] = i; keys of the padding
-  // [n, n_pad) are the largest long long; by index dtype. Out-of-range: as Gather.
+  // [n, n_pad) are the largest long long; by index dtype. Out-of-range: as Gather, and the
+  // pair's key is -1, which the scatters skip.
   ScatterKeys,
   // (keys, pos): bitonic sort of (key, pos) pairs, ascending: SortTile sorts each tile of
   // kSortTile pairs in local memory, SortStep is one compare-exchange step (k, j) over all

@@ -80,7 +80,11 @@ struct Kernels {
   }
 };
 
-LaunchArg operand(const Tensor& t) { return LaunchArg::operand(t.raw_data(), dtype_size(t.dtype())); }
+// An empty operand is never read (a gather from an empty axis flags every index): its address
+// may lie anywhere, so the null address goes instead.
+LaunchArg operand(const Tensor& t) {
+  return LaunchArg::operand(t.numel() ? t.raw_data() : nullptr, dtype_size(t.dtype()));
+}
 LaunchArg operand(const void* p, size_t esize) { return LaunchArg::operand(p, esize); }
 
 // ---- device memory -----------------------------------------------------------------------
