@@ -2,6 +2,7 @@
 #include "backends/gpu/device_op_rules.h"
 
 #include "backends/gpu/core_rules.h"
+#include "backends/gpu/index_rules.h"
 
 namespace tgc::gpu {
 
@@ -11,6 +12,7 @@ namespace {
 using RuleFamily = std::span<const DeviceOpRule> (*)();
 constexpr RuleFamily kFamilies[] = {
     core_device_op_rules,  // Composite, transfers, views, shape ops
+    index_op_rules,        // index views, gathers, scatters, arg reductions, joins, fills
 };
 
 }  // namespace

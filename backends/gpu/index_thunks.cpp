@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "backends/c_family/render_index.h"
+#include "backends/gpu/host_fallback.h"
 #include "ops/alloc/alloc.h"
 #include "ops/alloc/arange.h"
 #include "ops/alloc/eye.h"
@@ -120,21 +121,6 @@ struct ErrorFlag {
     return true;
   }
 };
-
-// The node's reference perform() on the host, results copied into device outputs: for the
-// exact error of a flagged index and the rare shapes the kernels leave to the host.
-void run_on_host(const Op& op, GpuDevice& device, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-  std::vector<Tensor> host_in;
-  host_in.reserve(inputs.size());
-  for (const Tensor& t : inputs) host_in.push_back(t.on_host() ? t : t.to(host_device()));
-  std::vector<Tensor> host_out(outputs.size());
-  op.perform(host_in, host_out);
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    const Tensor src = host_out[k].contiguous();
-    Tensor& out = ensure_output(outputs[k], src.dtype(), src.shape(), device);
-    if (src.nbytes()) device.copy_from_host(out.raw_data(), src.raw_data(), src.nbytes(), device.default_stream());
-  }
-}
 
 // An input as a device tensor (inputs of device nodes are placed there; a host one is copied,
 // which never waits for the device).
