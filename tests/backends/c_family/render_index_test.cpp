@@ -1,5 +1,6 @@
 // The index kernels' unit (render_index.h): its entry list and names, one-entry rendering, the
-// dialects' spellings, and (with the CUDA toolkit) NVRTC compiling the whole CUDA unit for sm_90.
+// dialects' spellings, and the whole unit through the compilers: NVRTC for sm_90 (with the CUDA
+// toolkit) and an OpenCL C front end (with an OpenCL device, PoCL in CI).
 #include "backends/c_family/render_index.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,9 @@
 
 #if TGC_HAVE_CUDA
 #include "backends/cuda/nvrtc_compiler.h"
+#endif
+#if TGC_HAVE_OPENCL
+#include <CL/cl.h>
 #endif
 
 namespace tgc::cfam {
@@ -96,6 +100,35 @@ TEST(RenderIndex, TheCudaUnitCompilesWithNvrtcForSm90) {
   const cuda::NvrtcOptions options{.arch = 90, .fast_math = false, .extra = {},
                                    .ptx_only = !(cubin && std::string(cubin) == "1")};
   EXPECT_GT(cuda::nvrtc_compile(source, "index kernels", options).size(), 0u);
+}
+#endif
+
+#if TGC_HAVE_OPENCL
+// The whole OpenCL unit through an OpenCL C front end (clCompileProgram: parsing and type
+// checks, no machine code, about a second on PoCL for all 128 entries; building machine code
+// for each would take two minutes). The device tests build the entries they launch.
+TEST(RenderIndex, TheOpenCLUnitCompiles) {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  cl_uint n = 0;
+  if (clGetPlatformIDs(1, &platform, &n) != CL_SUCCESS || n == 0 ||
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &n) != CL_SUCCESS || n == 0)
+    GTEST_SKIP() << "needs an OpenCL device";
+  cl_int err = CL_SUCCESS;
+  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  const std::string source = render_index(Dialect::OpenCL);
+  const char* text = source.c_str();
+  cl_program program = clCreateProgramWithSource(context, 1, &text, nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  err = clCompileProgram(program, 1, &device, "", 0, nullptr, nullptr, nullptr, nullptr);
+  size_t len = 0;
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &len);
+  std::string log(len, '\0');
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, len, log.data(), nullptr);
+  EXPECT_EQ(err, CL_SUCCESS) << log;
+  clReleaseProgram(program);
+  clReleaseContext(context);
 }
 #endif
 
