@@ -67,11 +67,15 @@ struct Kernels {
 
   // A grid-stride launch covering `n` work items.
   void launch(const IndexKernel& k, int64_t n, const Blob& blob, std::vector<LaunchArg> args) {
-    constexpr int kThreads = 256;
-    const int64_t cap = std::max<int64_t>(1, int64_t{device.limits().multiprocessors} * 32);
-    const int64_t blocks = std::clamp<int64_t>((n + kThreads - 1) / kThreads, 1, cap);
-    launch_blocks(k, blocks, kThreads, blob, std::move(args));
+    const cfam::DeviceLimits limits = device.limits();
+    const int threads = std::min(256, limits.max_threads_per_block);
+    // Grid-stride loops: enough blocks to fill the device, never more than the work.
+    const int64_t cap = std::max<int64_t>(1, int64_t{limits.multiprocessors} * 32);
+    const int64_t blocks = std::clamp<int64_t>((n + threads - 1) / threads, 1, cap);
+    launch_blocks(k, blocks, threads, blob, std::move(args));
   }
+  // The sort and block-per-output entries size their local arrays for their fixed block
+  // (kSortThreads, kArgBlockThreads: 256, which every CUDA device and PoCL allow).
   void launch_blocks(const IndexKernel& k, int64_t blocks, int threads, const Blob& blob, std::vector<LaunchArg> args) {
     TGC_INTERNAL_CHECK(blob.size() == static_cast<size_t>(cfam::kIndexParams), "index params blob of the wrong size");
     const int e = cfam::index_entry(device.dialect(), k);
