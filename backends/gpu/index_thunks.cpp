@@ -355,11 +355,11 @@ void sort_pairs(Kernels& k, void* keys, void* pos, int64_t npad) {
 // order that needs per-block partial rows (blocks x 256 floats per touched row) or a second
 // pass over the list per row; (b) a counting sort by row needs a histogram and scan over the
 // 50k rows and atomically placed positions, whose order within a row then has to be sorted
-// anyway to be deterministic; (c) a bitonic sort of 64-bit (key, pos) pairs costs
-// N log2(N)^2 / 2 = 8.9M compare-exchanges of 32 bytes for N = 65,536, most of them in local
-// memory (tiles of 512 pairs: 21 of its 136 steps run in global memory; 36 launches), a few
-// tens of microseconds on an H100 next to the scatter's own ~25 — and no atomics, no
-// per-row scratch, and the reference's bits. The serial part is a row's own run: a token
+// anyway to be deterministic; (c) a bitonic sort of 64-bit (key, pos) pairs: for N = 65,536,
+// 136 steps of N/2 compare-exchanges (4.5M), all but 28 steps inside tiles of 512 pairs in
+// local memory (36 launches); the 28 global steps move 28 x 65,536 x 32 B = 59 MB, about what
+// the scatter itself reads (67 MB of values): a few tens of microseconds on an H100, with no
+// atomics, no per-row scratch, and the reference's bits. The serial part is a row's own run: a token
 // seen m times costs m dependent adds in one thread (a padding token filling half of the
 // batch is the slow case; summing it in position order is what gives the reference's bits).
 // deterministic=false with a float dtype the dialect has atomics for: no sort, one atomic add
