@@ -9,6 +9,7 @@
 #include "ops/join/split.h"
 #include "ops/join/split_like.h"
 #include "ops/reduce/arg_reduce.h"
+#include "ops/shape/reshape_like.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/subtensor/subtensor.h"
 
@@ -22,8 +23,8 @@ bool is_one_of(const Node& node) {
 }
 
 const DeviceOpRule kRules[] = {
-    // Basic indexing and splits are views of their input: nothing runs.
-    {"index view", [](const Node& n) { return is_one_of<Subtensor, Split, SplitLike>(n); }, nullptr,
+    // Basic indexing, splits and ReshapeLike (gradients make it) are views of their input.
+    {"index view", [](const Node& n) { return is_one_of<Subtensor, Split, SplitLike, ReshapeLike>(n); }, nullptr,
      [](GpuDevice& d, const Node& n, const Config&) { return make_index_view_thunk(d, n); }, true},
     // x[idx, ...]: a gather; an index out of range raises the reference's error (a flag the
     // thunk reads, so not self-contained).

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "backends/c_family/render_index.h"
+#include "backends/gpu/device_copy.h"
 #include "backends/gpu/host_fallback.h"
 #include "ops/alloc/alloc.h"
 #include "ops/alloc/arange.h"
@@ -21,6 +22,7 @@
 #include "ops/join/split.h"
 #include "ops/join/split_like.h"
 #include "ops/reduce/arg_reduce.h"
+#include "ops/shape/reshape_like.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/subtensor/subtensor.h"
 #include "runtime/convert.h"
@@ -626,8 +628,15 @@ std::string index_op_declines(const Node& node) {
   return "";
 }
 
-ThunkFn make_index_view_thunk(GpuDevice& /*device*/, const Node& node) {
+ThunkFn make_index_view_thunk(GpuDevice& device, const Node& node) {
   std::shared_ptr<const Op> op = node.op_ptr();
+  GpuDevice* dev = &device;
+  // ReshapeLike is a view of a dense x: a strided x is made dense on the device first (like's
+  // elements are never read).
+  if (dynamic_cast<const ReshapeLike*>(op.get()))
+    return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+      op->perform({contiguous_on_device(*dev, inputs.at(0)), inputs.at(1)}, outputs);
+    };
   // perform() makes the views (Tensor::view keeps the device buffer): no copy, no launch.
   return [op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { op->perform(inputs, outputs); };
 }

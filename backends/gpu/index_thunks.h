@@ -14,7 +14,8 @@
 
 namespace tgc::gpu {
 
-// Ops whose outputs are views of their input (Subtensor, Split, SplitLike): no copy.
+// Ops whose outputs are views of their input (Subtensor, Split, SplitLike, and ReshapeLike of
+// a dense input; a strided one is made dense first).
 ThunkFn make_index_view_thunk(GpuDevice& device, const Node& node);
 // AdvancedSubtensor: a gather. An out-of-range index raises the reference's error (the host
 // reruns perform() when a kernel flags one).
