@@ -11,6 +11,7 @@
 #include "ops/join/join.h"
 #include "ops/join/split.h"
 #include "ops/reduce/arg_reduce.h"
+#include "ops/shape/reshape_like.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/subtensor/subtensor.h"
 
@@ -32,6 +33,7 @@ TEST(IndexRules, EachOpHasItsRuleInTheSharedTable) {
   const VarPtr x = input(DType::Float32, 2), i = input(DType::Int32, 1);
   EXPECT_EQ(rule_of(apply1(std::make_shared<Subtensor>(IndexSpec{{IndexEntry::slice(1, 3)}}), {x})), "index view");
   EXPECT_EQ(rule_of(apply(std::make_shared<Split>(0, std::vector<int64_t>{1, 2}), {x}).at(0)), "index view");
+  EXPECT_EQ(rule_of(apply1(std::make_shared<ReshapeLike>(), {x, input(DType::Float32, 1)})), "index view");
   EXPECT_EQ(rule_of(apply1(std::make_shared<AdvancedSubtensor>(IndexSpec{{kArray}}), {x, i})), "gather");
   EXPECT_EQ(rule_of(apply1(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, IndexSpec{{kArray}}), {x, x, i})),
             "scatter");

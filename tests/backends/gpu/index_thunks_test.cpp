@@ -19,6 +19,7 @@
 #include "ops/core/apply.h"
 #include "ops/join/join.h"
 #include "ops/reduce/arg_reduce.h"
+#include "ops/shape/reshape_like.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/subtensor/subtensor.h"
 
@@ -190,7 +191,7 @@ TEST(GpuIndexThunks, JoinsAndFills) {
   expect_same_bits(run(std::make_shared<Alloc>(Shape{0, 4}), {dev(uniform({4}, 17))}));  // zero-size: no launch
 }
 
-TEST(GpuIndexThunks, SubtensorIsAViewOfItsInput) {
+TEST(GpuIndexThunks, SubtensorAndReshapeLikeAreViews) {
   TGC_REQUIRE_GPU();
   const Tensor x = dev(uniform({6, 5}, 18));
   const IndexSpec s = spec({IndexEntry::slice(std::nullopt, std::nullopt, -2), IndexEntry::integer(1)});
@@ -201,6 +202,10 @@ TEST(GpuIndexThunks, SubtensorIsAViewOfItsInput) {
   gpu::find_rule(gpu::index_op_rules(), *out->owner(), nullptr)->make(gpu_test::device(), *out->owner(), {})({x}, outs);
   EXPECT_TRUE(outs[0].shares_buffer(x));
   expect_same_bits(run(op, {x}));
+  // ReshapeLike (gradients make it): a view of a dense x, a dense copy of a strided one first.
+  const Tensor like = dev(uniform({10, 3}, 21));
+  expect_same_bits(run(std::make_shared<ReshapeLike>(), {x, like}));
+  expect_same_bits(run(std::make_shared<ReshapeLike>(), {x.transpose(), like}));
 }
 
 TEST(GpuIndexThunks, FunctionsKeepIndexingOnTheDeviceAndNameTheNodeOfABadIndex) {
