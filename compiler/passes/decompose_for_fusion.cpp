@@ -8,6 +8,9 @@
 #include <utility>
 
 #include "compiler/passes/stabilize_patterns.h"
+#include "ops/blas/dot.h"
+#include "ops/join/join.h"
+#include "ops/subtensor/inc_subtensor.h"
 #include "ops/blas/outer.h"
 #include "ops/core/apply.h"
 #include "ops/nn/logsumexp.h"
@@ -135,6 +138,80 @@ Rewrite outer_to_broadcast_mul(Node& node, const RewriteEnv& env) {
   return replace_with(node, b.ew(K::Mul, {column, y}));
 }
 
+// dot(a, b) of integers -> sum(a' * b', inner axis) with a', b' broadcast views (GPU): BLAS
+// has no integer routines, and as a reduction kernel whose prologue multiplies broadcast
+// operands the product runs on the device (the loop space is M x K x N, K folded). Wrapping
+// arithmetic makes it exact: the products and the int64 sum are congruent to the dot's
+// own wrapping accumulation modulo 2^bits, and the cast back wraps as NumPy's does.
+Rewrite integer_dot_to_reduction(Node& node, const RewriteEnv& env) {
+  if (!dynamic_cast<const Dot*>(&node.op()) || env.ctx.placement.device == DeviceKind::Host) return {};
+  const DType out = node.output_raw(0)->type().dtype;
+  if (!is_integer(out)) return {};
+  Builder b(env.ctx.config.floatX);
+  VarPtr x = b.cast(node.inputs().at(0), out), y = b.cast(node.inputs().at(1), out);
+  const int xd = x->type().ndim(), yd = y->type().ndim();
+  auto view = [](const VarPtr& v, std::vector<int> order) {
+    return apply1(std::make_shared<DimShuffle>(std::move(order), "dot"), {v});
+  };
+  int inner = 0;  // the folded axis of the broadcast product
+  if (xd == 2 && yd == 2) {  // (M,K,1) * (1,K,N), fold K
+    x = view(x, {0, 1, -1});
+    y = view(y, {-1, 0, 1});
+    inner = 1;
+  } else if (xd == 2 && yd == 1) {  // (M,K) * (1,K), fold K
+    y = view(y, {-1, 0});
+    inner = 1;
+  } else if (xd == 1 && yd == 2) {  // (K,1) * (K,N), fold K
+    x = view(x, {0, -1});
+  } else if (xd != 1 || yd != 1) {
+    return {};
+  }
+  VarPtr sum = apply1(std::make_shared<CAReduce>(ReduceKind::Sum, ReduceAxes(std::vector<int>{inner}), false),
+                      {b.ew(K::Mul, {x, y})});
+  return replace_with(node, b.cast(sum, out));
+}
+
+// dot(a, b) of floats of mixed dtypes -> dot(cast(a), cast(b)) in the result's dtype (GPU):
+// perform() promotes the same way, and BLAS on the device takes operands of one dtype.
+Rewrite mixed_dot_to_one_dtype(Node& node, const RewriteEnv& env) {
+  auto* dot = dynamic_cast<const Dot*>(&node.op());
+  if (!dot || env.ctx.placement.device == DeviceKind::Host) return {};
+  const DType out = node.output_raw(0)->type().dtype;
+  const VarPtr& x = node.inputs().at(0);
+  const VarPtr& y = node.inputs().at(1);
+  if (!is_float(out) || (x->type().dtype == out && y->type().dtype == out)) return {};
+  Builder b(env.ctx.config.floatX);
+  return replace_with(node, apply1(std::make_shared<Dot>(dot->user_name()), {b.cast(x, out), b.cast(y, out)}));
+}
+
+// concatenate/stack of mixed dtypes -> the same op on inputs cast to the result's dtype
+// (GPU): perform() converts each input the same way, and the device copies move one dtype.
+Rewrite join_inputs_to_one_dtype(Node& node, const RewriteEnv& env) {
+  if ((!dynamic_cast<const Concatenate*>(&node.op()) && !dynamic_cast<const Stack*>(&node.op())) ||
+      env.ctx.placement.device == DeviceKind::Host)
+    return {};
+  const DType out = node.output_raw(0)->type().dtype;
+  bool mixed = false;
+  for (const VarPtr& in : node.inputs()) mixed = mixed || in->type().dtype != out;
+  if (!mixed) return {};
+  Builder b(env.ctx.config.floatX);
+  std::vector<VarPtr> cast;
+  for (const VarPtr& in : node.inputs()) cast.push_back(b.cast(in, out));
+  return replace_with(node, apply1(node.op_ptr(), cast));
+}
+
+// inc_subtensor / set_subtensor with a value of another dtype -> the value cast to the
+// tensor's dtype first (GPU): exactly what perform() does before it adds or assigns.
+Rewrite inc_value_to_tensor_dtype(Node& node, const RewriteEnv& env) {
+  if (!dynamic_cast<const IncSubtensor*>(&node.op()) || env.ctx.placement.device == DeviceKind::Host) return {};
+  const DType dtype = node.inputs().at(0)->type().dtype;
+  if (node.inputs().at(1)->type().dtype == dtype) return {};
+  Builder b(env.ctx.config.floatX);
+  std::vector<VarPtr> inputs = node.inputs();
+  inputs[1] = b.cast(inputs[1], dtype);
+  return replace_with(node, apply1(node.op_ptr(), inputs));
+}
+
 }  // namespace
 
 std::span<const LocalRewrite> decompose_for_fusion_rules() {
@@ -145,6 +222,13 @@ std::span<const LocalRewrite> decompose_for_fusion_rules() {
       {"logsumexp_to_reductions", "logsumexp(x) -> log(sum(exp(x - s))) + s, s = finite(max(x)) (GPU)",
        &logsumexp_to_reductions},
       {"outer_to_broadcast_mul", "outer(x, y) -> x[:, None] * y", &outer_to_broadcast_mul},
+      {"integer_dot_to_reduction", "dot(a, b) of integers -> sum(a[:, :, None] * b, axis=1) (GPU)",
+       &integer_dot_to_reduction},
+      {"join_inputs_to_one_dtype", "concatenate([int32 a, float32 b]) -> concatenate([cast(a, float32), b]) (GPU)",
+       &join_inputs_to_one_dtype},
+      {"inc_value_to_tensor_dtype", "inc_subtensor(x[i], int32 v) -> inc_subtensor(x[i], cast(v, x.dtype)) (GPU)",
+       &inc_value_to_tensor_dtype},
+      {"mixed_dot_to_one_dtype", "dot(int32 a, float32 b) -> dot(cast(a, float32), b) (GPU)", &mixed_dot_to_one_dtype},
   };
   return rules;
 }

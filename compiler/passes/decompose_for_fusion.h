@@ -1,4 +1,4 @@
-// decompose_for_fusion: rewrites softmax, log_softmax, logsumexp and outer into the
+// decompose_for_fusion: rewrites softmax, log_softmax, logsumexp, outer and integer dot into the
 // primitives fusion turns into kernels (max and sum reductions, exp, log, where, broadcast
 // multiply), so that on a GPU they run as device kernels instead of host ops between
 // transfers (issue 19), and fuse with what reads and feeds them.
@@ -30,8 +30,10 @@
 // starts), so an empty row gives the op's empty result, and logsumexp's -inf, instead of
 // max's "zero-size array" error.
 //
-// Where the rules run: the softmax family on GPU devices only (kSoftmaxOnCpu in the .cpp says
-// why, with the CPU timings), outer everywhere.
+// dot of integers (BLAS has none) becomes one reduction kernel: sum(a[:, :, None] * b, 1).
+//
+// Where the rules run: the softmax family and integer dot on GPU devices only (kSoftmaxOnCpu
+// in the .cpp says why, with the CPU timings), outer everywhere.
 #pragma once
 
 #include <span>

@@ -110,6 +110,16 @@ TEST(CliExamples, LogisticRegressionTrainsWithUpdatesAcrossCalls) {
   expect_same(run->output("train", 1), read_npy(data("logreg_xent")), 1e-3, 1e-6);
 }
 
+TEST(CliExamples, MlpTrainingStepLowersTheLoss) {
+  // One step against thirty from the same start: SGD on the MLP lowers the loss and learns.
+  auto one = run_ok({"run", example("mlp.tg"), "--fn", "train", "--iters", "1"});
+  auto thirty = run_ok({"run", example("mlp.tg"), "--fn", "train", "--iters", "30"});
+  const double loss1 = one->output("train", 0).at({}), loss30 = thirty->output("train", 0).at({});
+  EXPECT_GT(loss1, 2.0);  // about log(10) for random weights
+  EXPECT_LT(loss30, 0.8 * loss1);
+  EXPECT_GT(thirty->output("train", 1).at({}), one->output("train", 1).at({}));
+}
+
 TEST(CliExamples, PrintOutputsShowsEveryCall) {
   CliResult r = run_tgc({"run", example("sumsq.tg"), "--iters", "2", "--print-outputs"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
