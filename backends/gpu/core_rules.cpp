@@ -21,7 +21,7 @@ ThunkFn composite(GpuDevice& d, const Node& n, const Config& c) {
 ThunkFn host_to_device(GpuDevice& d, const Node&, const Config&) { return make_host_to_device_thunk(d); }
 ThunkFn device_to_host(GpuDevice& d, const Node&, const Config&) { return make_device_to_host_thunk(d); }
 ThunkFn view(GpuDevice& d, const Node& n, const Config&) { return make_view_thunk(d, n); }
-ThunkFn shape_op(GpuDevice& d, const Node& n, const Config&) { return make_shape_op_thunk(d, n); }
+ThunkFn shape_op(GpuDevice& d, const Node& n, const Config& c) { return make_shape_op_thunk(d, n, c); }
 
 // self_contained: fused kernels (their scratch and state are their own), transfers and views
 // touch only their operands. The shape ops hand out kept tensors or run on the host.

@@ -1,8 +1,14 @@
 // ReduceCount and SumToLike on a GPU (see shape_op_thunks.h).
 #include "backends/gpu/shape_op_thunks.h"
 
+#include <map>
+
+#include "backends/gpu/composite_thunk.h"
 #include "backends/gpu/host_fallback.h"
+#include "compiler/kernel/lower.h"
+#include "ops/core/apply.h"
 #include "ops/gradient/sum_to_like.h"
+#include "ops/reduce/careduce.h"
 #include "ops/reduce/reduce_count.h"
 
 namespace tgc::gpu {
@@ -12,7 +18,7 @@ bool is_device_shape_op(const Node& node) {
   return dynamic_cast<const ReduceCount*>(&op) || dynamic_cast<const SumToLike*>(&op);
 }
 
-ThunkFn make_shape_op_thunk(GpuDevice& device, const Node& node) {
+ThunkFn make_shape_op_thunk(GpuDevice& device, const Node& node, const Config& config) {
   GpuDevice* dev = &device;
   std::shared_ptr<const Op> op = node.op_ptr();
   if (dynamic_cast<const ReduceCount*>(op.get())) {
@@ -40,13 +46,39 @@ ThunkFn make_shape_op_thunk(GpuDevice& device, const Node& node) {
       outputs[0] = std::move(out);
     };
   }
-  return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-    const Shape out_shape = op->infer_shapes({inputs[0].shape(), inputs[1].shape()})[0];
-    if (out_shape == inputs[0].shape()) {
-      outputs[0] = inputs[0];  // the op's view_of_input: the executor knows it aliases
+  // SumToLike folds g over the axes its runtime shapes say (the leading dims `like` lacks and
+  // the dims where it has size 1), which the graph does not know. Each distinct set of folded
+  // axes gets its sum kernel (a one-node Composite, keepdims, through the Composite thunk), made
+  // on the first call that needs it and kept; the result is that kernel's output viewed at
+  // like's shape. A steady-state call is one reduction launch, recordable like any other.
+  struct SumKernels {
+    std::map<std::vector<int>, ThunkFn> by_axes;
+  };
+  auto kernels = std::make_shared<SumKernels>();
+  const std::string label = node.describe();
+  return [dev, op, kernels, config, label](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    const Tensor& g = inputs[0];
+    const Shape out_shape = op->infer_shapes({g.shape(), inputs[1].shape()})[0];
+    if (out_shape == g.shape()) {
+      outputs[0] = g;  // the op's view_of_input: the executor knows it aliases
       return;
     }
-    run_on_host(*op, *dev, inputs, outputs);
+    const int lead = g.ndim() - static_cast<int>(out_shape.size());
+    std::vector<int> axes;
+    for (int d = 0; d < g.ndim(); ++d)
+      if (d < lead || (out_shape[d - lead] == 1 && g.shape()[d] != 1)) axes.push_back(d);
+    ThunkFn& sum = kernels->by_axes[axes];
+    if (!sum) {
+      VarPtr in = Variable::input(Type::unknown(g.dtype(), g.ndim()), "g");
+      VarPtr folded = apply1(std::make_shared<CAReduce>(ReduceKind::Sum, ReduceAxes(axes), /*keepdims=*/true), {in});
+      if (folded->type().dtype != g.dtype())  // integers sum in a wider type: the host keeps g's
+        return run_on_host(*op, *dev, inputs, outputs);
+      LoweredGroup lowered = lower_group(FusedGroup{{folded->owner()}, {in}, {folded}});
+      sum = make_composite_thunk(*dev, std::make_shared<const Composite>(std::move(lowered.kernel)), config, label);
+    }
+    std::vector<Tensor> kept(1);
+    sum({g}, kept);
+    outputs[0] = kept[0].reshape(out_shape);  // contiguous: a view
   };
 }
 

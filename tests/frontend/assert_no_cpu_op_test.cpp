@@ -23,23 +23,30 @@ bool have_opencl() {
   return false;
 }
 
+// What still stays on the host of a GPU (issue 19 moved the rest): a gather with more index
+// arrays than the device kernel takes, and index ops on tensors of more than 8 dims.
+Var nine_dims(const std::string& name) { return tensor(name, DType::Float32, std::vector<int64_t>(9, -1)); }
+Var five_index_arrays(const Var& x5, const Var& i) { return x5[{i, i, i, i, i}]; }
+
 TEST(AssertNoCpuOp, RaiseNamesEveryHostNodeWithItsReasonAndTheUsersNames) {
   if (!have_opencl()) GTEST_SKIP() << "no OpenCL device";
   ForcedBackendForTests force("opencl");
-  Var x = matrix("x", DType::Float32);
-  Var best = argmax(x, 1).as("best");
-  Var worst = argmin(x, 0).as("worst");
+  Var x = tensor("x", DType::Float32, std::vector<int64_t>(5, -1));
+  Var i = vector("i", DType::Int64);
+  Var y = nine_dims("y");
+  Var best = argmax(y, 0).as("best");
+  Var picked = five_index_arrays(x, i).as("picked");
   Var e = exp(x).as("e");  // a device kernel: not reported
   try {
-    function({x}, {best, worst, e}, {}, {.name = "f", .config = {{"assert_no_cpu_op", "raise"}}});
+    function({x, i, y}, {best, picked, e}, {}, {.name = "f", .config = {{"assert_no_cpu_op", "raise"}}});
     FAIL() << "no error";
   } catch (const ConfigError& err) {
     const std::string what = err.what();
     EXPECT_THAT(what, HasSubstr("2 nodes of f run on the host"));
-    EXPECT_THAT(what, HasSubstr("best = argmax(x"));
-    EXPECT_THAT(what, HasSubstr("worst = argmin(x"));
-    EXPECT_THAT(what, HasSubstr("# host: no device implementation of Argmax"));
-    EXPECT_THAT(what, HasSubstr("# host: no device implementation of Argmin"));
+    EXPECT_THAT(what, HasSubstr("best = argmax(y"));
+    EXPECT_THAT(what, HasSubstr("picked = "));
+    EXPECT_THAT(what, HasSubstr("# host: a tensor of more than 8 dims"));
+    EXPECT_THAT(what, HasSubstr("# host: more than 4 index arrays"));
     EXPECT_THAT(what, Not(HasSubstr("exp")));
     EXPECT_THAT(what, Not(HasSubstr("Gpu")));  // no transfer is named
   }
@@ -48,17 +55,17 @@ TEST(AssertNoCpuOp, RaiseNamesEveryHostNodeWithItsReasonAndTheUsersNames) {
 TEST(AssertNoCpuOp, WarnReportsTheSameAndFunctionHostReasonSaysIt) {
   if (!have_opencl()) GTEST_SKIP() << "no OpenCL device";
   ForcedBackendForTests force("opencl");
-  Var x = matrix("x", DType::Float32);
-  Function f = function({x}, {argmax(x, 1).as("best"), exp(x)}, {}, {.name = "f", .config = {{"assert_no_cpu_op", "warn"}}});
+  Var y = nine_dims("y");
+  Function f = function({y}, {argmax(y, 0).as("best"), exp(y)}, {}, {.name = "f", .config = {{"assert_no_cpu_op", "warn"}}});
   ASSERT_EQ(f.optimizer_warnings().size(), 1u);
-  EXPECT_THAT(f.optimizer_warnings()[0], HasSubstr("best = argmax(x"));
-  EXPECT_THAT(f.optimizer_warnings()[0], HasSubstr("# host: no device implementation of Argmax"));
+  EXPECT_THAT(f.optimizer_warnings()[0], HasSubstr("best = argmax(y"));
+  EXPECT_THAT(f.optimizer_warnings()[0], HasSubstr("# host: a tensor of more than 8 dims"));
   int host = 0;
   for (Node* n : f.graph().toposort()) {
     const std::string reason = f.host_reason(*n);
     if (n->placement() == DeviceKind::Host && !n->op().is_transfer()) {
       ++host;
-      EXPECT_EQ(reason, "no device implementation of Argmax");
+      EXPECT_EQ(reason, "a tensor of more than 8 dims");
     } else {
       EXPECT_EQ(reason, "") << n->op().name();
     }
@@ -74,12 +81,8 @@ TEST(AssertNoCpuOp, AFunctionWhoseOpsAllRunOnTheDevicePassesRaise) {
   // (decompose_for_fusion).
   Var loss = -mean(sum(y * log_softmax(z), 1));
   EXPECT_NO_THROW(function({z, y}, {loss, softmax(z), logsumexp(z, {1})}, {}, {.config = {{"assert_no_cpu_op", "raise"}}}));
-  // The gradient adds only the shape-driven ops OpenCL does not run yet (CUDA does:
-  // docs/gpu.md); the softmax's own gradient is device kernels.
-  Function f = function({z, y}, {loss, grad(loss, z)}, {}, {.config = {{"assert_no_cpu_op", "ignore"}}});
-  for (Node* n : f.graph().toposort())
-    if (n->placement() == DeviceKind::Host && !n->op().is_transfer())
-      EXPECT_TRUE(n->op().op_class() == "ReduceCount" || n->op().op_class() == "SumToLike") << n->describe();
+  // So does its gradient, the shape-driven ops (ReduceCount, SumToLike) included.
+  EXPECT_NO_THROW(function({z, y}, {loss, grad(loss, z)}, {}, {.config = {{"assert_no_cpu_op", "raise"}}}));
 }
 
 }  // namespace
