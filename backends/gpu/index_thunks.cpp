@@ -641,54 +641,42 @@ ThunkFn make_index_view_thunk(GpuDevice& device, const Node& node) {
   return [op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { op->perform(inputs, outputs); };
 }
 
+// The thunk that calls `run(kernels, *what, inputs, outputs)` with this device's index kernels
+// (`what`: the op, or the op's state kept across calls).
+template <typename What, typename Run>
+ThunkFn index_thunk(GpuDevice& device, std::shared_ptr<What> what, const Config& config, Run run) {
+  GpuDevice* dev = &device;
+  return [dev, what, run, cache_dir = config.cache_dir](const std::vector<Tensor>& inputs,
+                                                       std::vector<Tensor>& outputs) {
+    Kernels k{*dev, cache_dir};
+    run(k, *what, inputs, outputs);
+  };
+}
+
 ThunkFn make_gather_thunk(GpuDevice& device, const Node& node, const Config& config) {
   auto op = std::dynamic_pointer_cast<const AdvancedSubtensor>(node.op_ptr());
   TGC_INTERNAL_CHECK(op != nullptr, "gather thunk for " + node.op().name());
-  auto state = std::make_shared<GatherState>(device, op);
-  GpuDevice* dev = &device;
-  return [dev, state, cache_dir = config.cache_dir](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-    Kernels k{*dev, cache_dir};
-    gather(k, *state, inputs, outputs);
-  };
+  return index_thunk(device, std::make_shared<GatherState>(device, op), config, gather);
 }
 
 ThunkFn make_inc_subtensor_thunk(GpuDevice& device, const Node& node, const Config& config) {
   auto op = std::dynamic_pointer_cast<const IncSubtensor>(node.op_ptr());
   TGC_INTERNAL_CHECK(op != nullptr, "scatter thunk for " + node.op().name());
-  auto state = std::make_shared<ScatterState>(device, op, config.deterministic);
-  GpuDevice* dev = &device;
-  return [dev, state, cache_dir = config.cache_dir](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-    Kernels k{*dev, cache_dir};
-    inc_subtensor(k, *state, inputs, outputs);
-  };
+  return index_thunk(device, std::make_shared<ScatterState>(device, op, config.deterministic), config, inc_subtensor);
 }
 
 ThunkFn make_arg_reduce_thunk(GpuDevice& device, const Node& node, const Config& config) {
   auto op = std::dynamic_pointer_cast<const ArgReduce>(node.op_ptr());
   TGC_INTERNAL_CHECK(op != nullptr, "arg reduce thunk for " + node.op().name());
-  GpuDevice* dev = &device;
-  return [dev, op, cache_dir = config.cache_dir](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-    Kernels k{*dev, cache_dir};
-    arg_reduce(k, *op, inputs, outputs);
-  };
+  return index_thunk(device, op, config, arg_reduce);
 }
 
 ThunkFn make_join_thunk(GpuDevice& device, const Node& node, const Config& config) {
-  std::shared_ptr<const Op> op = node.op_ptr();
-  GpuDevice* dev = &device;
-  return [dev, op, cache_dir = config.cache_dir](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-    Kernels k{*dev, cache_dir};
-    join(k, *op, inputs, outputs);
-  };
+  return index_thunk(device, node.op_ptr(), config, join);
 }
 
 ThunkFn make_fill_thunk(GpuDevice& device, const Node& node, const Config& config) {
-  std::shared_ptr<const Op> op = node.op_ptr();
-  GpuDevice* dev = &device;
-  return [dev, op, cache_dir = config.cache_dir](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-    Kernels k{*dev, cache_dir};
-    fill(k, *op, inputs, outputs);
-  };
+  return index_thunk(device, node.op_ptr(), config, fill);
 }
 
 }  // namespace tgc::gpu
