@@ -179,6 +179,36 @@ Compiled compile(const std::vector<Var>& inputs, const std::vector<Var>& outputs
   return c;
 }
 
+// Integer dot (BLAS has none) becomes a reduction of a broadcast product on a GPU, in every
+// form, with the dot's values and dtypes; the cpu keeps the op.
+TEST(DecomposeForFusion, IntegerDotIsAReductionOnAGpuOnly) {
+  Var m = matrix("m", DType::Int8), n = matrix("n", DType::Int8);
+  Var u = vector("u", DType::Int8), v = vector("v", DType::Int32);
+  const std::vector<Var> forms = {dot(m, n), dot(m, u), dot(u, n), dot(u, v)};
+  test::PassRun gpu = test::run_pass(decompose_for_fusion, {m, n, u, v}, forms, context(DeviceKind::Cuda));
+  EXPECT_TRUE(gpu.changed);
+  EXPECT_THAT(classes(gpu.after), Not(Contains("Dot")));
+  test::expect_same_results(gpu, 0.0, 4);
+  EXPECT_FALSE(test::run_pass(decompose_for_fusion, {m, n, u, v}, forms, context(DeviceKind::Host)).changed);
+}
+
+// Mixed dtypes meet on the device: dot, concatenate and inc_subtensor's value are cast to
+// the result's dtype first, as perform() casts them; the values are the op's.
+TEST(DecomposeForFusion, MixedDtypeOperandsAreCastOnAGpu) {
+  Var x = matrix("x", DType::Float32), i = matrix("i", DType::Int32), w = vector("w", DType::Int32);
+  const std::vector<Var> outs = {dot(x, i), concatenate({x, i}, 0), inc_subtensor(x[0], w)};
+  test::PassRun gpu = test::run_pass(decompose_for_fusion, {x, i, w}, outs, context(DeviceKind::Cuda));
+  EXPECT_TRUE(gpu.changed);
+  for (Node* n : gpu.after.toposort()) {
+    const std::string c = n->op().op_class();
+    if (c != "Dot" && c != "Concatenate" && c != "IncSubtensor") continue;
+    for (const VarPtr& in : n->inputs())
+      if (c != "IncSubtensor" || in == n->inputs()[1]) EXPECT_EQ(in->type().dtype, DType::Float32) << n->describe();
+  }
+  test::expect_same_results(gpu, 1e-6, 4);
+  EXPECT_FALSE(test::run_pass(decompose_for_fusion, {x, i, w}, outs, context(DeviceKind::Host)).changed);
+}
+
 TEST(DecomposeForFusion, SoftmaxCrossEntropyIsFewKernelsOnTheDevice) {
   Var z = matrix("z", DType::Float32), y = matrix("y", DType::Float32);
   Var loss = -mean(sum(y * log_softmax(z), 1));
