@@ -15,6 +15,7 @@
 #include "backends/c_family/render_index.h"
 #include "backends/gpu/device_copy.h"
 #include "backends/gpu/host_fallback.h"
+#include "ops/elemwise/broadcast.h"
 #include "ops/alloc/alloc.h"
 #include "ops/alloc/arange.h"
 #include "ops/alloc/eye.h"
@@ -139,29 +140,14 @@ struct Space {
   Shape shape;
   std::vector<Strides> strides;  // [operand][dim]
 
-  // Drops size-1 dims and merges a dim into the next where every operand steps through both as
-  // one; a rank-0 space becomes one dim of size 1.
+  // collapse_dims (size-1 dims dropped, dims every operand walks as one merged); a rank-0
+  // space becomes one dim of size 1. Planned spaces are never empty (callers return first).
   void simplify() {
-    Shape s;
-    std::vector<Strides> st(strides.size());
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (shape[d] == 1) continue;
-      bool merge = !s.empty();
-      for (size_t o = 0; merge && o < strides.size(); ++o) merge = st[o].back() == strides[o][d] * shape[d];
-      if (merge) {
-        s.back() *= shape[d];
-        for (size_t o = 0; o < strides.size(); ++o) st[o].back() = strides[o][d];
-      } else {
-        s.push_back(shape[d]);
-        for (size_t o = 0; o < strides.size(); ++o) st[o].push_back(strides[o][d]);
-      }
+    collapse_dims(shape, strides);
+    if (shape.empty()) {
+      shape.push_back(1);
+      for (Strides& x : strides) x.push_back(0);
     }
-    if (s.empty()) {
-      s.push_back(1);
-      for (Strides& x : st) x.push_back(0);
-    }
-    shape = std::move(s);
-    strides = std::move(st);
   }
   int rank() const { return static_cast<int>(shape.size()); }
   int64_t numel() const { return shape_numel(shape); }
