@@ -116,7 +116,7 @@ void check_cpu_ops(const Graph& graph, const std::unordered_map<const Node*, std
   const std::string what = fmt::format("{} node{} of {} run{} on the host (device={}):{}", left.size(),
                                        left.size() == 1 ? "" : "s", fn, left.size() == 1 ? "s" : "", config.device, list);
   if (config.assert_no_cpu_op == "raise")
-    throw ConfigError(what, fn, "these ops have no GPU implementation; set assert_no_cpu_op=warn or ignore to run them on the host");
+    throw ConfigError(what, fn, "each line says why its node stays on the host (docs/gpu.md lists what runs on the device); change those nodes, or set assert_no_cpu_op=warn or ignore to run them on the host");
   warnings.push_back("assert_no_cpu_op: " + what);
 }
 

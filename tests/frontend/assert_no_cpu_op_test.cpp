@@ -49,6 +49,7 @@ TEST(AssertNoCpuOp, RaiseNamesEveryHostNodeWithItsReasonAndTheUsersNames) {
     EXPECT_THAT(what, HasSubstr("# host: more than 4 index arrays"));
     EXPECT_THAT(what, Not(HasSubstr("exp")));
     EXPECT_THAT(what, Not(HasSubstr("Gpu")));  // no transfer is named
+    EXPECT_THAT(what, HasSubstr("hint: each line says why its node stays on the host"));
   }
 }
 
