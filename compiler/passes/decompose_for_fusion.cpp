@@ -35,9 +35,11 @@ using Rewrite = std::vector<VarPtr>;
 // alone 0.068 vs 0.094, and at 2048x1000 logits 100-104 vs 163-164. So the CPU keeps the ops.
 constexpr bool kSoftmaxOnCpu = false;
 
-bool softmax_family_applies(const RewriteEnv& env) {
-  return kSoftmaxOnCpu || env.ctx.placement.device != DeviceKind::Host;
-}
+// Whether the function runs on a GPU: the rules that exist because a device kernel or library
+// lacks a form (integer BLAS, mixed dtypes) apply only there.
+bool on_a_gpu(const RewriteEnv& env) { return env.ctx.placement.device != DeviceKind::Host; }
+
+bool softmax_family_applies(const RewriteEnv& env) { return kSoftmaxOnCpu || on_a_gpu(env); }
 
 VarPtr constant_like(double value, const VarPtr& like) {
   return Variable::constant(Tensor::full(like->type().dtype, Shape{}, value));
@@ -144,7 +146,7 @@ Rewrite outer_to_broadcast_mul(Node& node, const RewriteEnv& env) {
 // arithmetic makes it exact: the products and the int64 sum are congruent to the dot's
 // own wrapping accumulation modulo 2^bits, and the cast back wraps as NumPy's does.
 Rewrite integer_dot_to_reduction(Node& node, const RewriteEnv& env) {
-  if (!dynamic_cast<const Dot*>(&node.op()) || env.ctx.placement.device == DeviceKind::Host) return {};
+  if (!dynamic_cast<const Dot*>(&node.op()) || !on_a_gpu(env)) return {};
   const DType out = node.output_raw(0)->type().dtype;
   if (!is_integer(out)) return {};
   Builder b(env.ctx.config.floatX);
@@ -175,7 +177,7 @@ Rewrite integer_dot_to_reduction(Node& node, const RewriteEnv& env) {
 // perform() promotes the same way, and BLAS on the device takes operands of one dtype.
 Rewrite mixed_dot_to_one_dtype(Node& node, const RewriteEnv& env) {
   auto* dot = dynamic_cast<const Dot*>(&node.op());
-  if (!dot || env.ctx.placement.device == DeviceKind::Host) return {};
+  if (!dot || !on_a_gpu(env)) return {};
   const DType out = node.output_raw(0)->type().dtype;
   const VarPtr& x = node.inputs().at(0);
   const VarPtr& y = node.inputs().at(1);
@@ -187,8 +189,7 @@ Rewrite mixed_dot_to_one_dtype(Node& node, const RewriteEnv& env) {
 // concatenate/stack of mixed dtypes -> the same op on inputs cast to the result's dtype
 // (GPU): perform() converts each input the same way, and the device copies move one dtype.
 Rewrite join_inputs_to_one_dtype(Node& node, const RewriteEnv& env) {
-  if ((!dynamic_cast<const Concatenate*>(&node.op()) && !dynamic_cast<const Stack*>(&node.op())) ||
-      env.ctx.placement.device == DeviceKind::Host)
+  if ((!dynamic_cast<const Concatenate*>(&node.op()) && !dynamic_cast<const Stack*>(&node.op())) || !on_a_gpu(env))
     return {};
   const DType out = node.output_raw(0)->type().dtype;
   bool mixed = false;
@@ -203,7 +204,7 @@ Rewrite join_inputs_to_one_dtype(Node& node, const RewriteEnv& env) {
 // inc_subtensor / set_subtensor with a value of another dtype -> the value cast to the
 // tensor's dtype first (GPU): exactly what perform() does before it adds or assigns.
 Rewrite inc_value_to_tensor_dtype(Node& node, const RewriteEnv& env) {
-  if (!dynamic_cast<const IncSubtensor*>(&node.op()) || env.ctx.placement.device == DeviceKind::Host) return {};
+  if (!dynamic_cast<const IncSubtensor*>(&node.op()) || !on_a_gpu(env)) return {};
   const DType dtype = node.inputs().at(0)->type().dtype;
   if (node.inputs().at(1)->type().dtype == dtype) return {};
   Builder b(env.ctx.config.floatX);
