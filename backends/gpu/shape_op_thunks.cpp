@@ -50,35 +50,58 @@ ThunkFn make_shape_op_thunk(GpuDevice& device, const Node& node, const Config& c
   // the dims where it has size 1), which the graph does not know. Each distinct set of folded
   // axes gets its sum kernel (a one-node Composite, keepdims, through the Composite thunk), made
   // on the first call that needs it and kept; the result is that kernel's output viewed at
-  // like's shape. A steady-state call is one reduction launch, recordable like any other.
-  struct SumKernels {
+  // like's shape. The last call's shapes and kernel are kept, so a steady-state call is one
+  // shape compare and one reduction launch, recordable like any other. Integers sum in a wider
+  // type than g's, which the op keeps: those run the reference on the host.
+  if (!is_float(node.output_raw(0)->type().dtype))
+    return [dev, op](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+      if (inputs[0].shape() == op->infer_shapes({inputs[0].shape(), inputs[1].shape()})[0])
+        outputs[0] = inputs[0];
+      else
+        run_on_host(*op, *dev, inputs, outputs);
+    };
+  struct SumToLikeState {
     std::map<std::vector<int>, ThunkFn> by_axes;
+    bool planned = false;
+    Shape last_g, last_like, out_shape;  // the last call's shapes and result shape
+    const ThunkFn* sum = nullptr;        // its kernel; nullptr: nothing to fold
+    std::vector<Tensor> in = std::vector<Tensor>(1), out = std::vector<Tensor>(1);
   };
-  auto kernels = std::make_shared<SumKernels>();
+  auto st = std::make_shared<SumToLikeState>();
   const std::string label = node.describe();
-  return [dev, op, kernels, config, label](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  return [dev, op, st, config, label](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
     const Tensor& g = inputs[0];
-    const Shape out_shape = op->infer_shapes({g.shape(), inputs[1].shape()})[0];
-    if (out_shape == g.shape()) {
+    if (!st->planned || g.shape() != st->last_g || inputs[1].shape() != st->last_like) {
+      st->out_shape = op->infer_shapes({g.shape(), inputs[1].shape()})[0];
+      st->sum = nullptr;
+      if (st->out_shape != g.shape()) {
+        const int lead = g.ndim() - static_cast<int>(st->out_shape.size());
+        std::vector<int> axes;
+        for (int d = 0; d < g.ndim(); ++d)
+          if (d < lead || (st->out_shape[d - lead] == 1 && g.shape()[d] != 1)) axes.push_back(d);
+        ThunkFn& sum = st->by_axes[axes];
+        if (!sum) {
+          VarPtr in = Variable::input(Type::unknown(g.dtype(), g.ndim()), "g");
+          VarPtr folded =
+              apply1(std::make_shared<CAReduce>(ReduceKind::Sum, ReduceAxes(axes), /*keepdims=*/true), {in});
+          LoweredGroup lowered = lower_group(FusedGroup{{folded->owner()}, {in}, {folded}});
+          sum = make_composite_thunk(*dev, std::make_shared<const Composite>(std::move(lowered.kernel)), config, label);
+        }
+        st->sum = &sum;  // map nodes stay put
+      }
+      st->last_g = g.shape();
+      st->last_like = inputs[1].shape();
+      st->planned = true;
+    }
+    if (!st->sum) {
       outputs[0] = g;  // the op's view_of_input: the executor knows it aliases
       return;
     }
-    const int lead = g.ndim() - static_cast<int>(out_shape.size());
-    std::vector<int> axes;
-    for (int d = 0; d < g.ndim(); ++d)
-      if (d < lead || (out_shape[d - lead] == 1 && g.shape()[d] != 1)) axes.push_back(d);
-    ThunkFn& sum = kernels->by_axes[axes];
-    if (!sum) {
-      VarPtr in = Variable::input(Type::unknown(g.dtype(), g.ndim()), "g");
-      VarPtr folded = apply1(std::make_shared<CAReduce>(ReduceKind::Sum, ReduceAxes(axes), /*keepdims=*/true), {in});
-      if (folded->type().dtype != g.dtype())  // integers sum in a wider type: the host keeps g's
-        return run_on_host(*op, *dev, inputs, outputs);
-      LoweredGroup lowered = lower_group(FusedGroup{{folded->owner()}, {in}, {folded}});
-      sum = make_composite_thunk(*dev, std::make_shared<const Composite>(std::move(lowered.kernel)), config, label);
-    }
-    std::vector<Tensor> kept(1);
-    sum({g}, kept);
-    outputs[0] = kept[0].reshape(out_shape);  // contiguous: a view
+    st->in[0] = g;
+    (*st->sum)(st->in, st->out);
+    st->in[0] = Tensor();
+    outputs[0] = st->out[0].reshape(st->out_shape);  // contiguous: a view
+    st->out[0] = Tensor();  // the next call's kernel writes a fresh (or recycled) buffer
   };
 }
 

@@ -44,11 +44,29 @@ TEST(GpuShapeOps, GradientsOfAMeanAndABroadcastStayOnTheDevice) {
 TEST(GpuShapeOps, SumToLikeSumsADimBroadcastAtRunTime) {
   TGC_REQUIRE_GPU();
   // b has an unknown first dim: at run time it is 1 and broadcasts over x's 40 rows, so its
-  // gradient is a real sum (the host path), not the identity.
+  // gradient is a real sum (a device reduction), not the identity.
   Var x = matrix("x", DType::Float32), b = matrix("b", DType::Float32);
   std::vector<Var> g = grad(sum(x * b), std::vector<Var>{b});
   expect_matches_cpu({x, b}, {g[0]}, {uniform({40, 7}, 3), uniform({1, 7}, 4)}, 1e-5, 1e-5);
   expect_matches_cpu({x, b}, {g[0]}, {uniform({40, 7}, 5), uniform({40, 7}, 6)}, 1e-5, 1e-5);
+}
+
+// One compiled function, called with b broadcast along different axes in turn: each call's
+// sum folds the axes of its own shapes (the kept plan and kernels follow the shapes).
+TEST(GpuShapeOps, SumToLikeFollowsTheShapesOfEachCall) {
+  TGC_REQUIRE_GPU();
+  Var x = matrix("x", DType::Float32), b = matrix("b", DType::Float32);
+  std::vector<Var> g = grad(sum(x * b), std::vector<Var>{b});
+  Function dev = function({x, b}, {g[0]}, {}, on(gpu_test::api()));
+  Function cpu = function({x, b}, {g[0]}, {}, on("cpu"));
+  const std::vector<Shape> b_shapes = {{1, 7}, {40, 1}, {1, 7}, {40, 7}, {1, 1}, {40, 1}};
+  uint64_t seed = 10;
+  for (const Shape& bs : b_shapes) {
+    const std::vector<Tensor> args{uniform({40, 7}, seed++), uniform(bs, seed++)};
+    const Tensor got = dev(args)[0].to(host_device()), want = cpu(args)[0];
+    ASSERT_EQ(got.shape(), bs);
+    EXPECT_TRUE(tensors_allclose(got, want, 1e-5, 1e-5)) << device_test::diff_report(got, want);
+  }
 }
 
 }  // namespace
