@@ -543,9 +543,11 @@ void time_network(benchmark::State& state, Net net) {
   state.counters["ms_per_step"] = 1e3 * t;
   state.counters["rel_diff_host"] = std::max(out_diff, param_diff);
   state.counters["outputs_on_device"] = on_device ? 1 : 0;
-  state.SetLabel(fmt::format("{}: {:.1f} steps/s ({:.3f} ms per step), device_result ({}); GPU = host within {:.1e}",
+  state.counters["graph_replays"] = step.cuda_graph_replays();
+  state.SetLabel(fmt::format("{}: {:.1f} steps/s ({:.3f} ms per step), device_result ({}); GPU = host within {:.1e}; "
+                             "CUDA graphs: {}",
                              spec.name, 1 / t, 1e3 * t, on_device ? "outputs on the device" : "an output came back on the host",
-                             std::max(out_diff, param_diff)));
+                             std::max(out_diff, param_diff), step.cuda_graph_status()));
 }
 
 void BM_MlpTrainStep(benchmark::State& state) {

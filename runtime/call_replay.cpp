@@ -98,12 +98,24 @@ bool CallReplay::run(std::vector<Tensor>& slots, const ExecOptions& options,
   return record(slots, options, targets);
 }
 
+void CallReplay::give_up(std::string reason) {
+  disabled_ = true;
+  disabled_reason_ = std::move(reason);
+}
+
 bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, const ReplayUpdates& updates) {
-  if (++recordings_since_replay_ > kMaxRecordingsWithoutReplay || !device_.begin_capture()) {
-    disabled_ = true;
+  if (++recordings_since_replay_ > kMaxRecordingsWithoutReplay) {
+    give_up("the bound values never repeated: " + std::to_string(kMaxRecordingsWithoutReplay) +
+            " recordings were made without a replay (new shared-variable buffers or arguments each call, "
+            "or every recording's outputs still held by the caller)");
+    return false;
+  }
+  if (!device_.begin_capture()) {
+    give_up("the device cannot record its work");
     return false;
   }
   bool ok = true;
+  std::string why;
   try {
     // Where the device records graphs, independent work becomes parallel branches.
     std::optional<CaptureBranches> branches;
@@ -113,11 +125,20 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     // New shared values written into the variables' own buffers, at the end of the recording.
     for (const auto& [slot, target] : updates) {
       const Tensor& value = slots[slot];
-      if (value.buffer() == target.buffer() && value.raw_data() == target.raw_data() && value.strides() == target.strides())
+      if (value.buffer() == target.buffer() && value.raw_data() == target.raw_data() && value.strides() == target.strides()) {
+        // Written in place by an op: a replay whose deferred check raises could not undo it.
+        if (device_.capture_defers_checks()) {
+          ok = false;
+          why = "a shared variable is updated in place in a call whose index checks would be made at its end";
+        }
         continue;
+      }
       ok = ok && &target.device() == &device_ && &value.device() == &device_ && value.dtype() == target.dtype() &&
            value.shape() == target.shape() && value.is_contiguous() && target.is_contiguous();
-      if (!ok) continue;
+      if (!ok) {
+        why = "a shared variable's new value cannot be written into its buffer (another device, dtype, shape or layout)";
+        continue;
+      }
       if (branches) branches->before_copy(target, value);
       device_.copy_on_device(target.raw_data(), value.raw_data(), value.nbytes(), device_.default_stream());
       if (branches) branches->after_copy(target, value);
@@ -126,14 +147,21 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     // recording changed that buffer in place: such a function is not recorded.
     for (int o : program_.output_slots)
       for (int b : program_.bound_slots)
-        ok = ok && !(slots[o].defined() && slots[b].defined() && slots[o].buffer() == slots[b].buffer());
-  } catch (...) {
+        if (ok && slots[o].defined() && slots[b].defined() && slots[o].buffer() == slots[b].buffer()) {
+          ok = false;
+          why = "a result shares the buffer of an argument or shared variable";
+        }
+  } catch (const std::exception& e) {
     ok = false;  // a thunk that cannot be recorded (it synchronises): run the call normally
+    why = e.what();
+  } catch (...) {
+    ok = false;
+    why = "a thunk failed while the call was recorded";
   }
   std::unique_ptr<CapturedWork> work = device_.end_capture(ok);
   if (!ok || !work) {
     clear_unbound(slots);  // recorded, never run: no result of it may be used
-    disabled_ = true;
+    give_up(ok ? "the device could not record some of the call's work" : why);
     return false;
   }
   work->replay();  // recording ran nothing: this call's work runs now
@@ -149,8 +177,10 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     e.idle_use.push_back(t.buffer_use_count() - in_slots);
   }
   ++recordings_;
-  if (held_bytes(e) > max_recorded_bytes_) {
-    disabled_ = true;  // this call's results stand; the recording goes once they are enqueued
+  if (const size_t bytes = held_bytes(e); bytes > max_recorded_bytes_) {
+    // This call's results stand; the recording goes once they are enqueued.
+    give_up("a recording would keep " + std::to_string(bytes >> 20) + " MiB of device memory (more than " +
+            std::to_string(max_recorded_bytes_ >> 20) + " MiB): the call's kernels are long enough to launch one by one");
     return true;
   }
   if (entries_.size() == kMaxEntries) entries_.erase(entries_.begin());

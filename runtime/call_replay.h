@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,9 @@ class CallReplay {
   int recordings() const { return recordings_; }
   int replays() const { return replays_; }
   bool disabled() const { return disabled_; }
+  // Why recording was given up, in words ("a wait for the device ... cannot be recorded in a
+  // CUDA graph"); "" while it is not. Function::cuda_graph_status() and `tgc run` print it.
+  const std::string& disabled_reason() const { return disabled_reason_; }
 
  private:
   struct Entry {
@@ -69,6 +73,7 @@ class CallReplay {
   bool make_key(const std::vector<Tensor>& slots, const ReplayUpdates& updates);
   bool record(std::vector<Tensor>& slots, const ExecOptions& options, const ReplayUpdates& updates);
   void clear_unbound(std::vector<Tensor>& slots) const;
+  void give_up(std::string reason);
   static size_t held_bytes(const Entry& e);
 
   const Program& program_;
@@ -80,6 +85,7 @@ class CallReplay {
   int recordings_ = 0, replays_ = 0;
   int recordings_since_replay_ = 0;
   bool disabled_ = false;
+  std::string disabled_reason_;
   size_t max_recorded_bytes_;
 };
 

@@ -80,6 +80,11 @@ class Device {
   // copy through staging memory) by throwing, before asking its driver.
   virtual bool begin_capture() { return false; }
   virtual std::unique_ptr<CapturedWork> end_capture(bool /*keep*/) { return nullptr; }
+  // While recording: whether an error check of the recorded work was deferred to the replay's
+  // end (an index kernel's flag). The device's own copies after it skip when it raises, but
+  // an op that wrote a shared variable's buffer in place did not ask: CallReplay then does
+  // not keep the recording.
+  virtual bool capture_defers_checks() { return false; }
 
   // Branches in a recording (runtime/capture_branches.h). A device whose recordings are
   // graphs says true, and then, while recording: capture_tail() is the recorded work that

@@ -11,17 +11,22 @@ namespace tgc::cfam {
 namespace {
 
 const char* const kEntryNames[] = {"tgc_strided_copy_1", "tgc_strided_copy_2", "tgc_strided_copy_4",
-                                   "tgc_strided_copy_8", "tgc_copy_bytes"};
+                                   "tgc_strided_copy_8", "tgc_copy_bytes", "tgc_copy_bytes_unless"};
 
 // The signature of an entry over (src, dst, extra...) and its first lines: OpenCL operands
 // come with element offsets after every other argument (the ABI), added to the pointers first.
+// `guarded`: a third operand, `const int* flag`, after the extra arguments.
 std::string open_entry(const DialectHooks& d, const std::string& name, const std::string& type,
-                       const std::string& extra) {
+                       const std::string& extra, bool guarded = false) {
   std::string s = fmt::format("{} {}({}, {}, {}", d.entry_qualifier(), name, d.global_param(type, true, "s"),
                               d.global_param(type, false, "d"), extra);
+  if (guarded) s += ", " + d.global_param("int", true, "flag");
   if (!d.cuda()) s += fmt::format(", {0} s_off, {0} d_off", d.u64());
+  if (!d.cuda() && guarded) s += fmt::format(", {0} flag_off", d.u64());
   s += ") {\n";
   if (!d.cuda()) s += "  s += s_off;\n  d += d_off;\n";
+  if (!d.cuda() && guarded) s += "  flag += flag_off;\n";
+  if (guarded) s += "  if (*flag) return;\n";
   // Grid-stride loops: the launch sizes the grid to the device, not to n.
   s += fmt::format("  const {0} step = ({0}){1} * {2};\n", d.i64(), d.grid_size(), d.block_size());
   s += fmt::format("  const {0} t = ({0}){1} * {2} + {3};\n", d.i64(), d.block_index(), d.block_size(),
@@ -43,9 +48,10 @@ std::string strided_entry(const DialectHooks& d, CopyEntry e) {
   return s;
 }
 
-std::string bytes_entry(const DialectHooks& d) {
+std::string bytes_entry(const DialectHooks& d, bool guarded) {
   const std::string i64 = d.i64(), u64 = d.u64();
-  std::string s = open_entry(d, kEntryNames[kCopyBytes], memory_type(DType::UInt8, d.dialect()), i64 + " n");
+  std::string s = open_entry(d, kEntryNames[guarded ? kCopyBytesUnless : kCopyBytes],
+                             memory_type(DType::UInt8, d.dialect()), i64 + " n", guarded);
   s += fmt::format("  {0} done = 0;\n", i64);
   s += fmt::format("  if (((({0})s | ({0})d) & 15) == 0) {{\n", u64);
   s += "    done = n / 16 * 16;\n";
@@ -79,9 +85,9 @@ Source render_copy_kernels(Dialect dialect, int only_entry) {
   src.code = d.prelude();
   src.code += fmt::format("typedef struct {{ {0} shape[{1}]; {0} strides[{1}]; {0} n; {0} ndim; }} tgc_copy_params;\n",
                           d.i64(), kCopyMaxRank);
-  for (int e = kStridedCopy1; e <= kCopyBytes; ++e) {
+  for (int e = kStridedCopy1; e <= kCopyBytesUnless; ++e) {
     if (only_entry >= 0 && only_entry != e) continue;
-    src.code += e == kCopyBytes ? bytes_entry(d) : strided_entry(d, static_cast<CopyEntry>(e));
+    src.code += e >= kCopyBytes ? bytes_entry(d, e == kCopyBytesUnless) : strided_entry(d, static_cast<CopyEntry>(e));
   }
   src.params_capacity = 0;
   return src;

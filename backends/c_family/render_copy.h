@@ -30,6 +30,9 @@ enum CopyEntry : int {
   kStridedCopy4,
   kStridedCopy8,
   kCopyBytes,  // (src, dst, long long n): n dense bytes, 16 at a time where both are aligned
+  // (src, dst, long long n, const int* flag): kCopyBytes unless *flag is nonzero (a kernel
+  // of the call flagged an error: the call raises, and what it would write stays as it was).
+  kCopyBytesUnless,
 };
 // The strided-copy entry for elements of `element_size` bytes (1, 2, 4 or 8).
 CopyEntry strided_copy_entry(size_t element_size);

@@ -2,6 +2,8 @@
 // per-ordinal registry.
 #include "backends/cuda/cuda_device.h"
 
+#include <algorithm>
+
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -193,6 +195,9 @@ void CudaDevice::pool_free(void* ptr) {
 bool CudaDevice::begin_capture() {
   DeviceGuard guard(info_.ordinal);
   gpu::load_copy_kernels(*this);  // small copies are kernels: their module is loaded before recording
+  error_word();                   // allocated and zeroed now: neither may be recorded
+  capture_flag_copy_ = make_pinned(sizeof(int));  // pinning memory while recording is not allowed
+  *static_cast<int*>(capture_flag_copy_.get()) = 0;
   if (!side_stream_) {
     cudaStream_t s = nullptr;
     TGC_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -235,6 +240,22 @@ void CudaDevice::set_capture_tail(const CaptureTail& tail) {
 
 std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
   DeviceGuard guard(info_.ordinal);
+  std::vector<std::function<void()>> checks;
+  CaptureTail check_tail;
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    checks.swap(capture_checks_);
+    check_tail.swap(capture_check_tail_);
+  }
+  if (keep && !checks.empty()) {
+    // The recording ends with the error word's copy to the host and its reset, after the
+    // work that may have set it (its last readers, the guarded copies, came before).
+    set_capture_tail(check_tail);
+    if (cudaMemcpyAsync(capture_flag_copy_.get(), error_word(), sizeof(int), cudaMemcpyDeviceToHost, stream_.get()) !=
+            cudaSuccess ||
+        cudaMemsetAsync(error_word(), 0, sizeof(int), stream_.get()) != cudaSuccess)
+      keep = false;  // the capture failed earlier: cudaStreamEndCapture says so below
+  }
   cudaGraph_t graph = nullptr;
   cudaError_t err = cudaStreamEndCapture(stream_.get(), &graph);
   std::vector<std::pair<void*, size_t>> kept;
@@ -253,7 +274,24 @@ std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
     for (const auto& [p, n] : kept) deallocate(p, n, default_stream());
     return nullptr;
   }
-  return make_graph_work(*this, exec, std::move(kept), waits);
+  UniquePinned flag_copy = checks.empty() ? nullptr : std::move(capture_flag_copy_);
+  return make_graph_work(*this, exec, std::move(kept), waits, std::move(checks), std::move(flag_copy));
+}
+
+bool CudaDevice::defer_flag_check(std::function<void()> raise) {
+  if (!capturing()) return false;
+  const CaptureTail tail = capture_tail();  // the work just recorded, which may have set the word
+  std::lock_guard<std::mutex> lock(free_mutex_);
+  capture_checks_.push_back(std::move(raise));
+  for (const void* n : tail)
+    if (std::find(capture_check_tail_.begin(), capture_check_tail_.end(), n) == capture_check_tail_.end())
+      capture_check_tail_.push_back(n);
+  return true;
+}
+
+bool CudaDevice::capture_defers_checks() {
+  std::lock_guard<std::mutex> lock(free_mutex_);
+  return capturing_ && !capture_checks_.empty();
 }
 
 bool CudaDevice::capturing() {
@@ -342,6 +380,18 @@ void CudaDevice::copy_from_host(void* dst, const void* host_src, size_t bytes, S
 
 void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stream& stream) {
   if (bytes == 0) return;
+  if (&stream == &default_stream() && capture_defers_checks()) {
+    // Recorded after a deferred check: skipped on the replay whose check raises (a shared
+    // variable's update stays as it was), and so also after the work that may set the word.
+    CaptureTail tail = capture_tail();
+    {
+      std::lock_guard<std::mutex> lock(free_mutex_);
+      for (const void* n : capture_check_tail_)
+        if (std::find(tail.begin(), tail.end(), n) == tail.end()) tail.push_back(n);
+    }
+    set_capture_tail(tail);
+    return gpu::copy_bytes_unless(*this, dst, src, bytes, error_word());
+  }
   if (bytes <= kernel_copy_max_bytes() && &stream == &default_stream()) return gpu::copy_bytes(*this, dst, src, bytes);
   cudaStream_t s = stream_of(stream).get();
   DeviceGuard guard(info_.ordinal);

@@ -92,6 +92,11 @@ class CudaDevice final : public gpu::GpuDevice {
   std::unique_ptr<gpu::GpuModule> load_module(gpu::ModuleSource source) override;
   void fill_zero(void* ptr, size_t bytes) override;
   int read_int(const void* ptr) override;
+  // While recording: taken (gpu_device.h). The recording ends with a copy of the error word
+  // into pinned memory and its reset, after the work that may have set it; each replay
+  // waits and checks; copies on the device recorded after it skip when the word is set.
+  bool defer_flag_check(std::function<void()> raise) override;
+  bool capture_defers_checks() override;
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 
@@ -147,6 +152,9 @@ class CudaDevice final : public gpu::GpuDevice {
   bool capturing_ = false;                            // under free_mutex_
   bool capture_waits_ = false;                        // a recorded copy to the host: replays wait
   std::vector<std::pair<void*, size_t>> capture_kept_;  // freed while capturing
+  std::vector<std::function<void()>> capture_checks_;   // deferred error checks (under free_mutex_)
+  CaptureTail capture_check_tail_;                    // the recorded work that may set the error word
+  UniquePinned capture_flag_copy_;                    // where the recording copies the error word
   UniqueStream side_stream_;                          // pool allocations while capturing
   std::mutex read_mutex_;                             // read_int's pinned int
   UniquePinned read_buffer_;

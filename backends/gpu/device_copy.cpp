@@ -47,6 +47,15 @@ void copy_bytes(GpuDevice& device, void* dst, const void* src, size_t bytes) {
   copy_module(device).launch(cfam::kCopyBytes, grid(device, (n + 15) / 16, threads, 4), threads, 0, args);
 }
 
+void copy_bytes_unless(GpuDevice& device, void* dst, const void* src, size_t bytes, const void* flag) {
+  if (bytes == 0) return;
+  const int threads = 256;
+  const int64_t n = static_cast<int64_t>(bytes);
+  const LaunchArg args[] = {LaunchArg::operand(src, 1), LaunchArg::operand(dst, 1), LaunchArg::value(&n, sizeof n),
+                            LaunchArg::operand(flag, sizeof(int))};
+  copy_module(device).launch(cfam::kCopyBytesUnless, grid(device, (n + 15) / 16, threads, 4), threads, 0, args);
+}
+
 void copy_strided(GpuDevice& device, const Tensor& src, const Tensor& dst) {
   TGC_INTERNAL_CHECK(src.shape() == dst.shape() && src.dtype() == dst.dtype(), "copy_strided: operands differ");
   TGC_INTERNAL_CHECK(dst.is_contiguous(), "copy_strided: destination not contiguous");

@@ -13,6 +13,9 @@ namespace tgc::gpu {
 // device memory or host memory the device can address (CUDA's pinned memory). The ranges
 // must not overlap.
 void copy_bytes(GpuDevice& device, void* dst, const void* src, size_t bytes);
+// copy_bytes, unless the device int at `flag` is nonzero when the kernel runs (a recorded
+// call's update, skipped when a kernel of the call flagged an error: GpuDevice::defer_flag_check).
+void copy_bytes_unless(GpuDevice& device, void* dst, const void* src, size_t bytes, const void* flag);
 
 // Compiles (or loads from the kernel cache) the copy kernels for `device` now, so that a
 // recording never waits on a compiler or loads a module while it captures.

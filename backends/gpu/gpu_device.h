@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +82,22 @@ class GpuDevice : public Device {
   // copy engine: the device's copy_on_device (and copies into host_result_memory()) run them
   // as gpu::copy_bytes (device_copy.h). 0: always the API's copy.
   virtual size_t kernel_copy_max_bytes() const { return 0; }
+
+  // The device's error word: one device int, zero until a kernel flags an error its host
+  // reference raises (an index out of range); the index kernels of every function on the
+  // device OR into it. Allocated and zeroed on first use, kept for the device's lifetime.
+  void* error_word();
+  // After work that may have set the error word: while a call is recorded, the device takes
+  // the check (returns true), and each replay of the recording reads the word once at its
+  // end and calls the `raise` of every check taken, in order, until one throws; copies the
+  // recording makes after a check (shared-variable updates) are skipped when the word is
+  // set, so a call that raises changes no variable. Elsewhere it returns false: the caller
+  // checks now (read_int, a wait). Only devices that record calls take checks.
+  virtual bool defer_flag_check(std::function<void()> /*raise*/) { return false; }
+
+ private:
+  void* error_word_ = nullptr;
+  std::mutex error_word_mutex_;
 };
 
 }  // namespace tgc::gpu

@@ -111,21 +111,26 @@ struct Scratch {
   Scratch& operator=(const Scratch&) = delete;
 };
 
-// The thunk's error flag: one device int, zero unless a kernel flagged an index out of range.
+// The device's error word (GpuDevice::error_word), which the index kernels OR into when an
+// index is out of range.
 struct ErrorFlag {
   GpuDevice* device;
   void* ptr;
-  explicit ErrorFlag(GpuDevice& d) : device(&d), ptr(d.allocate(sizeof(int), d.default_stream())) {
-    d.fill_zero(ptr, sizeof(int));
-  }
-  ~ErrorFlag() { device->deallocate(ptr, sizeof(int), device->default_stream()); }
-  ErrorFlag(const ErrorFlag&) = delete;
-  ErrorFlag& operator=(const ErrorFlag&) = delete;
-  // Whether a kernel flagged an error since the last check (waits for the stream); clears it.
-  bool raised() {
-    if (device->read_int(ptr) == 0) return false;
-    device->fill_zero(ptr, sizeof(int));
-    return true;
+  explicit ErrorFlag(GpuDevice& d) : device(&d), ptr(d.error_word()) {}
+  // After the thunk's kernels: the host reference raises the exact error (naming the index,
+  // the axis and its size) if a kernel flagged one. While a call is recorded the device takes
+  // the check, and each replay makes it at its end; otherwise the flag is read now (a wait),
+  // and cleared when set.
+  void check(const std::shared_ptr<const Op>& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    GpuDevice* d = device;
+    if (d->defer_flag_check([d, op, in = inputs] {
+          std::vector<Tensor> out(1);
+          run_on_host(*op, *d, in, out);
+        }))
+      return;
+    if (d->read_int(ptr) == 0) return;
+    d->fill_zero(ptr, sizeof(int));
+    run_on_host(*op, *d, inputs, outputs);
   }
 };
 
@@ -295,7 +300,7 @@ void gather(Kernels& k, GatherState& s, const std::vector<Tensor>& inputs, std::
   add_index_operands(args, a);
   k.launch({IndexOp::Gather, cfam::bits_dtype(dtype_size(x.dtype())), a.dtype, i32}, sp.numel(), b, std::move(args));
   // The reference raises the exact error (naming the index, the axis and its size).
-  if (s.flag.raised()) run_on_host(*s.op, k.device, inputs, outputs);
+  s.flag.check(s.op, inputs, outputs);
 }
 
 // ---- scatter (IncSubtensor) --------------------------------------------------------------
@@ -440,7 +445,7 @@ void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor&
   const IndexOp op = atomic ? IndexOp::ScatterAtomicInc : set ? IndexOp::ScatterSet : IndexOp::ScatterInc;
   const DType et = op == IndexOp::ScatterSet ? cfam::bits_dtype(dtype_size(t)) : t;
   k.launch({op, et}, n * bn, cb, {operand(out), operand(vb), operand(keys.ptr, 8), operand(pos.ptr, 8)});
-  if (s.flag.raised()) run_on_host(*s.op, k.device, inputs, outputs);
+  s.flag.check(s.op, inputs, outputs);
 }
 
 void inc_subtensor(Kernels& k, ScatterState& s, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {

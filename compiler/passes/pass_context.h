@@ -15,6 +15,7 @@
 namespace tgc {
 
 class Node;
+class Variable;
 
 // Where the function runs, for the placement pass (compiler/passes/placement.h).
 struct PlacementTarget {
@@ -30,6 +31,10 @@ struct PlacementTarget {
   std::vector<DeviceKind> output_locations;
   // Whether a float32 shared variable lives on the device (the design's rule).
   bool float32_shared_on_device = true;
+  // Whether a shared variable of another dtype may live on the device too, when the function
+  // reads it only there (an embedding's token ids): the caller says no for the ones it
+  // updates, whose new values it expects on the host. Unset: none may.
+  std::function<bool(const Variable&)> may_move_shared;
 };
 
 // One replacement made by a rewrite: "mul_by_one: t0 = mul(x, 1) -> x".

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/kernel/composite_op.h"
 #include "ops/core/apply.h"
@@ -40,6 +41,7 @@ class Placer {
   bool run() {
     for (Node* n : graph_.toposort()) place(*n);
     route_outputs();
+    move_device_only_shared();
     return changed_;
   }
 
@@ -106,6 +108,29 @@ class Placer {
     }
   }
 
+  // A shared variable that starts on the host but is read only through its one transfer to
+  // the device (int32 token ids of an embedding lookup) lives on the device instead: the
+  // transfer goes, and the function moves the value there once (shared_on_device below)
+  // rather than on every call, which also lets a call be recorded as a CUDA graph.
+  void move_device_only_shared() {
+    if (!target_.may_move_shared) return;
+    const auto clients = graph_.clients();
+    std::unordered_set<const Variable*> outputs;
+    for (const VarPtr& o : graph_.outputs()) outputs.insert(o.get());
+    for (Variable* v : graph_.roots()) {
+      if (v->kind() != Variable::Kind::Shared || where(v) == target_.device || outputs.count(v) ||
+          !target_.may_move_shared(*v))
+        continue;
+      auto it = clients.find(v);
+      if (it == clients.end() || it->second.empty()) continue;
+      bool only_to_device = true;
+      for (const auto& [n, i] : it->second) only_to_device = only_to_device && is_marker(*n) && n->placement() != DeviceKind::Host;
+      if (!only_to_device) continue;
+      for (const auto& [n, i] : it->second) graph_.replace(n->output_raw(0), n->inputs()[i]);
+      changed_ = true;
+    }
+  }
+
   Graph& graph_;
   const PlacementTarget& target_;
   std::unordered_map<const Node*, std::string>* reasons_;
@@ -133,6 +158,28 @@ std::string placed_op_name(const Node& node) {
     return "GpuElemwise{" + c->name() + "}";
   }
   return "Gpu" + node.op().name();
+}
+
+std::vector<bool> shared_on_device(const Graph& graph, const std::vector<const Variable*>& shared,
+                                   const PlacementTarget& target) {
+  std::vector<bool> out(shared.size(), false);
+  if (target.device == DeviceKind::Host) return out;
+  const auto clients = graph.clients();
+  for (size_t k = 0; k < shared.size(); ++k) {
+    const Variable& v = *shared[k];
+    if (target.float32_shared_on_device && v.type().dtype == DType::Float32) {
+      out[k] = true;
+      continue;
+    }
+    // Another dtype: on the device when placement moved it there (every reader a device node).
+    auto it = clients.find(&v);
+    bool device_only = it != clients.end() && !it->second.empty();
+    if (device_only)
+      for (const auto& [n, i] : it->second)
+        device_only = device_only && n->placement() != DeviceKind::Host && !is_marker(*n);
+    out[k] = device_only;
+  }
+  return out;
 }
 
 bool place_on_device(Graph& graph, const PassContext& ctx) {

@@ -5,6 +5,8 @@
 // gpu_from_host markers cancel against values already on the device.
 #pragma once
 
+#include <vector>
+
 #include "compiler/passes/pass_context.h"
 #include "ops/core/graph.h"
 
@@ -12,7 +14,9 @@ namespace tgc {
 
 // Sets every node's placement from ctx.placement and rewires the graph with transfer nodes.
 //   - Values: inputs and constants start on the host; float32 shared variables start on the
-//     device (they live there); a node's outputs are where the node runs.
+//     device (they live there); a node's outputs are where the node runs. A shared variable
+//     of another dtype that every reader reads on the device, and that may move
+//     (may_move_shared), lives there as well.
 //   - A node runs on the device when runs_on_device(node) says so, else on the host; each
 //     input that is elsewhere is read through one transfer node per value and direction.
 //   - A user's HostToDevice (gpu_from_host) marks a value that must be on the device; it is
@@ -25,6 +29,13 @@ namespace tgc {
 // <op class>" when it says nothing more.
 // Returns whether the graph changed.
 bool place_on_device(Graph& graph, const PassContext& ctx);
+
+// Where each of `shared` (root variables of a placed graph) lives for the function: true for
+// the device. Float32 shared variables live there (the design's rule); one of another dtype
+// when placement moved it there because every reader runs on the device
+// (PlacementTarget::may_move_shared). All false for a host target.
+std::vector<bool> shared_on_device(const Graph& graph, const std::vector<const Variable*>& shared,
+                                   const PlacementTarget& target);
 
 // The op's name as Theano prints a placed node: host nodes as their op's name(); device
 // nodes with a Gpu prefix ("GpuElemwise{exp}" for a one-operation kernel,

@@ -18,6 +18,7 @@
 #include "compiler/linker.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
+#include "compiler/passes/placement.h"
 #include "ops/core/graph.h"
 #include "runtime/call_replay.h"
 #include "runtime/executor.h"
@@ -92,7 +93,8 @@ std::unique_ptr<Backend> make_device_backend(const Config& config) {
                     "tgc runs on device=cpu, cuda[:N] or opencl[:P:D]; tgc devices says which work here");
 }
 
-// The design's rule, also the placement pass's (PlacementTarget::float32_shared_on_device).
+// The design's rule for a shared variable the function updates, also the placement pass's
+// (PlacementTarget::float32_shared_on_device); placement may move others (shared_on_device).
 bool shared_lives_on_device(const SharedValue& s) { return s.type().dtype == DType::Float32; }
 
 // assert_no_cpu_op: names every node the placement left on the host of a GPU function, in
@@ -300,6 +302,24 @@ std::vector<std::pair<std::string, double>> Function::optimizer_timings() const 
 }
 const Profiler* Function::profiler() const { return impl_->profiler.get(); }
 int Function::cuda_graph_replays() const { return impl_->replay ? impl_->replay->replays() : 0; }
+std::string Function::cuda_graph_status() const {
+  const Impl& f = *impl_;
+  Device* device = f.device_backend ? f.device_backend->device() : nullptr;
+  if (!device || device->kind() != DeviceKind::Cuda) return "";  // only CUDA records calls
+  if (!f.replay) {
+    if (f.config.cuda_graphs != "auto") return "off: cuda_graphs=" + f.config.cuda_graphs;
+    if (f.config.profile) return "off: profile=true times every node on its own";
+    if (f.config.sync) return "off: sync=true waits after every node";
+    if (!CallReplay::eligible(f.linked.program, *device))
+      return "off: not every node runs on the device (tgc show marks the host ones)";
+    return "off";
+  }
+  const CallReplay& r = *f.replay;
+  std::string s = fmt::format("{} recording{}, {} call{} replayed", r.recordings(), r.recordings() == 1 ? "" : "s",
+                              r.replays(), r.replays() == 1 ? "" : "s");
+  if (r.disabled()) s += "; recording given up: " + r.disabled_reason();
+  return s;
+}
 std::string Function::profile_report() const {
   if (!impl_->profiler) return {};
   impl_->profiler->collect_device_times(/*wait=*/true);
@@ -358,6 +378,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   // The backends first: placement asks the device backend what it implements.
   impl->backend = make_host_backend(impl->config);
   impl->device_backend = make_device_backend(impl->config);
+  std::unordered_set<const SharedValue*> device_shared;  // the shared values that live on the device
   {
     PassContext ctx = make_pass_context(impl->config);
     if (const Backend* dev = impl->device_backend.get()) {
@@ -368,6 +389,13 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
         ctx.placement.output_locations.push_back(options.device_result ? dev->device_kind() : DeviceKind::Host);
       for (auto& target : impl->update_targets)
         ctx.placement.output_locations.push_back(shared_lives_on_device(*target) ? dev->device_kind() : DeviceKind::Host);
+      // A shared variable this function updates keeps the dtype rule (its new value comes back
+      // where the rule says); one it only reads may follow its readers onto the device.
+      ctx.placement.may_move_shared = [impl = impl.get()](const Variable& v) {
+        for (const auto& t : impl->update_targets)
+          if (t == v.storage()) return false;
+        return true;
+      };
     }
     std::vector<RewriteEvent> events;
     if (options.trace_rewrites) ctx.trace = &events;
@@ -376,8 +404,15 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     impl->optimizer_timings = optimize(impl->graph, ctx);
     for (const RewriteEvent& e : events)
       impl->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
-    if (impl->device_backend)
+    if (impl->device_backend) {
       check_cpu_ops(impl->graph, impl->host_reasons, impl->config, impl->name, impl->optimizer_warnings);
+      std::vector<const Variable*> shared;
+      for (Variable* v : impl->graph.roots())
+        if (v->kind() == Variable::Kind::Shared) shared.push_back(v);
+      const std::vector<bool> there = shared_on_device(impl->graph, shared, ctx.placement);
+      for (size_t k = 0; k < shared.size(); ++k)
+        if (there[k]) device_shared.insert(shared[k]->storage().get());
+    }
     for (const std::string& w : impl->optimizer_warnings) std::cerr << "tgc: warning: " << w << "\n";
   }
   double optimizer_s = seconds_since(t0);
@@ -386,7 +421,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   impl->linked = link(impl->graph, *impl->backend,
                       LinkOptions{memory_plan_enabled(impl->config), impl->config.allow_gc, impl->device_backend.get()});
   for (auto& [slot, storage] : impl->linked.shared_slots)
-    impl->shared_on_device.push_back(impl->device_backend && shared_lives_on_device(*storage));
+    impl->shared_on_device.push_back(device_shared.count(storage.get()) > 0);
   impl->slots.assign(impl->linked.program.num_slots, Tensor());
   impl->constant_slot.assign(impl->linked.program.num_slots, false);
   for (auto& [slot, value] : impl->linked.program.constants) {

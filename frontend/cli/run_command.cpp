@@ -90,6 +90,9 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
     if (print_each) fmt::print("Call {}:\n{}", i + 1, format_outputs(fn.outputs, results));
   }
   fmt::print("{}\n", timing_line(fn.name, args.iters, seconds));
+  // Whether the calls were replayed as CUDA graphs, and if not why (docs/gpu.md#cuda-graphs).
+  if (const std::string graphs = fn.function.cuda_graph_status(); !graphs.empty() && args.iters > 1)
+    fmt::print("CUDA graphs: {}\n", graphs);
   if (!print_each) fmt::print("{}", format_outputs(fn.outputs, results));
   if (args.out_dir) save_outputs(*args.out_dir, fn.name, results);
   finish_stdout();

@@ -80,6 +80,10 @@ class Function {
   // Calls served by replaying a recorded CUDA graph (cuda_graphs=auto, docs/gpu.md); 0 when
   // the function runs node by node.
   int cuda_graph_replays() const;
+  // How calls used CUDA graphs, in words: "2 recordings, 998 calls replayed", "off: ..." with
+  // the reason, or "...; recording given up: <why>" (a node that waits for the device, ...).
+  // "" for a function on a device that cannot record (the host, OpenCL). `tgc run` prints it.
+  std::string cuda_graph_status() const;
   const Profiler* profiler() const;
 
  private:

@@ -1,6 +1,7 @@
 // cuda_graphs=auto on the GPU: recorded calls give the bits node-by-node calls give (check2,
 // a training step with shared-variable updates), held results stay intact, functions with
-// host transfers or kernels that read an error flag run node by node.
+// host transfers or kernels that read an error flag run node by node, and index checks are
+// made at the end of a replay.
 #include <gtest/gtest.h>
 
 #include <tgc/tgc.h>
@@ -117,6 +118,31 @@ TEST(CudaGraphs, HostArgumentsAndErrorFlagsRunNodeByNode) {
     EXPECT_EQ(r[0].to_host().to_vector<int32_t>(), (std::vector<int32_t>{3, 2, 3}));
   }
   EXPECT_EQ(div.cuda_graph_replays(), 0);
+}
+
+// An embedding lookup's index check (the gather's error flag) is made at the replay's end, so
+// the call records; an index that goes out of range during a replay raises the host's error
+// at the end of that call, and the call's updates are skipped: no variable changes.
+TEST(CudaGraphs, IndexChecksAreMadeAtTheReplaysEndAndARaisingCallChangesNothing) {
+  TGC_REQUIRE_CUDA();
+  Shared emb = shared(Tensor::from_vector<float>({1, 2, 3, 4, 5}), "emb");
+  Shared c = shared(Tensor::from_vector<float>({0, 1}), "c");  // the indices, one further each call
+  Function f = function({}, {take(emb, c.astype(DType::Int32), 0)}, {{c, c + 1}, {emb, emb * 2}}, device_result());
+  for (int k = 0; k < 4; ++k) {  // c = [k, k + 1]: in range while k + 1 <= 4
+    const float scale = static_cast<float>(1 << k);
+    EXPECT_EQ(host(f()[0]), (std::vector<float>{scale * (k + 1), scale * (k + 2)})) << "call " << k;
+  }
+  EXPECT_GT(f.cuda_graph_replays(), 0) << f.cuda_graph_status();
+  try {
+    f();  // c = [4, 5]: 5 is out of range
+    ADD_FAILURE() << "an index out of range did not raise";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("index 5 is out of bounds for axis 0 with size 5"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(host(c.get_value()), (std::vector<float>{4, 5}));
+  EXPECT_EQ(host(emb.get_value()), (std::vector<float>{16, 32, 48, 64, 80}));
+  c.set_value(Tensor::from_vector<float>({4, 0}));  // in range again: the function goes on
+  EXPECT_EQ(host(f()[0]), (std::vector<float>{80, 16}));
 }
 
 }  // namespace

@@ -117,6 +117,45 @@ TEST(Placement, Float64SharedVariablesStayOnTheHost) {
   EXPECT_THAT(placed_names(g), ElementsAre("GpuFromHost", "GpuElemwise{exp}", "HostFromGpu"));
 }
 
+// A shared variable of another dtype that the function reads only on the device (token ids
+// of an embedding lookup) lives there too, when the caller lets it move: no transfer per call.
+TEST(Placement, SharedVariablesReadOnlyOnTheDeviceMayMoveThere) {
+  auto ints = [] { return shared(Tensor::from_vector(std::vector<int32_t>{0, 2}), "ids"); };
+  Shared x = float32_shared("x");
+  {
+    Shared ids = ints();
+    PassContext ctx = device_context();
+    ctx.placement.may_move_shared = [](const Variable&) { return true; };
+    Graph g = placed({}, {exp(x) * ids}, ctx);
+    EXPECT_THAT(placed_names(g), ElementsAre("GpuElemwise{Composite{mul(exp(i0),Cast{float32}(i1))}}", "HostFromGpu"))
+        << g.str();
+    std::vector<const Variable*> shared_vars;
+    for (Variable* v : g.roots())
+      if (v->kind() == Variable::Kind::Shared) shared_vars.push_back(v);
+    EXPECT_THAT(shared_on_device(g, shared_vars, ctx.placement), ElementsAre(true, true));
+  }
+  {
+    Shared ids = ints();  // the caller says no (it updates ids): read through a transfer
+    PassContext ctx = device_context();
+    ctx.placement.may_move_shared = [](const Variable&) { return false; };
+    Graph g = placed({}, {exp(x) * ids}, ctx);
+    EXPECT_EQ(placed_names(g)[0], "GpuFromHost") << g.str();
+    std::vector<const Variable*> shared_vars;
+    for (Variable* v : g.roots())
+      if (v->kind() == Variable::Kind::Shared) shared_vars.push_back(v);
+    std::vector<bool> want;
+    for (const Variable* v : shared_vars) want.push_back(v->type().dtype == DType::Float32);
+    EXPECT_EQ(shared_on_device(g, shared_vars, ctx.placement), want);
+  }
+  {
+    Shared ids = ints();  // also read on the host (an argmax this device does not do): stays there
+    PassContext ctx = device_context();
+    ctx.placement.may_move_shared = [](const Variable&) { return true; };
+    Graph g = placed({}, {exp(x) * ids, argmax(ids, 0)}, ctx);
+    EXPECT_THAT(placed_names(g), ::testing::Contains("GpuFromHost")) << g.str();
+  }
+}
+
 TEST(Placement, OnTheHostMarkersAreRemovedAndNothingMoves) {
   Shared x = float32_shared("x");
   PassContext host;
