@@ -275,7 +275,12 @@ std::string sort_entry(const DialectHooks& d, const IndexKernel& k, const std::s
 std::string scatter_entry(const DialectHooks& d, const IndexKernel& k, const std::string& name) {
   using namespace ixp;
   const std::string t = memory_type(k.dtype, d.dialect());
-  std::string s = open_entry(d, name, {{t, false, "out"}, {t, true, "v"}, {d.i64(), true, "keys"}, {d.i64(), true, "pos"}});
+  std::string s = open_entry(d, name, {{t, false, "out"}, {t, true, "v"}, {d.i64(), true, "keys"}, {d.i64(), true, "pos"},
+                                       {"int", true, "flag"}});
+  // Nothing is written once the device's error word is set (by the keys of this scatter, or
+  // by an earlier gather of the call): the call raises, and a destination that is a shared
+  // variable's own buffer keeps its value.
+  s += "  if (*flag) return;\n";
   s += fmt::format("  const $I64 n = P.v[{}], bn = P.v[{}];\n", kN, kCBasicN);
   s += fmt::format("  const int brank = (int)P.v[{}], lrank = (int)P.v[{}], na = (int)P.v[{}];\n", kCBasicRank,
                    kCListRank, kCArrays);

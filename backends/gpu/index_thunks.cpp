@@ -444,7 +444,8 @@ void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor&
   }
   const IndexOp op = atomic ? IndexOp::ScatterAtomicInc : set ? IndexOp::ScatterSet : IndexOp::ScatterInc;
   const DType et = op == IndexOp::ScatterSet ? cfam::bits_dtype(dtype_size(t)) : t;
-  k.launch({op, et}, n * bn, cb, {operand(out), operand(vb), operand(keys.ptr, 8), operand(pos.ptr, 8)});
+  k.launch({op, et}, n * bn, cb,
+           {operand(out), operand(vb), operand(keys.ptr, 8), operand(pos.ptr, 8), operand(s.flag.ptr, sizeof(int))});
   s.flag.check(s.op, inputs, outputs);
 }
 

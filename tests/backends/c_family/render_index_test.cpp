@@ -89,6 +89,11 @@ TEST(RenderIndex, ScattersSumEachDestinationInIndexOrder) {
   EXPECT_NE(s.find("for (long long m = i; m < j; ++m)"), std::string::npos);
   EXPECT_NE(s.find("acc = (float)(acc + v[vo]);"), std::string::npos);
   EXPECT_EQ(s.find("atomic"), std::string::npos);
+  // Once the device's error word is set the scatter writes nothing (the call raises, and a
+  // shared variable scattered into in place keeps its value): the check precedes every store.
+  const size_t guard = s.find("if (*flag) return;");
+  ASSERT_NE(guard, std::string::npos) << s;
+  EXPECT_LT(guard, s.find("out[dst] = acc;"));
 }
 
 #if TGC_HAVE_CUDA
