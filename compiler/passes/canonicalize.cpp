@@ -1,5 +1,6 @@
-// canonicalize: the rule table (rules in canonicalize_arith.cpp and canonicalize_shape.cpp),
-// the pass that runs it, and the helpers the rules share.
+// canonicalize: the rule table (rules in canonicalize_arith.cpp, canonicalize_constants.cpp,
+// canonicalize_shape.cpp and canonicalize_broadcast.cpp), the pass that runs it, and the
+// helpers the rules share.
 #include "compiler/passes/canonicalize.h"
 
 #include "compiler/passes/canonicalize_rules.h"
@@ -33,6 +34,12 @@ std::span<const LocalRewrite> canonicalize_rules() {
       // Also where exp(x) overflows: the result is x, not inf.
       {"log_exp", "log(exp(x)) -> x", &log_exp},
       {"useless_cast", "cast(x, x.dtype) -> x", &useless_cast},
+      // A constant an elemwise only broadcasts is one value: 0-d, folded into the kernel by fusion.
+      {"scalar_constant_operand", "x * full((1,), c) -> x * c when the constant widens nothing", &scalar_constant_operand},
+      // Exact only: a float chain folds when a factor is a power of two (or fast_math is on).
+      {"constant_chain", "0.5 * (2.0 * x) -> x; -(3.0 * x) -> -3.0 * x; (i + 2) - 5 -> i + -3", &constant_chain},
+      // The chosen branch when it has the result's shape, else fill(other, branch) for the fill rules.
+      {"where_constant_condition", "where(True, a, b) -> a; where(False, a, b) -> b", &where_constant_condition},
       {"useless_reshape", "reshape(x, x.shape) -> x (static shapes)", &useless_reshape},
       {"useless_flatten", "flatten(x, x.ndim) -> x", &useless_flatten},
       {"identity_dimshuffle", "dimshuffle(x, {0, 1, ...}) -> x", &identity_dimshuffle},
