@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "compiler/passes/canonicalize_rules.h"
+#include "compiler/passes/constant_fold.h"
 #include "ops/alloc/alloc.h"
 #include "ops/core/apply.h"
 #include "ops/shape/dimshuffle.h"
@@ -172,12 +173,28 @@ std::optional<bool> constant_truth(const Variable& v) {
 
 }  // namespace
 
+std::vector<VarPtr> fold_constants(Node& n, const RewriteEnv&) {
+  // constant_fold's policy exactly (an alloc of a constant is folded up to its size limit):
+  // a second run of the pipeline, whose constant_fold comes first, would fold what this left.
+  std::vector<Tensor> values = fold_node(n);
+  std::vector<VarPtr> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    out.push_back(Variable::constant(values[i]));
+    if (!interchangeable(n.output_raw(static_cast<int>(i))->type(), out.back()->type())) return {};
+  }
+  return out;
+}
+
 std::vector<VarPtr> scalar_constant_operand(Node& n, const RewriteEnv&) {
-  const auto* e = dynamic_cast<const Elemwise*>(&n.op());
-  if (!e || n.inputs().size() < 2) return {};
-  for (size_t i = 0; i < n.inputs().size(); ++i) {
+  // The operands a constant may be: every one of an elemwise, the value of a fill or alloc
+  // (whose shape is like's or the static shape anyway).
+  const bool elementwise = dynamic_cast<const Elemwise*>(&n.op()) != nullptr;
+  const bool fill = dynamic_cast<const Fill*>(&n.op()) != nullptr;
+  const bool alloc = dynamic_cast<const Alloc*>(&n.op()) != nullptr;
+  if ((!elementwise && !fill && !alloc) || (elementwise && n.inputs().size() < 2)) return {};
+  for (size_t i = fill ? 1 : 0; i < n.inputs().size(); ++i) {
     const VarPtr& c = n.inputs()[i];
-    if (c->kind() != Variable::Kind::Constant || c->type().ndim() == 0 || !adds_no_shape(n, i)) continue;
+    if (c->kind() != Variable::Kind::Constant || c->type().ndim() == 0 || (!alloc && !adds_no_shape(n, i))) continue;
     std::optional<double> value = uniform_value(c->constant_value());
     if (!value || (c->type().dtype == DType::Int64 && std::abs(*value) > 0x1p53)) continue;  // double holds it
     std::vector<VarPtr> inputs = n.inputs();
@@ -214,17 +231,13 @@ std::vector<VarPtr> where_constant_condition(Node& n, const RewriteEnv& env) {
   if (!elemwise(n, K::Where)) return {};
   std::optional<bool> truth = constant_truth(*n.inputs()[0]);
   if (!truth) return {};
+  // Otherwise the where broadcasts the branch to the other operands' shape, as a fill does;
+  // it stays (specialize makes this very where of the fills the fill rules could not remove,
+  // and turning it back into a fill would undo that on every run: the pipeline would not be
+  // idempotent).
   const VarPtr& chosen = n.inputs()[*truth ? 1 : 2];
-  const VarPtr& other = n.inputs()[*truth ? 2 : 1];
-  const Type& out = out_type(n);
-  VarPtr value = as_dtype(chosen, out.dtype);
-  if (env.shapes.same_shape(*n.output_raw(0), *chosen)) return {value};
-  // Otherwise the where broadcasts the branch to the other branch's shape: a Fill, which the
-  // fill rules remove where the shapes allow. The condition must not widen the result.
-  if (!adds_no_shape(n, 0)) return {};
-  VarPtr filled = apply1(std::make_shared<Fill>(), {other, value});
-  if (!interchangeable(out, filled->type())) return {};
-  return {filled};
+  if (!env.shapes.same_shape(*n.output_raw(0), *chosen)) return {};
+  return {as_dtype(chosen, out_type(n).dtype)};
 }
 
 }  // namespace tgc::canon
