@@ -313,8 +313,12 @@ std::vector<VarPtr> fill_to_elemwise(Node& n, const RewriteEnv& env) {
   VarPtr like = n.inputs()[0];
   const VarPtr& v = n.inputs()[1];
   const DType dtype = v->type().dtype;
-  if (like->type().dtype != dtype)  // where promotes its branches: keep v's dtype
-    like = apply1(std::make_shared<Elemwise>(K::Cast, dtype, env.ctx.config.floatX), {like});
+  if (like->type().dtype != dtype) {  // where promotes its branches: keep v's dtype
+    if (like->kind() == Variable::Kind::Constant)  // its values are never read: cast now
+      like = Variable::constant(like->constant_value().astype(dtype));
+    else
+      like = apply1(std::make_shared<Elemwise>(K::Cast, dtype, env.ctx.config.floatX), {like});
+  }
   VarPtr yes = Variable::constant(Tensor::full(DType::Bool, Shape{}, 1.0));
   VarPtr out = apply1(std::make_shared<Elemwise>(K::Where, std::nullopt, env.ctx.config.floatX), {yes, v, like});
   if (!interchangeable(n.output_raw(0)->type(), out->type())) return {};
