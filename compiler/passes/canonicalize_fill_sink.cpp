@@ -15,16 +15,27 @@ namespace {
 
 const Type& out_type(const Node& n) { return n.output_raw(0)->type(); }
 
+// Whether moving the fill or alloc computing `v` past one of its readers duplicates nothing:
+// it has no other reader, or its value is a constant (the reader's op on it folds). A shared
+// fill of a computed value sunk into each reader would compute the value's ops in a kernel
+// of their own (1/n and -1/n of logreg's mean, read by two products).
+bool sinks_alone(const Variable& v, const RewriteEnv& env) {
+  const Node* f = v.owner();
+  const VarPtr& value = f->inputs()[dynamic_cast<const Fill*>(&f->op()) ? 1 : 0];
+  return env.graph.num_uses(&v) == 1 || value->kind() == Variable::Kind::Constant;
+}
+
 }  // namespace
 
-std::vector<VarPtr> fill_sink(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> fill_sink(Node& n, const RewriteEnv& env) {
   // Unary ops only: a binary reader either drops the fill itself (fill_into_elemwise, where
   // its other operand gives the shape) or would only carry it on, splitting the kernel that
   // reads the fill's like into one per reader.
   const auto* e = dynamic_cast<const Elemwise*>(&n.op());
   if (!e || e->inplace_input(0) >= 0 || n.num_outputs() != 1 || n.inputs().size() != 1) return {};
   const Node* f = n.inputs()[0]->owner();
-  if (!f) return {};
+  if (!f || (!dynamic_cast<const Fill*>(&f->op()) && !dynamic_cast<const Alloc*>(&f->op()))) return {};
+  if (!sinks_alone(*n.inputs()[0], env)) return {};
   VarPtr out;
   if (dynamic_cast<const Fill*>(&f->op()))
     out = apply1(std::make_shared<Fill>(), {f->inputs()[0], apply1(n.op_ptr(), {f->inputs()[1]})});
@@ -48,10 +59,12 @@ std::vector<VarPtr> fill_fill(Node& n, const RewriteEnv& env) {
   return {out};
 }
 
-std::vector<VarPtr> dimshuffle_fill_sink(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> dimshuffle_fill_sink(Node& n, const RewriteEnv& env) {
   const auto* ds = dynamic_cast<const DimShuffle*>(&n.op());
   const Node* f = n.inputs()[0]->owner();
   if (!ds || !f) return {};
+  if ((dynamic_cast<const Fill*>(&f->op()) || dynamic_cast<const Alloc*>(&f->op())) && !sinks_alone(*n.inputs()[0], env))
+    return {};
   if (dynamic_cast<const Fill*>(&f->op())) {
     // With a 0-d value the fill has like's shape, and the DimShuffle can act on like (a view).
     const VarPtr& like = f->inputs()[0];
