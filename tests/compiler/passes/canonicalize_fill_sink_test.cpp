@@ -48,6 +48,22 @@ TEST(CanonicalizeFillSink, AFillUnderANegationReachesTheProductThatBroadcastsIt)
   EXPECT_EQ(std::count(names.begin(), names.end(), "Fill"), 2) << kept.after.str();
 }
 
+TEST(CanonicalizeFillSink, ASharedFillSinksOnlyWhenItsValueIsAConstant) {
+  // fill(m, 1/s) read by a negation and by a product: sunk, 1/s and -1/s would each be
+  // computed apart (a kernel of their own); a constant value folds, so it sinks.
+  Var m = matrix("m", f64), v = vector("v", f64), s = scalar("s", f64);
+  Var shared = fill(m, 1 / s);
+  auto kept = canon({m, v, s}, {-shared * v, shared * v});
+  EXPECT_THAT(op_names(kept.after), ElementsAre("Elemwise{true_div}", "Fill", "Elemwise{neg}", "Elemwise{mul}",
+                                                "Elemwise{mul}"));
+  expect_same_results(kept, 0.0);
+  Var shared_constant = fill(m, constant(0.5, f64));
+  auto sunk = canon({m, v}, {-shared_constant * v, shared_constant * v});
+  EXPECT_EQ(sunk.after.str(), "t0 = Fill(m, -0.5)\nt1 = Elemwise{mul}(t0, v)\nt2 = Fill(m, 0.5)\n"
+                              "t3 = Elemwise{mul}(t2, v)\n");
+  expect_same_results(sunk, 0.0);
+}
+
 TEST(CanonicalizeFillSink, AnAllocSinksThroughAUnaryOp) {
   Var m = tensor("m", f64, {3, 4}), s = scalar("s", f64);
   auto r = canon({m, s}, {cast(alloc(s, {3, 4}), DType::Float32) * cast(m, DType::Float32)});
