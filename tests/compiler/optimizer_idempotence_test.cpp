@@ -2,8 +2,7 @@
 // changes nothing. A rewrite that leaves work a second run would find (a constant chain seen
 // only after another rule fired, a fill that a later rule could remove) is a rewrite the
 // first run missed. Checked on 1000 random graphs (tests/support/random_graph.h, with
-// foldable constructs); the
-// examples are checked in tests/cli/optimized_examples_test.cpp.
+// foldable constructs); the examples are checked in tests/cli/optimized_examples_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
