@@ -1,5 +1,6 @@
-// canonicalize: the rule table (rules in canonicalize_arith.cpp and canonicalize_shape.cpp),
-// the pass that runs it, and the helpers the rules share.
+// canonicalize: the rule table (rules in canonicalize_arith.cpp, canonicalize_constants.cpp,
+// canonicalize_shape.cpp, canonicalize_broadcast.cpp and canonicalize_fill_sink.cpp), the
+// pass that runs it, and the helpers the rules share.
 #include "compiler/passes/canonicalize.h"
 
 #include "compiler/passes/canonicalize_rules.h"
@@ -16,6 +17,8 @@ std::span<const LocalRewrite> canonicalize_rules() {
   // dropping one fires only when it does not broadcast x up, and casts x when the output's
   // dtype is not x's (int32 x * 1.0 -> cast(x, float32)).
   static const LocalRewrite rules[] = {
+      // constant_fold within the fixed point: what other rules leave with constant inputs only.
+      {"fold_constants", "neg(0.0025) -> -0.0025, alloc(0.0, (2, 3)) -> zeros (a node whose inputs became constants)", &fold_constants},
       {"mul_by_one", "x * 1 -> x, 1 * x -> x", &mul_by_one},
       {"add_zero", "x + 0 -> x, 0 + x -> x", &add_zero},
       {"sub_zero", "x - 0 -> x", &sub_zero},
@@ -33,6 +36,12 @@ std::span<const LocalRewrite> canonicalize_rules() {
       // Also where exp(x) overflows: the result is x, not inf.
       {"log_exp", "log(exp(x)) -> x", &log_exp},
       {"useless_cast", "cast(x, x.dtype) -> x", &useless_cast},
+      // A constant an elemwise (or fill, alloc) only broadcasts is one value: 0-d, folded into the kernel by fusion.
+      {"scalar_constant_operand", "x * full((1,), c) -> x * c, fill(x, full((3,), c)) -> fill(x, c) when it widens nothing", &scalar_constant_operand},
+      // Exact only: a float chain folds when a factor is a power of two (or fast_math is on).
+      {"constant_chain", "0.5 * (2.0 * x) -> x; -(3.0 * x) -> -3.0 * x; (i + 2) - 5 -> i + -3", &constant_chain},
+      // The chosen branch, when it provably has the result's shape (else the where is a fill).
+      {"where_constant_condition", "where(True, a, b) -> a; where(False, a, b) -> b", &where_constant_condition},
       {"useless_reshape", "reshape(x, x.shape) -> x (static shapes)", &useless_reshape},
       {"useless_flatten", "flatten(x, x.ndim) -> x", &useless_flatten},
       {"identity_dimshuffle", "dimshuffle(x, {0, 1, ...}) -> x", &identity_dimshuffle},
@@ -40,6 +49,10 @@ std::span<const LocalRewrite> canonicalize_rules() {
       {"useless_alloc", "alloc(v, v.shape) -> v (static shapes)", &useless_alloc},
       {"useless_fill", "fill(like, v) -> v when v provably has the result's shape", &useless_fill},
       {"fill_into_elemwise", "fill(like, v) * y -> v * y when y provably gives the result's shape", &fill_into_elemwise},
+      // Elementwise ops commute with broadcasting: the fill moves on to a reader that may make it useless.
+      {"fill_sink", "-fill(like, v) -> fill(like, -v); cast(alloc(v, s)) -> alloc(cast(v), s)", &fill_sink},
+      {"fill_fill", "fill(a, fill(b, v)) -> fill(a, v) when b adds nothing to a's shape", &fill_fill},
+      {"dimshuffle_fill_sink", "dimshuffle(fill(like, 0-d v)) -> fill(dimshuffle(like), v); likewise alloc", &dimshuffle_fill_sink},
       {"fill_to_alloc", "fill(like, v) -> alloc(v, shape) when the shape is static", &fill_to_alloc},
       {"static_reduce_count", "reduce_count(x) -> constant when x's reduced dims are static", &static_reduce_count},
       {"static_reshape_like", "reshape_like(x, like) -> reshape(x, like.shape) (static)", &static_reshape_like},

@@ -49,6 +49,17 @@ std::vector<VarPtr> exp_log(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> log_exp(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> useless_cast(Node& n, const RewriteEnv& env);
 
+// Constant rules (canonicalize_constants.cpp).
+std::vector<VarPtr> fold_constants(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> scalar_constant_operand(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> constant_chain(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> where_constant_condition(Node& n, const RewriteEnv& env);
+
+// Fill sinking (canonicalize_fill_sink.cpp).
+std::vector<VarPtr> fill_sink(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> fill_fill(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> dimshuffle_fill_sink(Node& n, const RewriteEnv& env);
+
 // Shape rules (canonicalize_shape.cpp).
 std::vector<VarPtr> useless_reshape(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> useless_flatten(Node& n, const RewriteEnv& env);

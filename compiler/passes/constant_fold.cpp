@@ -49,12 +49,17 @@ std::vector<Tensor> evaluate(const Node& n) {
 
 }  // namespace
 
+std::vector<Tensor> fold_node(const Node& n) {
+  if (!all_inputs_constant(n)) return {};
+  return evaluate(n);
+}
+
 bool constant_fold(Graph& graph, const PassContext& ctx) {
   GraphEditor editor(graph);
   bool changed = false;
   for (Node* n : editor.toposort()) {
-    if (!editor.alive(n) || !all_inputs_constant(*n)) continue;
-    std::vector<Tensor> values = evaluate(*n);
+    if (!editor.alive(n)) continue;
+    std::vector<Tensor> values = fold_node(*n);
     if (values.empty()) continue;
     std::vector<VarPtr> constants;
     bool fits = true;

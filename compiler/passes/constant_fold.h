@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "compiler/passes/pass_context.h"
 #include "ops/core/graph.h"
@@ -17,6 +18,11 @@ namespace tgc {
 // error (the error then surfaces when the function runs, naming the node). Returns whether
 // anything changed.
 bool constant_fold(Graph& graph, const PassContext& ctx);
+
+// The outputs of `n` when its inputs are all host constants and it can be folded (the rules
+// above), else an empty vector. canonicalize's fold_constants rule folds with it what other
+// rules leave with constant inputs only.
+std::vector<Tensor> fold_node(const Node& n);
 
 // The most elements any folded output may have: 2^16 (256 KiB of float32).
 inline constexpr int64_t kConstantFoldLimit = int64_t{1} << 16;

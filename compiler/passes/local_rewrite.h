@@ -33,7 +33,8 @@ struct LocalRewrite {
 };
 
 // Applies `rules` (in table order, first match wins) to every node until none applies,
-// visiting nodes made by a replacement and the readers of a replaced variable again.
+// visiting nodes made by a replacement, the readers of a replaced variable and their readers
+// again (a rule may look through an operand to its producer).
 // Records each replacement in ctx.trace under `pass`. Rules named in ctx.excluded are
 // skipped. Returns whether anything changed. InternalError when the rules keep rewriting
 // past a generous bound (two rules undoing each other), naming the last rules applied.

@@ -42,8 +42,11 @@ std::vector<PassInfo> fast_run_passes() {
       {"stabilize", "stabilize", stabilize, "finite where the naive formula overflows: sigmoid, softplus, log1p, logsumexp forms", stabilize_rules},
       // --- float32 ---
       {"float32_casting", "float32", float32_casting, "a float32 graph stays float32: float64 constants narrowed; warn_float64 reports"},
+      {"recanonicalize", "float32", canonicalize, "stabilize and float32 leave what the canonical rules fold: casts of fills, narrowed constant chains", canonicalize_rules},
+      {"merge_stabilized", "float32", merge, "stabilize rebuilds subexpressions (sigmoid(dot(x, w) + b) twice): specialize folds a product only into its one reader"},
       // --- specialize ---
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
+      {"merge_specialized", "specialize", merge, "specialize makes duplicates (each fill's cast of its like): one node each before fusion"},
       // --- fusion ---
       {"decompose_for_fusion", "fusion", decompose_for_fusion, "softmax/log_softmax/logsumexp (GPU) and outer as max/sum reductions and elementwise ops fusion makes device kernels of", decompose_for_fusion_rules},
       {"fuse_elemwise", "fusion", fuse_elemwise, "each elementwise computation, and each reduction with its prologue and epilogue, becomes one kernel"},

@@ -68,7 +68,13 @@ bool rewrite_to_fixed_point(Graph& graph, std::span<const LocalRewrite> rules, s
         if (!repl[i] || repl[i].get() == node->output_raw(i)) continue;
         std::vector<Node*> fresh = editor.replace(node->output_raw(i), repl[i]);
         for (Node* f : fresh) enqueue(f);
-        for (auto& [reader, pos] : editor.clients(repl[i].get())) enqueue(reader);
+        // A reader's rules see the replacement; its readers' rules may look through it (two-level
+        // patterns: neg(mul(c, x)) once c became a constant), so they are visited again too.
+        for (auto& [reader, pos] : editor.clients(repl[i].get())) {
+          enqueue(reader);
+          for (int k = 0; k < reader->num_outputs(); ++k)
+            for (auto& [next, at] : editor.clients(reader->output_raw(k))) enqueue(next);
+        }
         if (repl[i]->owner()) enqueue(repl[i]->owner());
       }
       if (ctx.trace) {

@@ -182,12 +182,44 @@ std::optional<Product> add_term(Product p, const VarPtr& x, double sign) {
 
 // --- the rules ---
 
-// dot(x.T, y) -> Gemm{transA}(x, y, 0, 1, 0) (also dot(x, y.T), dot(v, M) -> Gemv{transA})
-std::vector<VarPtr> dot_transpose_to_flags(Node& n, const RewriteEnv&) {
-  if (!dynamic_cast<const Dot*>(&n.op())) return {};
-  auto p = as_product(*n.output_raw(0));
-  if (!p || !p->absorbed_transpose) return {};
-  return one(build(*p, n.output_raw(0)->type()));
+// A transposed view: x itself when v is x.T, else v.T (a DimShuffle{1,0} view, no copy).
+VarPtr transposed(const VarPtr& v) {
+  if (VarPtr m = untransposed(*v)) return m;
+  return apply1(std::make_shared<DimShuffle>(std::vector<int>{1, 0}), {v});
+}
+
+// Gemm(x, y, c, 1, 0) -> dot(x, y); Gemm{transA}(x, y, ..) -> dot(x.T, y); Gemv{transA}(m, v, ..) -> dot(v, m).
+// With beta 0 the addend is never read and alpha 1 scales nothing: the Gemm is a plain
+// product. Dot reads its operands through their strides (a transpose is a view BLAS takes
+// as a flag, on the host and on a GPU), and has no C, alpha or beta to carry (on a GPU:
+// no constant transferred for them).
+std::vector<VarPtr> gemm_to_dot(Node& n, const RewriteEnv&) {
+  const auto* mm = dynamic_cast<const ScaledMatmul*>(&n.op());
+  if (!mm || mm->inplace()) return {};
+  const auto& in = n.inputs();
+  if (!is_constant(*in[ScaledMatmul::kAlpha], 1) || !is_constant(*in[ScaledMatmul::kBeta], 0)) return {};
+  // Unread, C still broadcasts into the result's shape: only a C of size-1 dims adds nothing.
+  const Type& c = in[ScaledMatmul::kC]->type();
+  if (c.ndim() > n.output_raw(0)->type().ndim()) return {};
+  for (int64_t d : c.shape)
+    if (d != 1) return {};
+  VarPtr a, b;
+  if (dynamic_cast<const Gemv*>(mm)) {
+    // Gemv{transA}(m, v) is m^T v = dot(v, m): no transpose node needed.
+    if (mm->trans_a()) a = in[ScaledMatmul::kB], b = in[ScaledMatmul::kA];
+    else a = in[ScaledMatmul::kA], b = in[ScaledMatmul::kB];
+  } else {
+    a = mm->trans_a() ? transposed(in[ScaledMatmul::kA]) : in[ScaledMatmul::kA];
+    b = mm->trans_b() ? transposed(in[ScaledMatmul::kB]) : in[ScaledMatmul::kB];
+  }
+  VarPtr out;
+  try {
+    out = apply1(std::make_shared<Dot>(), {a, b});
+  } catch (const Error&) {
+    return {};
+  }
+  if (!interchangeable(n.output_raw(0)->type(), out->type())) return {};
+  return {out};
 }
 
 // gemm(x.T, y, ...) -> Gemm{transA}(x, y, ...): a transpose an earlier rule left as an operand
@@ -281,8 +313,12 @@ std::vector<VarPtr> fill_to_elemwise(Node& n, const RewriteEnv& env) {
   VarPtr like = n.inputs()[0];
   const VarPtr& v = n.inputs()[1];
   const DType dtype = v->type().dtype;
-  if (like->type().dtype != dtype)  // where promotes its branches: keep v's dtype
-    like = apply1(std::make_shared<Elemwise>(K::Cast, dtype, env.ctx.config.floatX), {like});
+  if (like->type().dtype != dtype) {  // where promotes its branches: keep v's dtype
+    if (like->kind() == Variable::Kind::Constant)  // its values are never read: cast now
+      like = Variable::constant(like->constant_value().astype(dtype));
+    else
+      like = apply1(std::make_shared<Elemwise>(K::Cast, dtype, env.ctx.config.floatX), {like});
+  }
   VarPtr yes = Variable::constant(Tensor::full(DType::Bool, Shape{}, 1.0));
   VarPtr out = apply1(std::make_shared<Elemwise>(K::Where, std::nullopt, env.ctx.config.floatX), {yes, v, like});
   if (!interchangeable(n.output_raw(0)->type(), out->type())) return {};
@@ -295,7 +331,6 @@ std::span<const LocalRewrite> specialize_rules() {
   // Every rule fires for float32/float64 operands of one dtype only, and folds a product into
   // a bigger one only when that product has no other reader.
   static const LocalRewrite rules[] = {
-      {"dot_transpose_to_flags", "dot(x.T, y) -> Gemm{transA}(x, y, 0, 1, 0)", &dot_transpose_to_flags},
       {"gemm_transpose_to_flags", "gemm(x.T, y, c, a, b) -> Gemm{transA}(x, y, c, a, b)", &gemm_transpose_to_flags},
       {"scaled_dot", "dot(x, y) * a -> Gemm(x, y, 0, a, 0); a * gemm(.., al, be) -> gemm(.., a*al, a*be)", &scaled_dot},
       {"add_dot", "dot(x, y) + c * b -> Gemm(x, y, c, 1, b); gemm(.., c, al, be) + d -> gemm(.., d + be*c, al, 1)", &add_dot},
@@ -303,6 +338,8 @@ std::span<const LocalRewrite> specialize_rules() {
       // Saves the temporary x * y; BLAS's dot accumulates in the operand type (as NumPy's
       // dot does) where the sum accumulated float32 in double: the last bits may differ.
       {"sum_mul_to_dot", "sum(x * y) -> dot(x, y) (float vectors of provably equal length)", &sum_mul_to_dot},
+      // A plain product stays (or becomes) a Dot: no zero C, no constants alpha and beta.
+      {"gemm_to_dot", "Gemm(x, y, 0, 1, 0) -> dot(x, y); Gemm{transB}(x, y, 0, 1, 0) -> dot(x, y.T)", &gemm_to_dot},
       {"fill_to_elemwise", "fill(like, v) -> where(true, v, like): fusable into a kernel", &fill_to_elemwise},
   };
   return rules;

@@ -20,6 +20,11 @@ VarPtr keepdims_form(const VarPtr& v, const ReduceAxes& axes, int ndim, bool kee
   int next = 0;
   for (int d = 0; d < ndim; ++d) pattern.push_back(mask[d] ? -1 : next++);
   if (next == ndim) return v;  // nothing was reduced
+  // Everything was reduced: v is 0-d, which broadcasts against x as its all-ones form would
+  // (every rule combines it with x-shaped values), and stays a 0-d constant that fusion folds
+  // into a kernel (DimShuffle{x}(1.0) became a (1,)-shaped constant: a kernel operand, a
+  // transfer on a GPU).
+  if (next == 0) return v;
   return apply1(std::make_shared<DimShuffle>(std::move(pattern)), {v});
 }
 

@@ -12,7 +12,8 @@ namespace tgc::reduce_grad {
 
 // `v`, the result (or gradient of the result) of a reduction of a rank-`ndim` tensor over
 // canonical `axes`, in keepdims form: the reduced axes put back as size-1 axes by a
-// DimShuffle, so it broadcasts against the input. `v` itself when `keepdims` was set.
+// DimShuffle, so it broadcasts against the input. `v` itself when `keepdims` was set, and
+// when every axis was reduced (a 0-d v broadcasts against the input just as well).
 VarPtr keepdims_form(const VarPtr& v, const ReduceAxes& axes, int ndim, bool keepdims);
 
 // `g` (which must broadcast against `like`) broadcast to like's runtime shape — a Fill

@@ -140,10 +140,8 @@ std::string compare(const Seed& s, const std::map<std::string, std::string>& con
   return "";
 }
 
-class OptimizerProperty : public ::testing::TestWithParam<int> {};
-
-TEST_P(OptimizerProperty, OptimizedGraphsComputeWhatTheGraphAsBuiltComputes) {
-  const int shard = GetParam();
+// Checks seeds shard, shard + kShards, ... below n_seeds, drawn with `options`.
+void check_shard(int shard, int n_seeds, const test::RandomGraphOptions& options) {
   std::vector<std::string> failed;
   int detailed = 0, compared_whole = 0, seeds = 0;
   auto expect_same = [&](const Seed& s, const std::map<std::string, std::string>& config) {
@@ -153,9 +151,8 @@ TEST_P(OptimizerProperty, OptimizedGraphsComputeWhatTheGraphAsBuiltComputes) {
     failed.push_back(std::to_string(s.seed) + " (" + config.at("optimizer") + (config.size() > 1 ? ", strict" : "") + ")");
     if (detailed++ < kDetailedFailures) ADD_FAILURE() << report;
   };
-  const int n_seeds = seed_count();
   for (int seed = shard; seed < n_seeds; seed += kShards, ++seeds) {
-    Seed s{seed, test::random_graph(static_cast<uint64_t>(seed)), {}, false, false};
+    Seed s{seed, test::random_graph(static_cast<uint64_t>(seed), options), {}, false, false};
     s.reference = compile_and_run(s.graph, {{"optimizer", "none"}});
     // The generator keeps every operation in its domain: the graph as built always runs.
     if (!s.reference.results) {
@@ -178,9 +175,23 @@ TEST_P(OptimizerProperty, OptimizedGraphsComputeWhatTheGraphAsBuiltComputes) {
   std::string list;
   for (const std::string& f : failed) list += "\n  " + f;
   EXPECT_TRUE(failed.empty()) << failed.size() << " checks fail (seed, optimizer):" << list
-                              << "\n(rebuild a graph with tgc::test::random_graph(seed))";
+                              << "\n(rebuild a graph with tgc::test::random_graph(seed"
+                              << (options.foldable_percent ? ", {.foldable_percent = " + std::to_string(options.foldable_percent) + "}" : "")
+                              << "))";
   // Most graphs compute finite values throughout, so the whole pipeline is checked on them.
   EXPECT_GT(compared_whole, seeds / 2) << "only " << compared_whole << " of " << seeds << " seeds are all finite";
+}
+
+class OptimizerProperty : public ::testing::TestWithParam<int> {};
+
+TEST_P(OptimizerProperty, OptimizedGraphsComputeWhatTheGraphAsBuiltComputes) {
+  check_shard(GetParam(), seed_count(), {});
+}
+
+// Graphs a quarter of whose operations are what the constant and fill rules fold (chains of
+// constant scalings and shifts, where on constant conditions, fills; random_graph.h).
+TEST_P(OptimizerProperty, FoldableGraphsComputeWhatTheGraphAsBuiltComputes) {
+  check_shard(GetParam(), seed_count() / 8, {.foldable_percent = 25});
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, OptimizerProperty, ::testing::Range(0, kShards));

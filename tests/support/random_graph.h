@@ -31,6 +31,10 @@ struct RandomGraphOptions {
   int max_ops = 15;
   int max_inputs = 4;
   int max_outputs = 4;
+  // Percent of operations drawn from what the optimizer's constant rules fold, as gradients
+  // and hand-written code make it: chains of scalings and shifts by constants, where on a
+  // constant condition, fills and size-1 constants. 0 keeps every seed's graph as it was.
+  int foldable_percent = 0;
 };
 
 namespace detail {
@@ -194,6 +198,7 @@ class Generator {
   }
 
   bool step() {
+    if (options_.foldable_percent > 0 && bits_.chance(options_.foldable_percent)) return foldable();
     if (bits_.chance(8)) add_constant();
     const int kind = bits_.below(100);
     if (kind < 22) return unary();
@@ -356,6 +361,69 @@ class Generator {
     if (bits_.chance(50)) push(a.var[{slice(0, 1 + bits_.below(static_cast<int>(n)))}]);
     else push(a.var[static_cast<int64_t>(bits_.below(static_cast<int>(n)))]);
     return true;
+  }
+
+  // What constant folding and the fill rules take apart (RandomGraphOptions::foldable_percent).
+  bool foldable() {
+    static const std::vector<double> scales = {2, 0.5, -1, 0.25, 4, 3, 0.1, -0.5, 1};
+    const Entry& a = operand();
+    switch (bits_.below(5)) {
+      case 0: {  // a chain of 2-4 scalings and shifts by constants, as gradients make them
+        Var v = a.var;
+        for (int k = 2 + bits_.below(3); k-- > 0;) {
+          const double c = bits_.pick(scales);
+          switch (bits_.below(6)) {
+            case 0: v = v * c; break;
+            case 1: v = c * v; break;
+            case 2: v = v / c; break;
+            case 3: v = -v; break;
+            case 4: v = v + c; break;
+            default: v = v - c; break;
+          }
+        }
+        push(v);
+        return true;
+      }
+      case 1: {  // where on a constant condition: 0-d, or all-true/all-false/mixed of a's trailing dims
+        const Entry& b = operand();
+        if (!broadcastable(a.shape, b.shape)) return false;
+        Var cond;
+        if (bits_.chance(50)) {
+          cond = constant(Tensor::full(DType::Bool, {}, bits_.chance(50) ? 1.0 : 0.0));
+        } else {
+          Shape shape;
+          for (int d = 3 - bits_.below(3); d < 3; ++d) shape.push_back(universe_[d]);
+          Tensor t = bits_.chance(25) ? values_rng_.randint(0, 2, shape, DType::Bool)
+                                      : Tensor::full(DType::Bool, shape, bits_.chance(50) ? 1.0 : 0.0);
+          if (!broadcastable(shape, a.shape) || !broadcastable(shape, b.shape)) return false;
+          cond = constant(t);
+        }
+        push(where(cond, a.var, b.var));
+        return true;
+      }
+      case 2: {  // a fill read by an elementwise op (the gradient of a sum or mean)
+        const Entry& b = operand();
+        if (!broadcastable(a.shape, b.shape)) return false;
+        Var f = bits_.chance(50) ? fill(a.var, constant(Tensor::full(b.var.dtype(), {}, bits_.pick(scales))))
+                                 : (bits_.chance(50) ? ones_like(a.var) : zeros_like(a.var));
+        if (bits_.chance(50)) f = -f;
+        if (bits_.chance(30) && f.ndim() == 1) f = dimshuffle(f, {0, -1});
+        if (!broadcastable(shape_of(f.ptr()), b.shape)) return false;
+        push(bits_.chance(50) ? f * b.var : b.var + f);
+        return true;
+      }
+      case 3: {  // a size-1 constant: broadcasts, adds nothing but (maybe) rank
+        Shape ones(static_cast<size_t>(bits_.below(3)), 1);
+        push(a.var * constant(Tensor::full(a.var.dtype() == DType::Bool ? DType::Int32 : a.var.dtype(), ones,
+                                           bits_.pick(scales))));
+        return true;
+      }
+      default: {  // a constant expression the folding cascades through
+        Var c = constant(Tensor::full(DType::Float32, {}, bits_.pick(scales)));
+        push(a.var * (c * bits_.pick(scales) + 1));
+        return true;
+      }
+    }
   }
 
   bool cast_op() {
