@@ -98,9 +98,15 @@ struct RowThunk {
     }
     Tensor& out = ensure_output(outputs.at(0), x.dtype(), out_shape, dev);
     if (out.numel() == 0) return;  // no rows, or (softmax) empty rows: nothing to write
-    // Operands in the entry's order: out, then x (or g broadcast to y's shape, then y).
+    // Operands in the entry's order: out, then x (or g, of y's shape, then y).
     std::vector<Strides> operand_strides(1);
-    if (grad) operand_strides.push_back(broadcast_strides(in[0].shape(), in[0].strides(), x.shape()));
+    if (grad) {
+      if (in[0].shape() != x.shape())
+        throw ShapeError("log_softmax_grad: g of shape " + shape_str(in[0].shape()) + " and y of shape " +
+                             shape_str(x.shape()) + " differ",
+                         "", "g is the gradient of y, of y's shape");
+      operand_strides.push_back(in[0].strides());
+    }
     operand_strides.push_back(x.strides());
     // The result's strides over x's dims: its own for softmax-shaped results, the dense
     // strides of the kept dims for logsumexp (0 along the reduced ones).

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "ops/core/node.h"
-#include "ops/elemwise/broadcast.h"
 #include "ops/gradient/build.h"
 #include "ops/reduce/reduce_axes.h"
 #include "ops/reduce/reduce_grad.h"
@@ -27,21 +26,25 @@ std::vector<Type> LogSoftmaxGrad::infer_types(const std::vector<Type>& inputs) c
                     user_name(), "pass the gradient of log_softmax's result and that result");
   if (y.ndim() > 0) check_axes_fit(std::vector<int>{axis_}, y.ndim(), user_name());
   for (int d = 0; d < y.ndim(); ++d)
-    if (g.shape[d] >= 0 && y.shape[d] >= 0 && g.shape[d] != 1 && g.shape[d] != y.shape[d])
-      throw ShapeError("log_softmax_grad: g " + g.str() + " does not broadcast to y " + y.str(), user_name(),
+    if (g.shape[d] >= 0 && y.shape[d] >= 0 && g.shape[d] != y.shape[d])
+      throw ShapeError("log_softmax_grad: g " + g.str() + " and y " + y.str() + " differ in shape", user_name(),
                        "g is the gradient of y, of y's shape");
   return {Type(y.dtype, y.shape)};
 }
 
 std::vector<Shape> LogSoftmaxGrad::infer_shapes(const std::vector<Shape>& inputs) const {
   TGC_INTERNAL_CHECK(inputs.size() == 2, name() + " takes (g, y)");
-  broadcast_strides(inputs[0], contiguous_strides(inputs[0]), inputs[1]);  // ShapeError unless g broadcasts to y
+  if (inputs[0] != inputs[1])
+    throw ShapeError("log_softmax_grad: g of shape " + shape_str(inputs[0]) + " and y of shape " +
+                         shape_str(inputs[1]) + " differ",
+                     user_name(), "g is the gradient of y, of y's shape");
   return {inputs[1]};
 }
 
 void LogSoftmaxGrad::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& y = inputs.at(1);
-  const Tensor g = inputs.at(0).broadcast_to(infer_shapes({inputs[0].shape(), y.shape()})[0]);
+  const Tensor& g = inputs.at(0);
+  infer_shapes({g.shape(), y.shape()});  // ShapeError unless g has y's shape
   const ReduceAxes axes = y.ndim() == 0 ? ReduceAxes() : ReduceAxes(std::vector<int>{axis_});
   const ReducePlan plan = make_reduce_plan(y.shape(), axes, false);
   Tensor& out = ensure_output(outputs.at(0), y.dtype(), y.shape());
@@ -69,16 +72,12 @@ std::vector<VarPtr> LogSoftmaxGrad::grad(const Node& node, const std::vector<Var
   const VarPtr& y = node.inputs().at(1);
   using gradient::mul;
   using gradient::sub;
-  // out_i = g_i - s_i * sum_j g_j with s = exp(y): d out_i / d g_j = [i == j] - s_i,
+  // out_i = g_i - s_i * sum_j g_j with s = exp(y) (j over the row): d out_i / d g_j = [i == j] - s_i,
   // d out_i / d y_i = -s_i * sum(g).
-  // sum(g) is over g broadcast to y's shape: a g that may be broadcast is made full first.
-  VarPtr full = g;
-  for (int d = 0; d < y->type().ndim(); ++d)
-    if (g->type().shape[d] == 1 && y->type().shape[d] != 1) full = reduce_grad::broadcast_like(g, y);
   VarPtr s = gradient::ew(ScalarOpKind::Exp, {y});
   VarPtr gg = sub(h, reduce_grad::sum_axes(mul(h, s), {axis_}, true));
-  VarPtr gy = gradient::neg(mul(mul(h, s), reduce_grad::sum_axes(full, {axis_}, true)));
-  return {gradient::sum_to_like(gg, g), gradient::cast(gy, y->type().dtype)};
+  VarPtr gy = gradient::neg(mul(mul(h, s), reduce_grad::sum_axes(g, {axis_}, true)));
+  return {gradient::cast(gg, g->type().dtype), gradient::cast(gy, y->type().dtype)};
 }
 
 }  // namespace tgc

@@ -1,9 +1,9 @@
 // LogSoftmaxGrad: the gradient of log_softmax along one axis, g - exp(y) * sum(g, axis) with
 // y = log_softmax(x) and the sum kept as a size-1 axis, as one op so that a GPU runs it as one
 // row kernel (backends/gpu/row_thunks.h); where no backend does, decompose_for_fusion writes
-// it out as that formula. g may be broadcast to y's shape; both are floats of one dtype, the
-// result has it. The reference evaluation sums g in double, computes each element in double
-// and rounds once.
+// it out as that formula. g has y's shape (a gradient has its variable's shape: the formula
+// sums g's own elements) and both are floats of one dtype, which the result has. The reference
+// evaluation sums g in double, computes each element in double and rounds once.
 #pragma once
 
 #include <string>
@@ -26,8 +26,7 @@ class LogSoftmaxGrad : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  // With s = exp(y) and h the incoming gradient: g gets h - sum(h * s) (summed to g's shape),
-  // y gets -h * s * sum(g).
+  // With s = exp(y) and h the incoming gradient: g gets h - sum(h * s), y gets -h * s * sum(g).
   std::vector<std::shared_ptr<Variable>> grad(const Node& node,
                                               const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 

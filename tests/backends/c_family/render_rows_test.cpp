@@ -91,7 +91,8 @@ TEST(RenderRows, Float32ExpIsFloatAndSumsAreDoubleUnlessFloat32MathIsDouble) {
   EXPECT_NE(exact.find("out[o0] = (float)(((double)x[o1] - m) - lse);"), std::string::npos) << exact;
   // float64 is double throughout, whatever float32_math says.
   const std::string f64 = entry_source(Dialect::Cuda, {RowOp::Softmax, DType::Float64, true});
-  EXPECT_EQ(f64.find("float"), std::string::npos) << f64;
+  EXPECT_EQ(f64.find("(float)"), std::string::npos) << f64;
+  EXPECT_EQ(f64.find("expf"), std::string::npos) << f64;
 }
 
 TEST(RenderRows, ShiftsFollowTheReferenceAndTheTreeLetsANaNWin) {
