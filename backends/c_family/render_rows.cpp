@@ -76,7 +76,9 @@ std::string row_entry_body(const DialectHooks& d, const RowKernel& k) {
   s += fmt::format("  const $IX nrows = ($IX)P.v[{}], nred = ($IX)P.v[{}];\n", kNRows, kNRed);
   s += fmt::format("  const int krank = (int)P.v[{}], rrank = (int)P.v[{}];\n", kKeptRank, kRedRank);
   s += "  const int t = $TID, nt = $BDIM;\n";
-  s += "  for ($IX row = ($IX)$BID; row < nrows; row += ($IX)$GDIM) {\n";
+  // A block walks rows BID, BID + GDIM, ... ($BID and $GDIM are ints).
+  s += k.index32 ? "  for (int row = $BID; row < nrows; row += $GDIM) {\n"
+                 : "  for ($IX row = ($IX)$BID; row < nrows; row += ($IX)$GDIM) {\n";
   std::string bases = "    $IX";
   std::vector<std::pair<std::string, int>> kept;
   for (int o = 0; o < nops; ++o) {
