@@ -5,39 +5,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <map>
 
 #include "backends/c_family/dialect.h"
+#include "backends/c_family/render_template.h"
 #include "runtime/error.h"
 
 namespace tgc::cfam {
 
 namespace {
 
-using Tokens = std::map<std::string, std::string>;
-
-// Replaces each $NAME (capitals, digits, _) by its token; an unknown name is a renderer bug.
-std::string subst(const std::string& tmpl, const Tokens& tokens) {
-  std::string out;
-  out.reserve(tmpl.size() + tmpl.size() / 4);
-  for (size_t i = 0; i < tmpl.size();) {
-    if (tmpl[i] != '$') {
-      out += tmpl[i++];
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < tmpl.size() && (std::isupper(static_cast<unsigned char>(tmpl[j])) ||
-                               std::isdigit(static_cast<unsigned char>(tmpl[j])) || tmpl[j] == '_'))
-      ++j;
-    const std::string name = tmpl.substr(i + 1, j - i - 1);
-    const auto it = tokens.find(name);
-    TGC_INTERNAL_CHECK(it != tokens.end(), "index kernel template token $" + name + " unknown");
-    out += it->second;
-    i = j;
-  }
-  return out;
-}
+using tmpl::Ptr;
+using tmpl::Tokens;
 
 const DType kBitsDTypes[] = {DType::UInt8, DType::Int16, DType::Int32, DType::Int64};
 const DType kIndexDTypes[] = {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::Int64};
@@ -100,55 +78,22 @@ std::vector<IndexKernel> make_list(Dialect dialect) {
   return l;
 }
 
-// What every template may use.
+// What every template may use: the dialect's tokens and the index kernels' sizes.
 Tokens base_tokens(const DialectHooks& d) {
-  return {{"I64", d.i64()},
-          {"U64", d.u64()},
-          {"BID", d.block_index()},
-          {"TID", d.thread_index()},
-          {"BDIM", d.block_size()},
-          {"GDIM", d.grid_size()},
-          {"SHARED", d.shared()},
-          {"BARRIER", d.barrier()},
-          {"I64MAX", d.cuda() ? "0x7fffffffffffffffLL" : "0x7fffffffffffffffL"},
-          {"TILE", std::to_string(kSortTile)},
-          {"ST", std::to_string(kSortThreads)},
-          {"ABT", std::to_string(kArgBlockThreads)},
-          {"ABT2", std::to_string(kArgBlockThreads / 2)}};
+  Tokens t = tmpl::dialect_tokens(d);
+  t.insert({{"I64MAX", d.cuda() ? "0x7fffffffffffffffLL" : "0x7fffffffffffffffL"},
+            {"TILE", std::to_string(kSortTile)},
+            {"ST", std::to_string(kSortThreads)},
+            {"ABT", std::to_string(kArgBlockThreads)},
+            {"ABT2", std::to_string(kArgBlockThreads / 2)}});
+  return t;
 }
 
-struct Ptr {
-  std::string type;
-  bool is_const;
-  std::string name;
-};
-
-// "QUAL name(ptrs..., tgc_ix_params P[, ulong offsets]) {" and the OpenCL pointer moves.
 std::string open_entry(const DialectHooks& d, const std::string& name, const std::vector<Ptr>& ptrs) {
-  std::string s = d.entry_qualifier() + " " + name + "(";
-  for (const Ptr& p : ptrs) s += fmt::format("{}{}{}* {}, ", d.cuda() ? "" : "__global ", p.is_const ? "const " : "", p.type, p.name);
-  s += "tgc_ix_params P";
-  if (!d.cuda())
-    for (const Ptr& p : ptrs) s += fmt::format(", {} {}_off", d.u64(), p.name);
-  s += ") {\n";
-  if (!d.cuda())
-    for (const Ptr& p : ptrs) s += fmt::format("  {0} += {0}_off;\n", p.name);
-  return s;
+  return tmpl::open_entry(d, name, ptrs, "tgc_ix_params");
 }
 
-// Adds coordinate * stride to each (variable, stride slot) for the flat index `flat` split
-// over `rank` dims of the shape at `shape_slot` (outermost first), in `ix` arithmetic.
-std::string decompose(const std::string& ix, const std::string& flat, const std::string& rank, int shape_slot,
-                      const std::vector<std::pair<std::string, int>>& offsets, const std::string& indent) {
-  std::string s = fmt::format("{0}{{\n{0}  {1} t_ = {2};\n", indent, ix, flat);
-  s += fmt::format("{0}  for (int d_ = {1} - 1; d_ > 0; --d_) {{\n", indent, rank);
-  s += fmt::format("{0}    const {1} n_ = ({1})P.v[{2} + d_];\n{0}    const {1} q_ = t_ / n_;\n", indent, ix, shape_slot);
-  s += fmt::format("{0}    const {1} c_ = t_ - q_ * n_;\n{0}    t_ = q_;\n", indent, ix);
-  for (const auto& [var, slot] : offsets) s += fmt::format("{}    {} += c_ * ({})P.v[{} + d_];\n", indent, var, ix, slot);
-  s += indent + "  }\n";
-  for (const auto& [var, slot] : offsets) s += fmt::format("{}  {} += t_ * ({})P.v[{}];\n", indent, var, ix, slot);
-  return s + indent + "}\n";
-}
+using tmpl::decompose;
 
 std::string grid_loop(const std::string& ix, const std::string& var, const std::string& bound) {
   return fmt::format("  for ({0} {1} = ({0})$BID * ({0})$BDIM + ({0})$TID; {1} < {2}; {1} += ({0})$GDIM * ({0})$BDIM) {{\n",
@@ -483,7 +428,7 @@ std::string render_index(Dialect dialect, int only_entry) {
   std::string body;
   for (size_t e = 0; e < list.size(); ++e)
     if (only_entry < 0 || static_cast<size_t>(only_entry) == e) body += "\n" + render_entry(d, list[e]);
-  return subst(preamble(d) + body, base_tokens(d));
+  return tmpl::subst(preamble(d) + body, base_tokens(d));
 }
 
 }  // namespace tgc::cfam

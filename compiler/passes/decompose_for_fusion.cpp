@@ -13,6 +13,7 @@
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/blas/outer.h"
 #include "ops/core/apply.h"
+#include "ops/nn/log_softmax_grad.h"
 #include "ops/nn/logsumexp.h"
 #include "ops/nn/softmax.h"
 #include "ops/reduce/careduce.h"
@@ -39,7 +40,17 @@ constexpr bool kSoftmaxOnCpu = false;
 // lacks a form (integer BLAS, mixed dtypes) apply only there.
 bool on_a_gpu(const RewriteEnv& env) { return env.ctx.placement.device != DeviceKind::Host; }
 
-bool softmax_family_applies(const RewriteEnv& env) { return kSoftmaxOnCpu || on_a_gpu(env); }
+// Whether the device backend runs `node` itself (a GPU's row kernels: one block per row,
+// backends/gpu/row_rules.h): then the op stays whole.
+bool device_runs(const Node& node, const RewriteEnv& env) {
+  return on_a_gpu(env) && env.ctx.placement.runs_on_device && env.ctx.placement.runs_on_device(node);
+}
+
+// The softmax family is written out on a GPU whose backend does not run the node (an integer
+// input, which the op promotes; a backend without row kernels), never on the host.
+bool softmax_family_applies(const Node& node, const RewriteEnv& env) {
+  return (kSoftmaxOnCpu || on_a_gpu(env)) && !device_runs(node, env);
+}
 
 VarPtr constant_like(double value, const VarPtr& like) {
   return Variable::constant(Tensor::full(like->type().dtype, Shape{}, value));
@@ -76,7 +87,7 @@ VarPtr finite_shift(const Builder& b, const VarPtr& m) {
 // softmax(x) -> exp(x - max(x)) / sum(exp(x - max(x)))
 Rewrite softmax_to_reductions(Node& node, const RewriteEnv& env) {
   auto* sm = dynamic_cast<const Softmax*>(&node.op());
-  if (!sm || sm->log() || !softmax_family_applies(env)) return {};
+  if (!sm || sm->log() || !softmax_family_applies(node, env)) return {};
   const VarPtr& in = node.inputs().at(0);
   const ReduceAxes axes = row_axes(in, sm->axis());
   Builder b(env.ctx.config.floatX);
@@ -88,7 +99,7 @@ Rewrite softmax_to_reductions(Node& node, const RewriteEnv& env) {
 // log_softmax(x) -> t - log(sum(exp(t))), t = x - finite(max(x))
 Rewrite log_softmax_to_reductions(Node& node, const RewriteEnv& env) {
   auto* sm = dynamic_cast<const Softmax*>(&node.op());
-  if (!sm || !sm->log() || !softmax_family_applies(env)) return {};
+  if (!sm || !sm->log() || !softmax_family_applies(node, env)) return {};
   const VarPtr& in = node.inputs().at(0);
   const ReduceAxes axes = row_axes(in, sm->axis());
   Builder b(env.ctx.config.floatX);
@@ -106,7 +117,7 @@ Rewrite log_softmax_to_reductions(Node& node, const RewriteEnv& env) {
 // folded axes at the end
 Rewrite logsumexp_to_reductions(Node& node, const RewriteEnv& env) {
   auto* op = dynamic_cast<const LogSumExp*>(&node.op());
-  if (!op || !softmax_family_applies(env)) return {};
+  if (!op || !softmax_family_applies(node, env)) return {};
   const ReduceAxes& axes = op->axes();
   Builder b(env.ctx.config.floatX);
   VarPtr x = as_output_float(b, node);
@@ -125,6 +136,18 @@ Rewrite logsumexp_to_reductions(Node& node, const RewriteEnv& env) {
     lse = apply1(std::make_shared<DimShuffle>(kept, "logsumexp"), {lse});
   }
   return replace_with(node, lse);
+}
+
+// log_softmax_grad(g, y) -> g - exp(y) * sum(g, axis, keepdims): the formula LogSoftmax's
+// gradient was before it became an op, wherever no device row kernel runs it (the cpu too).
+Rewrite log_softmax_grad_to_reductions(Node& node, const RewriteEnv& env) {
+  auto* op = dynamic_cast<const LogSoftmaxGrad*>(&node.op());
+  if (!op || device_runs(node, env)) return {};
+  const VarPtr& g = node.inputs().at(0);
+  const VarPtr& y = node.inputs().at(1);
+  Builder b(env.ctx.config.floatX);
+  VarPtr s = b.ew(K::Exp, {y});
+  return replace_with(node, b.ew(K::Sub, {g, b.ew(K::Mul, {s, row_sum(g, row_axes(y, op->axis()))})}));
 }
 
 // outer(x, y) -> x[:, None] * y for vectors: one elementwise kernel that writes what BLAS's
@@ -222,6 +245,8 @@ std::span<const LocalRewrite> decompose_for_fusion_rules() {
        &log_softmax_to_reductions},
       {"logsumexp_to_reductions", "logsumexp(x) -> log(sum(exp(x - s))) + s, s = finite(max(x)) (GPU)",
        &logsumexp_to_reductions},
+      {"log_softmax_grad_to_reductions", "log_softmax_grad(g, y) -> g - exp(y) * sum(g) (without a device row kernel)",
+       &log_softmax_grad_to_reductions},
       {"outer_to_broadcast_mul", "outer(x, y) -> x[:, None] * y", &outer_to_broadcast_mul},
       {"integer_dot_to_reduction", "dot(a, b) of integers -> sum(a[:, :, None] * b, axis=1) (GPU)",
        &integer_dot_to_reduction},

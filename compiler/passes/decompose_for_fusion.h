@@ -1,7 +1,14 @@
-// decompose_for_fusion: rewrites softmax, log_softmax, logsumexp, outer and integer dot into the
-// primitives fusion turns into kernels (max and sum reductions, exp, log, where, broadcast
-// multiply), so that on a GPU they run as device kernels instead of host ops between
-// transfers (issue 19), and fuse with what reads and feeds them.
+// decompose_for_fusion: rewrites softmax, log_softmax, logsumexp, log_softmax's gradient, outer
+// and integer dot into the primitives fusion turns into kernels (max and sum reductions, exp,
+// log, where, broadcast multiply), so that on a GPU they run as device kernels instead of host
+// ops between transfers (issue 19), and fuse with what reads and feeds them.
+//
+// Where the device backend runs a softmax-family node itself (PlacementTarget::runs_on_device:
+// a GPU's row kernels, one block per row, backends/gpu/row_rules.h), the node is left whole:
+// one kernel instead of the three or four below. The rules write out only what it does not
+// run (an integer input, which the op promotes; a backend without row kernels), and
+// LogSoftmaxGrad (made by LogSoftmax's gradient rule) wherever no row kernel runs it, the cpu
+// included, as the formula the rule built before: g - exp(y) * sum(g).
 //
 // Semantics are perform()'s (ops/nn/softmax.h, logsumexp.h; SciPy's rules), value by value:
 //   softmax(x)     = e / sum(e),            e = exp(x - max(x))
@@ -13,7 +20,8 @@
 // logsumexp without keepdims drops them at the end with a DimShuffle (a view).
 //
 // Kernel counts after fusion for the softmax cross-entropy -mean(sum(y * log_softmax(z), 1))
-// on a GPU (tests/compiler/passes/decompose_for_fusion_test.cpp checks them): forward 5, of
+// on a GPU without row kernels (tests/compiler/passes/decompose_for_fusion_test.cpp checks
+// them; with row kernels it is 3 forward, 5 with the gradient): forward 5, of
 // which 4 reductions — the row max (its finite() epilogue inside), t = z - s together with
 // exp(t) (one elementwise kernel, two outputs), the row sum of exp(t) with its log epilogue,
 // the rows' losses sum(y * (t - lse), 1), and their mean, a reduction over another axis (a
@@ -32,8 +40,9 @@
 //
 // dot of integers (BLAS has none) becomes one reduction kernel: sum(a[:, :, None] * b, 1).
 //
-// Where the rules run: the softmax family and integer dot on GPU devices only (kSoftmaxOnCpu
-// in the .cpp says why, with the CPU timings), outer everywhere.
+// Where the rules run: the softmax family on GPU devices whose backend does not run the node,
+// integer dot on GPU devices (kSoftmaxOnCpu in the .cpp says why not on the cpu, with the CPU
+// timings), log_softmax's gradient and outer everywhere (the gradient: where no row kernel runs it).
 #pragma once
 
 #include <span>

@@ -16,6 +16,8 @@
 #include "compiler/kernel/composite_op.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/placement.h"
+#include "ops/core/apply.h"
+#include "ops/nn/log_softmax_grad.h"
 #include "ops/blas/gemm.h"
 
 namespace tgc {
@@ -37,11 +39,21 @@ bool cuda_like(const Node& n) {
          c == "Flatten" || c == "ReduceCount" || c == "SumToLike";
 }
 
-PassContext context(DeviceKind device) {
+// ... and a GPU backend's row kernels (backends/gpu/row_rules.h): the softmax family and
+// log_softmax's gradient with float inputs of the result's dtype.
+bool row_like(const Node& n) {
+  const std::string c = n.op().op_class();
+  if (c != "Softmax" && c != "LogSoftmax" && c != "LogSumExp" && c != "LogSoftmaxGrad") return cuda_like(n);
+  for (const VarPtr& in : n.inputs())
+    if (in->type().dtype != n.output_raw(0)->type().dtype) return false;
+  return true;
+}
+
+PassContext context(DeviceKind device, bool row_kernels = false) {
   PassContext ctx = make_pass_context(global_config());
   ctx.config.optimizer = "fast_run";
   ctx.placement.device = device;
-  if (device != DeviceKind::Host) ctx.placement.runs_on_device = cuda_like;
+  if (device != DeviceKind::Host) ctx.placement.runs_on_device = row_kernels ? row_like : cuda_like;
   return ctx;
 }
 
@@ -162,18 +174,21 @@ TEST(DecomposeForFusion, OuterBecomesABroadcastMultiplyOnEveryDevice) {
 // The whole fast_run pipeline with a CUDA-like device: how many kernels, which host nodes.
 struct Compiled {
   int composites = 0, reductions = 0;
+  std::vector<std::string> rows;  // row-kernel ops (Softmax, LogSoftmaxGrad, ...)
   std::vector<std::string> host;  // non-transfer nodes left on the host
 };
 
-Compiled compile(const std::vector<Var>& inputs, const std::vector<Var>& outputs) {
+Compiled compile(const std::vector<Var>& inputs, const std::vector<Var>& outputs, bool row_kernels = false) {
   Graph g = Graph::clone_of(to_ptrs(inputs), to_ptrs(outputs));
-  optimize(g, context(DeviceKind::Cuda));
+  optimize(g, context(DeviceKind::Cuda, row_kernels));
   Compiled c;
   for (Node* n : g.toposort()) {
     if (const auto* k = dynamic_cast<const Composite*>(&n->op())) {
       ++c.composites;
       c.reductions += k->kernel().is_reduction();
     }
+    const std::string cls = n->op().op_class();
+    if (cls == "Softmax" || cls == "LogSoftmax" || cls == "LogSumExp" || cls == "LogSoftmaxGrad") c.rows.push_back(cls);
     if (n->placement() == DeviceKind::Host && !n->op().is_transfer()) c.host.push_back(n->op().name());
   }
   return c;
@@ -227,6 +242,47 @@ TEST(DecomposeForFusion, SoftmaxCrossEntropyIsFewKernelsOnTheDevice) {
   EXPECT_EQ(both.reductions, 5);
 }
 
+TEST(DecomposeForFusion, SoftmaxCrossEntropyIsRowKernelsWhereTheDeviceHasThem) {
+  Var z = matrix("z", DType::Float32), y = matrix("y", DType::Float32);
+  Var loss = -mean(sum(y * log_softmax(z), 1));
+  // Forward: the log_softmax row kernel, the rows' losses sum(y * ls, 1), the batch mean.
+  Compiled fwd = compile({z, y}, {loss}, /*row_kernels=*/true);
+  EXPECT_TRUE(fwd.host.empty()) << ::testing::PrintToString(fwd.host);
+  EXPECT_EQ(fwd.rows, std::vector<std::string>{"LogSoftmax"});
+  EXPECT_EQ(fwd.composites, 2);
+  EXPECT_EQ(fwd.reductions, 2);
+  // With the gradient, 7 kernels where the reductions made 10: y * ls is then its own kernel
+  // (the gradient's where(True, g, y * ls) reads it, for its shape), -1/n and the gradient of
+  // the losses one elementwise kernel each, and g - exp(ls) * sum(g) one row kernel.
+  Compiled both = compile({z, y}, {loss, grad(loss, z)}, true);
+  EXPECT_TRUE(both.host.empty()) << ::testing::PrintToString(both.host);
+  EXPECT_EQ(both.rows, (std::vector<std::string>{"LogSoftmax", "LogSoftmaxGrad"}));
+  EXPECT_EQ(both.composites, 5);
+  EXPECT_EQ(both.reductions, 2);
+}
+
+// Where the device runs the row ops itself, the pass leaves them whole; what it cannot run
+// (an integer input, which the op promotes) is still written out, and so is log_softmax's
+// gradient wherever no row kernel runs it, the cpu included, with perform's values.
+TEST(DecomposeForFusion, RowKernelsKeepTheOpsWholeAndTheRestIsWrittenOut) {
+  Var x = matrix("x", DType::Float32), k = matrix("k", DType::Int32);
+  const std::vector<Var> ops = {softmax(x), log_softmax(x, 0), logsumexp(x, {1})};
+  EXPECT_FALSE(test::run_pass(decompose_for_fusion, {x}, ops, context(DeviceKind::Cuda, true)).changed);
+  test::PassRun ints = test::run_pass(decompose_for_fusion, {k}, {softmax(k)}, context(DeviceKind::Cuda, true));
+  EXPECT_TRUE(ints.changed);
+  EXPECT_THAT(classes(ints.after), Not(Contains("Softmax")));
+
+  Var g = matrix("g", DType::Float64), y = matrix("y", DType::Float64);
+  Var lg(apply1(std::make_shared<LogSoftmaxGrad>(1), {g.ptr(), y.ptr()}));
+  EXPECT_FALSE(test::run_pass(decompose_for_fusion, {g, y}, {lg}, context(DeviceKind::Cuda, true)).changed);
+  for (DeviceKind d : {DeviceKind::Host, DeviceKind::Cuda}) {
+    test::PassRun r = test::run_pass(decompose_for_fusion, {g, y}, {lg}, context(d));
+    EXPECT_TRUE(r.changed);
+    EXPECT_THAT(classes(r.after), Not(Contains("LogSoftmaxGrad")));
+    test::expect_same_results(r, 1e-14, 4);
+  }
+}
+
 TEST(DecomposeForFusion, TheMlpTrainingStepLeavesNoNodeOnTheHost) {
   RandomState rng(7);
   auto value = [&](Shape s) { return shared(rng.uniform(-1, 1, s).astype(DType::Float32)); };
@@ -238,8 +294,10 @@ TEST(DecomposeForFusion, TheMlpTrainingStepLeavesNoNodeOnTheHost) {
   std::vector<Var> g = grad(loss, {w1, b1, w2, b2});
   std::vector<Var> outs{loss, logits};
   for (size_t k = 0; k < g.size(); ++k) outs.push_back(g[k]);
-  Compiled c = compile({}, outs);
-  EXPECT_TRUE(c.host.empty()) << ::testing::PrintToString(c.host);
+  for (bool row_kernels : {false, true}) {
+    Compiled c = compile({}, outs, row_kernels);
+    EXPECT_TRUE(c.host.empty()) << ::testing::PrintToString(c.host);
+  }
 }
 
 }  // namespace
