@@ -14,6 +14,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/inplace.h"
 #include "compiler/passes/placement.h"
+#include "compiler/passes/sparse_update.h"
 #include "compiler/passes/specialize.h"
 #include "runtime/error.h"
 #include "runtime/suggest.h"
@@ -43,6 +44,7 @@ std::vector<PassInfo> fast_run_passes() {
       // --- float32 ---
       {"float32_casting", "float32", float32_casting, "a float32 graph stays float32: float64 constants narrowed; warn_float64 reports"},
       // --- specialize ---
+      {"sparse_update", "specialize", sparse_update, "x - c*inc_subtensor(zeros_like(x)[i], v) -> inc_subtensor(x[i], -c*v): an update touches only the rows it scatters to", sparse_update_rules},
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       // --- fusion ---
       {"decompose_for_fusion", "fusion", decompose_for_fusion, "softmax/log_softmax/logsumexp (GPU) and outer as max/sum reductions and elementwise ops fusion makes device kernels of", decompose_for_fusion_rules},
