@@ -450,8 +450,9 @@ void inc_subtensor(Kernels& k, ScatterState& s, const std::vector<Tensor>& input
   op.infer_shapes(shapes);  // the value's broadcast, with the reference's message
   const Tensor x = on_device(k.device, inputs[0]);
   const Tensor v = on_device(k.device, inputs[1]);
-  Tensor& out = ensure_output(outputs[0], x.dtype(), x.shape(), k.device);
-  strided_assign(k, out, x, false);
+  Tensor& out = op.inplace_input(0) == 0 ? ensure_output_inplace(outputs[0], x.dtype(), x.shape(), inputs, {0}, k.device)
+                                          : ensure_output(outputs[0], x.dtype(), x.shape(), k.device);
+  if (!out.shares_buffer(x)) strided_assign(k, out, x, false);  // in place, out is x (in x's layout)
   const std::vector<Shape> array_shapes(shapes.begin() + 2, shapes.end());
   const IndexLayout l = resolve_index(op.name(), op.spec(), out.shape(), out.strides(), array_shapes);
   if (!l.is_advanced()) {
