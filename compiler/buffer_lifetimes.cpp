@@ -31,7 +31,11 @@ BufferLifetimes::BufferLifetimes(const Graph& graph, const std::vector<Node*>& o
     g.death = std::max(g.death, pos);
     ++g.size;
   }
-  for (const VarPtr& o : graph.outputs()) group_of(o.get()).own = false;
+  for (const VarPtr& o : graph.outputs()) {
+    Group& g = group_of(o.get());
+    g.own = false;
+    g.returned = true;
+  }
   for (const VarPtr& in : graph.inputs()) group_of(in.get()).own = false;
 }
 
@@ -58,6 +62,11 @@ int BufferLifetimes::buffer_death(const Variable* v) const {
 int BufferLifetimes::group_size(const Variable* v) const {
   auto it = groups_.find(root(v));
   return it == groups_.end() ? 1 : it->second.size;
+}
+
+bool BufferLifetimes::returned(const Variable* v) const {
+  auto it = groups_.find(root(v));
+  return it != groups_.end() && it->second.returned;
 }
 
 }  // namespace tgc

@@ -32,10 +32,14 @@ class BufferLifetimes {
   bool is_view(const Variable* v) const { return root(v) != v; }
   // How many variables share v's buffer (1: no views of it).
   int group_size(const Variable* v) const;
+  // Whether v or a variable sharing its buffer is a graph output (the caller reads it after
+  // every node ran).
+  bool returned(const Variable* v) const;
 
  private:
   struct Group {
     bool own = true;
+    bool returned = false;
     int death = -1;
     int size = 0;
   };

@@ -1,12 +1,14 @@
 // Slot assignment, thunk creation, last-use analysis and buffer handovers.
 #include "compiler/linker.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/buffer_lifetimes.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/placement.h"
+#include "compiler/update_in_place.h"
 
 namespace tgc {
 
@@ -38,7 +40,7 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     }
   }
 
-  std::vector<Node*> order = graph.toposort();
+  std::vector<Node*> order = schedule(graph);
   // Constants moved to the device: transferred now, once, into constant slots.
   for (Node* node : order) {
     if (!node->op().is_transfer() || node->placement() == DeviceKind::Host) continue;
@@ -78,6 +80,14 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
       int j = node->op().inplace_input(k);
       if (j < 0) continue;
       const Variable* in = node->inputs()[j].get();
+      if (in->kind() == Variable::Kind::Shared) {
+        // An update written into its variable: the thunks from here on are validated first.
+        if (!may_update_in_place(*node, static_cast<int>(pos), k, j, life, graph, options.updates)) continue;
+        t.inplace.push_back({k, t.inputs[j]});
+        for (size_t s = 0; s < out.shared_slots.size(); ++s)
+          if (out.shared_slots[s].first == t.inputs[j]) out.written_in_place.push_back(s);
+        continue;
+      }
       // (A constant's device copy is a constant slot: never the function's to overwrite.)
       const bool constant = in->kind() == Variable::Kind::Constant || constant_copies.count(in);
       if (!constant && life.own(in) && life.buffer_death(in) == static_cast<int>(pos))
@@ -86,8 +96,16 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     t.device = on_device ? maker.device() : nullptr;
     t.self_contained = on_device && maker.self_contained(*node);
     t.run = maker.make_thunk(*node);
+    // schedule() ran every node that writes a variable last: from the first, each is checked
+    // before any writes (a node whose variable's buffer was not handed over checks too: it
+    // may fail after another wrote).
+    if (writes_variable(*node)) {
+      prog.first_variable_write = std::min(prog.first_variable_write, prog.thunks.size());
+      t.check = [op = node->op_ptr()](const std::vector<Tensor>& inputs) { op->validate(inputs); };
+    }
     prog.thunks.push_back(std::move(t));
   }
+  if (out.written_in_place.empty()) prog.first_variable_write = SIZE_MAX;
   for (auto& o : graph.outputs()) prog.output_slots.push_back(slot_of.at(o.get()));
 
   // An intermediate dies after its last reader, or right after its producer when nothing

@@ -56,9 +56,18 @@ bool CallReplay::make_key(const std::vector<Tensor>& slots, const ReplayUpdates&
   // An updated variable the graph does not read is not bound, yet the recording writes its
   // buffer: set_value() giving it another one must not replay into the old.
   for (const auto& [slot, target] : updates)
-    if (!add(target)) return false;
+    if (!add(*target)) return false;
   key_.insert(key_.end(), layout_key_.begin(), layout_key_.end());
   return true;
+}
+
+bool CallReplay::in_own_variable(const std::vector<Tensor>& slots, int slot, const ReplayUpdates& updates) {
+  const Tensor& value = slots[slot];
+  for (const auto& [s, target] : updates)
+    if (s == slot && value.defined() && value.buffer() == target->buffer() && value.raw_data() == target->raw_data() &&
+        value.strides() == target->strides())
+      return true;
+  return false;
 }
 
 void CallReplay::clear_unbound(std::vector<Tensor>& slots) const {
@@ -79,7 +88,8 @@ bool CallReplay::run(std::vector<Tensor>& slots, const ExecOptions& options,
     // The caller (or a view it made) still holds a result of this recording: replaying would
     // overwrite it.
     bool busy = false;
-    for (size_t i = 0; i < e.outputs.size(); ++i) busy = busy || e.outputs[i].buffer_use_count() > e.idle_use[i];
+    for (size_t i = 0; i < e.outputs.size(); ++i)
+      busy = busy || (!e.in_variable[i] && e.outputs[i].buffer_use_count() > e.idle_use[i]);
     if (busy) continue;
     device_.note_launch(kReplayLabel);
     e.work->replay();
@@ -123,7 +133,8 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     // allow_gc off: every value the recording wrote stays in its slot, to be held below.
     execute(program_, slots, ExecOptions{/*allow_gc=*/false, options.sync, branches ? &*branches : nullptr}, nullptr);
     // New shared values written into the variables' own buffers, at the end of the recording.
-    for (const auto& [slot, target] : updates) {
+    for (const auto& [slot, target_ptr] : updates) {
+      const Tensor& target = *target_ptr;
       const Tensor& value = slots[slot];
       if (value.buffer() == target.buffer() && value.raw_data() == target.raw_data() && value.strides() == target.strides()) {
         // Written in place by an op: a replay whose deferred check raises could not undo it.
@@ -144,10 +155,12 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
       if (branches) branches->after_copy(target, value);
     }
     // A result sharing a bound value's buffer would be copied by the caller after the
-    // recording changed that buffer in place: such a function is not recorded.
+    // recording changed that buffer in place: such a function is not recorded. (An update
+    // computed in its own variable's buffer is the new value, not such a result.)
     for (int o : program_.output_slots)
       for (int b : program_.bound_slots)
-        if (ok && slots[o].defined() && slots[b].defined() && slots[o].buffer() == slots[b].buffer()) {
+        if (ok && !in_own_variable(slots, o, updates) && slots[o].defined() && slots[b].defined() &&
+            slots[o].buffer() == slots[b].buffer()) {
           ok = false;
           why = "a result shares the buffer of an argument or shared variable";
         }
@@ -165,11 +178,14 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     return false;
   }
   work->replay();  // recording ran nothing: this call's work runs now
-  Entry e{key_, std::move(work), {}, {}, {}};
+  Entry e{key_, std::move(work), {}, {}, {}, {}};
   const std::vector<bool> intermediate = program_.intermediate_mask();
   for (size_t s = 0; s < slots.size(); ++s)
     if (intermediate[s] && slots[s].defined()) e.held.push_back(std::move(slots[s])), slots[s] = Tensor();
-  for (int o : program_.output_slots) e.outputs.push_back(slots[o]);
+  for (int o : program_.output_slots) {
+    e.outputs.push_back(slots[o]);
+    e.in_variable.push_back(in_own_variable(slots, o, updates));
+  }
   // The output slots' references go once the caller has taken the results.
   for (const Tensor& t : e.outputs) {
     long in_slots = 0;
@@ -191,6 +207,8 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
 size_t CallReplay::held_bytes(const Entry& e) {
   std::vector<const Buffer*> seen;
   size_t bytes = e.work->kept_bytes();
+  for (size_t i = 0; i < e.outputs.size(); ++i)
+    if (e.in_variable[i]) seen.push_back(e.outputs[i].buffer().get());  // the variable's memory
   for (const std::vector<Tensor>* list : {&e.outputs, &e.held})
     for (const Tensor& t : *list) {
       const Buffer* b = t.buffer().get();

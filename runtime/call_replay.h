@@ -18,9 +18,11 @@
 namespace tgc {
 
 // Shared-variable updates of a recorded call: (slot of the new value, the variable's current
-// tensor). A recorded call writes each new value into the variable's own buffer at its end,
-// so the variable keeps its address and the next call's bound values match the recording.
-using ReplayUpdates = std::vector<std::pair<int, Tensor>>;
+// tensor). A recorded call writes each new value into the variable's own buffer at its end
+// (unless a thunk already computed it there, in place), so the variable keeps its address and
+// the next call's bound values match the recording. The tensor is pointed to, not held: a
+// reference of the recording's own would keep an update from being written in place.
+using ReplayUpdates = std::vector<std::pair<int, const Tensor*>>;
 
 class CallReplay {
  public:
@@ -66,6 +68,9 @@ class CallReplay {
     std::unique_ptr<CapturedWork> work;
     std::vector<Tensor> outputs;  // the output slots' tensors: the recording writes them
     std::vector<long> idle_use;   // each output's buffer use count when only the entry holds it
+    // Per output: an update computed in its variable's own buffer (in place). The variable
+    // holds it, not a caller; it is the variable's memory, not the recording's.
+    std::vector<char> in_variable;
     // Every other tensor the recording wrote (intermediates, a thunk's kept values): held so
     // that no buffer the recording uses goes back to the allocator while it may be replayed.
     std::vector<Tensor> held;
@@ -74,6 +79,8 @@ class CallReplay {
   bool record(std::vector<Tensor>& slots, const ExecOptions& options, const ReplayUpdates& updates);
   void clear_unbound(std::vector<Tensor>& slots) const;
   void give_up(std::string reason);
+  // Whether output slot `slot` holds an update computed in its variable's own buffer.
+  static bool in_own_variable(const std::vector<Tensor>& slots, int slot, const ReplayUpdates& updates);
   static size_t held_bytes(const Entry& e);
 
   const Program& program_;

@@ -119,10 +119,18 @@ class Buffer {
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
 
+  // References to this buffer that a write in place may disregard: while a call that updates a
+  // shared variable in place runs, the function counts the variable's own reference here
+  // (frontend/api/function.cpp). Any other holder (a tensor borrowed with get_value(borrow=true),
+  // another variable, an argument) still makes ensure_output_inplace() take a fresh buffer.
+  long owner_refs() const { return owner_refs_; }
+  void set_owner_refs(long n) { owner_refs_ = n; }
+
  private:
   Device* device_;
   void* data_;
   size_t bytes_;
+  long owner_refs_ = 0;
 };
 
 }  // namespace tgc

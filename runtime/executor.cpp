@@ -92,6 +92,30 @@ void clear_results(const Program& program, std::vector<Tensor>& slots) {
     if (!keep[s]) slots[s] = Tensor();
 }
 
+// Before the first thunk that writes a shared variable in place: every such thunk's check on
+// its inputs (all computed by now: those thunks read only values made before them), so that
+// an error any of them would raise is raised while every variable is still intact.
+void check_variable_writes(const Program& program, const std::vector<Tensor>& slots, std::vector<Tensor>& inputs) {
+  for (size_t w = program.first_variable_write; w < program.thunks.size(); ++w) {
+    const Thunk& thunk = program.thunks[w];
+    if (!thunk.check) continue;
+    inputs.clear();
+    bool complete = true;
+    for (int s : thunk.inputs) {
+      complete = complete && slots[s].defined();
+      inputs.push_back(slots[s]);
+    }
+    if (!complete) continue;  // the thunk itself reports the missing value
+    try {
+      thunk.check(inputs);
+    } catch (Error& e) {
+      e.set_where_if_empty(thunk.label);
+      throw;
+    }
+  }
+  inputs.clear();
+}
+
 [[noreturn]] void missing_value(const Thunk& thunk, bool output, size_t index, int slot) {
   throw InternalError(
       fmt::format("internal error: {} {} of '{}' (slot {}) is undefined {} the thunk ran",
@@ -117,6 +141,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
   try {
     for (; i < program.thunks.size(); ++i) {
       const Thunk& thunk = program.thunks[i];
+      if (i == program.first_variable_write) check_variable_writes(program, slots, inputs);
       if (options.branches) options.branches->before(thunk, slots);
       for (size_t k = 0; k < thunk.inputs.size(); ++k) {
         const Tensor& t = slots[thunk.inputs[k]];

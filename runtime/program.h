@@ -2,6 +2,7 @@
 // them, with the points where each intermediate dies. Knows nothing of graphs.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct Thunk {
   // with allow_gc off also the buffer a later slot kept from the previous call).
   std::vector<Handover> reuse;
   ThunkFn run;
+  // For a thunk that writes a shared variable's buffer in place (Program::first_variable_write):
+  // raises what `run` would raise for these inputs, writing nothing (Op::validate).
+  std::function<void(const std::vector<Tensor>& inputs)> check;
 };
 
 struct Program {
@@ -59,6 +63,11 @@ struct Program {
   std::vector<int> bound_slots;   // filled by the caller before each run (arguments, shared values)
   std::vector<std::pair<int, Tensor>> constants;  // filled once, never freed
   std::vector<int> output_slots;  // read by the caller after a run (may repeat, may be bound)
+  // The thunks from this index on write shared variables' new values into the variables' own
+  // buffers (an inplace handover from a bound slot; compiler/update_in_place.h). Before the
+  // first of them runs, the executor calls every one's `check`, so that a call that fails
+  // leaves every variable as it was. thunks.size() (or more) when no thunk does.
+  size_t first_variable_write = SIZE_MAX;
 
   // Slots that are neither bound, constant nor output: what allow_gc frees and memory
   // profiling counts.

@@ -27,6 +27,7 @@ struct CompositeState {
 
   std::unique_ptr<cfam::CallPlanner> planner;  // output shapes and launch plan, kept across calls
   std::vector<LaunchArg> args;                 // kept between calls: a call allocates nothing here
+  std::vector<int> every_input;                // ensure_output_inplace's aliasable inputs: all of them
 
   ~CompositeState() {
     if (state) device->deallocate(state, state_bytes(tickets), device->default_stream());
@@ -50,7 +51,14 @@ struct CompositeState {
     bool fast = false;
     const std::vector<Shape>& out_shapes = planner->output_shapes(inputs, fast);
     if (!fast) return run_on_host(*op, *device, inputs, outputs);
-    for (size_t k = 0; k < outputs.size(); ++k) ensure_output(outputs[k], kernel.outputs[k].dtype, out_shapes[k], *device);
+    // An inplace output keeps the input buffer handed to it when only that input holds it
+    // (each element is read before it is written, at the same index).
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      if (op->inplace_input(static_cast<int>(k)) >= 0)
+        ensure_output_inplace(outputs[k], kernel.outputs[k].dtype, out_shapes[k], inputs, every_input, *device);
+      else
+        ensure_output(outputs[k], kernel.outputs[k].dtype, out_shapes[k], *device);
+    }
     const cfam::LaunchPlan* plan = planner->plan(inputs, outputs);
     if (!plan) return run_on_host(*op, *device, inputs, outputs);
     reserve_tickets(plan->tickets);
@@ -91,6 +99,7 @@ ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite>
   state->device = &device;
   state->op = std::move(op);
   state->label = label;
+  for (size_t i = 0; i < state->op->kernel().inputs.size(); ++i) state->every_input.push_back(static_cast<int>(i));
   cfam::RenderOptions render_options;
   render_options.dialect = device.dialect();
   render_options.fast_math = config.fast_math;

@@ -454,10 +454,13 @@ void inc_subtensor(Kernels& k, ScatterState& s, const std::vector<Tensor>& input
   std::vector<Shape> shapes;
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
   op.infer_shapes(shapes);  // the value's broadcast, with the reference's message
-  const Tensor x = on_device(k.device, inputs[0]);
+  const Tensor& x_in = inputs[0];
+  Tensor& out = op.inplace_input(0) == 0 ? ensure_output_inplace(outputs[0], x_in.dtype(), x_in.shape(), inputs, {0}, k.device)
+                                          : ensure_output(outputs[0], x_in.dtype(), x_in.shape(), k.device);
+  // (After the output: a handle of x taken before would have kept it from being written in place.)
+  const Tensor x = on_device(k.device, x_in);
   const Tensor v = on_device(k.device, inputs[1]);
-  Tensor& out = ensure_output(outputs[0], x.dtype(), x.shape(), k.device);
-  strided_assign(k, out, x, false);
+  if (!out.shares_buffer(x)) strided_assign(k, out, x, false);  // in place, out is x (in x's layout)
   const std::vector<Shape> array_shapes(shapes.begin() + 2, shapes.end());
   const IndexLayout l = resolve_index(op.name(), op.spec(), out.shape(), out.strides(), array_shapes);
   if (!l.is_advanced()) {

@@ -15,6 +15,7 @@
 namespace tgc {
 
 class Node;
+class SharedValue;
 class Variable;
 
 // Where the function runs, for the placement pass (compiler/passes/placement.h).
@@ -60,6 +61,10 @@ struct PassContext {
   // Check every node's types after each pass (an internal error names the pass).
   bool verify = true;
   PlacementTarget placement;
+  // Per graph output, the shared variable it is the new value of (a function's updates), or
+  // null for a result; outputs past the end are results. The inplace pass lets an update
+  // write into its variable's own buffer (compiler/update_in_place.h).
+  std::vector<const SharedValue*> updates;
 
   bool enabled(std::string_view name) const { return !excluded.count(std::string(name)); }
   void warn(std::string message) const {

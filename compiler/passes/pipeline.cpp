@@ -14,6 +14,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/inplace.h"
 #include "compiler/passes/placement.h"
+#include "compiler/passes/sparse_update.h"
 #include "compiler/passes/specialize.h"
 #include "runtime/error.h"
 #include "runtime/suggest.h"
@@ -45,6 +46,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"recanonicalize", "float32", canonicalize, "stabilize and float32 leave what the canonical rules fold: casts of fills, narrowed constant chains", canonicalize_rules},
       {"merge_stabilized", "float32", merge, "stabilize rebuilds subexpressions (sigmoid(dot(x, w) + b) twice): specialize folds a product only into its one reader"},
       // --- specialize ---
+      {"sparse_update", "specialize", sparse_update, "x - c*inc_subtensor(zeros_like(x)[i], v) -> inc_subtensor(x[i], -c*v): an update touches only the rows it scatters to", sparse_update_rules},
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       {"merge_specialized", "specialize", merge, "specialize makes duplicates (each fill's cast of its like): one node each before fusion"},
       // --- fusion ---

@@ -122,6 +122,37 @@ void check_cpu_ops(const Graph& graph, const std::unordered_map<const Node*, std
   warnings.push_back("assert_no_cpu_op: " + what);
 }
 
+// While a call runs, the shared variables it may update in place let the write disregard
+// their own reference to their buffer (Buffer::owner_refs); every other holder still counts.
+// Undone when the call ends, however it ends.
+class OwnerRefs {
+ public:
+  OwnerRefs() = default;
+  OwnerRefs(const OwnerRefs&) = delete;
+  OwnerRefs& operator=(const OwnerRefs&) = delete;
+  ~OwnerRefs() { release(); }
+  void lend(const Tensor& value) {
+    if (!value.defined()) return;
+    value.buffer()->set_owner_refs(value.buffer()->owner_refs() + 1);
+    lent_.push_back(value.buffer());  // weak: no reference of its own
+  }
+  void release() {
+    for (const std::weak_ptr<Buffer>& b : lent_)
+      if (std::shared_ptr<Buffer> buffer = b.lock()) buffer->set_owner_refs(buffer->owner_refs() - 1);
+    lent_.clear();
+  }
+
+ private:
+  std::vector<std::weak_ptr<Buffer>> lent_;
+};
+
+// Whether `t` is the variable's current value itself (its buffer, layout and dtype).
+bool is_value_of(const Tensor& t, const SharedValue& var) {
+  const Tensor& v = var.current();
+  return t.shares_buffer(v) && t.raw_data() == v.raw_data() && t.dtype() == v.dtype() && t.shape() == v.shape() &&
+         t.strides() == v.strides();
+}
+
 std::string input_label(const Var& v, size_t i) {
   return v.name().empty() ? "input " + std::to_string(i + 1) : "input '" + v.name() + "'";
 }
@@ -238,16 +269,21 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   auto clear_bound = [&] {
     for (int s : prog.bound_slots) f.slots[s] = Tensor();
   };
+  // The variables' own references to the buffers their updates are written into.
+  OwnerRefs owner_refs;
+  for (size_t k : f.linked.written_in_place) owner_refs.lend(f.linked.shared_slots[k].second->current());
   const ExecOptions exec_options{f.config.allow_gc, f.config.sync};
   bool replayed = false;  // the call ran as a recorded CUDA graph: the updates are applied
   try {
     if (f.replay) replayed = f.replay->run(f.slots, exec_options, f.replay_updates);
     if (!replayed) execute(prog, f.slots, exec_options, f.profiler.get());
   } catch (...) {
+    owner_refs.release();
     clear_bound();
     if (f.profiler) f.profiler->end_call();
     throw;  // no update was applied: shared variables are as before the call
   }
+  owner_refs.release();
 
   // Results belong to the caller. Without borrow, a result that shares memory with an
   // argument, a shared value, a constant or an earlier result is copied.
@@ -262,7 +298,9 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   }
   for (size_t i = 0; i < prog.output_slots.size(); ++i) {
     Tensor t = f.slots[prog.output_slots[i]];
-    if (!f.borrow_outputs) {
+    // An update written into its own variable's buffer is that variable's value already.
+    const bool in_its_variable = i >= f.num_outputs && is_value_of(t, *f.update_targets[i - f.num_outputs]);
+    if (!f.borrow_outputs && !in_its_variable) {
       const Buffer* b = t.buffer().get();
       if (std::find(foreign.begin(), foreign.end(), b) != foreign.end()) t = t.copy();
       else foreign.push_back(b);
@@ -373,6 +411,9 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     impl->update_targets.push_back(target.ptr()->storage());
   }
 
+  // Per graph output, the shared variable it updates (null for the results).
+  std::vector<const SharedValue*> update_outputs(impl->num_outputs, nullptr);
+  for (const auto& target : impl->update_targets) update_outputs.push_back(target.get());
   impl->raw_graph = Graph::clone_of(to_ptrs(inputs), outs);
   impl->graph = Graph::clone_of(impl->raw_graph.inputs(), impl->raw_graph.outputs());
   // The backends first: placement asks the device backend what it implements.
@@ -401,6 +442,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     if (options.trace_rewrites) ctx.trace = &events;
     ctx.warnings = &impl->optimizer_warnings;
     ctx.host_reasons = &impl->host_reasons;
+    ctx.updates = update_outputs;
     impl->optimizer_timings = optimize(impl->graph, ctx);
     for (const RewriteEvent& e : events)
       impl->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
@@ -419,7 +461,8 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
 
   auto t1 = std::chrono::steady_clock::now();
   impl->linked = link(impl->graph, *impl->backend,
-                      LinkOptions{memory_plan_enabled(impl->config), impl->config.allow_gc, impl->device_backend.get()});
+                      LinkOptions{memory_plan_enabled(impl->config), impl->config.allow_gc, impl->device_backend.get(),
+                                  update_outputs});
   for (auto& [slot, storage] : impl->linked.shared_slots)
     impl->shared_on_device.push_back(device_shared.count(storage.get()) > 0);
   impl->slots.assign(impl->linked.program.num_slots, Tensor());
@@ -444,7 +487,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     impl->replay_updates = [f] {
       ReplayUpdates u;
       for (size_t k = 0; k < f->update_targets.size(); ++k)
-        u.emplace_back(f->linked.program.output_slots[f->num_outputs + k], f->update_targets[k]->current());
+        u.emplace_back(f->linked.program.output_slots[f->num_outputs + k], &f->update_targets[k]->current());
       return u;
     };
   }

@@ -17,6 +17,13 @@ bool Op::equals(const Op& other) const {
   return typeid(*this) == typeid(other) && name() == other.name();
 }
 
+void Op::validate(const std::vector<Tensor>& inputs) const {
+  std::vector<Shape> shapes;
+  shapes.reserve(inputs.size());
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  infer_shapes(shapes);
+}
+
 size_t Op::hash() const { return std::hash<std::string>()(name()) ^ typeid(*this).hash_code(); }
 
 std::vector<std::shared_ptr<Variable>> Op::grad(const Node&, const std::vector<std::shared_ptr<Variable>>&) const {
@@ -56,7 +63,8 @@ Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
     if (!same_layout || !listed) return ensure_output(slot, dtype, shape, device);
     ++holders;
   }
-  if (slot.buffer_use_count() != holders) return ensure_output(slot, dtype, shape, device);
+  // A shared variable updated in place holds the buffer too (Buffer::owner_refs).
+  if (slot.buffer_use_count() != holders + slot.buffer()->owner_refs()) return ensure_output(slot, dtype, shape, device);
   return slot;
 }
 

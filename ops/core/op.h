@@ -43,6 +43,14 @@ class Op {
   // it through ensure_output() or replace it. Inputs are never written.
   virtual void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
 
+  // Raises what perform() would raise for these inputs (on the host or a device), computing and
+  // writing nothing. The executor asks it of every node that updates a shared variable in place
+  // before the first of them runs, so that a failing call changes no variable
+  // (compiler/update_in_place.h). The default checks the shapes (infer_shapes), which is all
+  // that can fail for ops that raise on shapes only; an op that raises on values checks those
+  // it can read without waiting for a device.
+  virtual void validate(const std::vector<Tensor>& inputs) const;
+
   // Reverse-mode rule: the gradients of a scalar cost with respect to each input, given the
   // gradients with respect to each output (null where an output does not reach the cost).
   // Returns one entry per input, null where the input has no gradient (integer or boolean
@@ -85,7 +93,8 @@ Tensor& ensure_output(Tensor& slot, DType dtype, const Shape& shape, Device& dev
 // tensor of an input the executor handed over. Keeps it when it is exactly the output
 // (dtype, shape, C-contiguous from offset 0, the whole buffer) and every other holder of its
 // buffer is an entry of `inputs` laid out exactly like it, at a position listed in
-// `aliasable` (inputs the op reads element by element in step with its writes). Otherwise
+// `aliasable` (inputs the op reads element by element in step with its writes), besides the
+// references its owner lets go of (Buffer::owner_refs: a shared variable's own). Otherwise
 // behaves as ensure_output() (a fresh buffer when anything else holds this one).
 Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
                               const std::vector<Tensor>& inputs, const std::vector<int>& aliasable,

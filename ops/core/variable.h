@@ -52,16 +52,18 @@ class Variable {
 
 using VarPtr = std::shared_ptr<Variable>;
 
-// The value behind a shared variable, shared by every function that uses it. Updates
-// replace the value as a whole, so a tensor handed out earlier is never changed by them.
+// The value behind a shared variable, shared by every function that uses it. An update may be
+// written into the value's own buffer (compiler/update_in_place.h): a tensor handed out with
+// get_value() is a copy and keeps its contents; one handed out with borrow=true may change.
 class SharedValue {
  public:
   SharedValue(Tensor value, std::string name, bool borrow);
 
   const std::string& name() const { return name_; }
   const Type& type() const { return type_; }  // dtype and rank fixed; dims left unknown
-  // A host copy of the value, or the value itself with borrow=true (then do not modify it;
-  // it may live on a device when a function on that device keeps it there).
+  // A host copy of the value, or the value itself with borrow=true (then do not modify it,
+  // and expect a later call to write the variable's update into it; it may live on a device
+  // when a function on that device keeps it there).
   Tensor get_value(bool borrow = false) const;
   // Replaces the value; dtype and rank must match (TypeError names the variable).
   void set_value(const Tensor& value, bool borrow = false);

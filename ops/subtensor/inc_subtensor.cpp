@@ -9,7 +9,26 @@
 namespace tgc {
 
 std::string IncSubtensor::name() const {
-  return std::string("IncSubtensor{") + (mode_ == Mode::Set ? "Set;" : "Inc;") + spec_.str() + "}";
+  return std::string("IncSubtensor{") + (mode_ == Mode::Set ? "Set;" : "Inc;") + spec_.str() +
+         (inplace_ ? ";inplace}" : "}");
+}
+
+std::shared_ptr<const Op> IncSubtensor::make_inplace(int output, int input) const {
+  if (output != 0 || input != 0 || inplace_) return nullptr;
+  return std::make_shared<IncSubtensor>(mode_, spec_, true);
+}
+
+void IncSubtensor::validate(const std::vector<Tensor>& inputs) const {
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  infer_shapes(shapes);
+  std::vector<Tensor> arrays(inputs.begin() + 2, inputs.end());
+  for (const Tensor& a : arrays)
+    if (!a.on_host()) return;  // on a device: read only where perform() reads them
+  const Tensor& x = inputs[0];
+  std::vector<Shape> array_shapes(shapes.begin() + 2, shapes.end());
+  prepare_index_tensors(name(), resolve_index(name(), spec_, x.shape(), contiguous_strides(x.shape()), array_shapes),
+                        arrays);
 }
 
 std::vector<Type> IncSubtensor::infer_types(const std::vector<Type>& inputs) const {
@@ -48,8 +67,10 @@ void IncSubtensor::perform(const std::vector<Tensor>& inputs, std::vector<Tensor
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
   infer_shapes(shapes);  // checks the value's broadcast with a clear message
 
-  Tensor& out = ensure_output(outputs[0], x.dtype(), x.shape());
-  copy_elements(x, out);
+  Tensor& out = inplace_ ? ensure_output_inplace(outputs[0], x.dtype(), x.shape(), inputs, {0})
+                         : ensure_output(outputs[0], x.dtype(), x.shape());
+  // In place, out is x itself (ensure_output_inplace keeps it only in x's layout).
+  if (!out.shares_buffer(x)) copy_elements(x, out);
   std::vector<Shape> array_shapes(shapes.begin() + 2, shapes.end());
   IndexLayout l = resolve_index(name(), spec_, out.shape(), out.strides(), array_shapes);
   std::vector<Tensor> idx = prepare_index_tensors(name(), l, arrays);

@@ -192,7 +192,7 @@ TEST(CallReplay, UpdatesAreWrittenIntoTheSharedBufferSoItsAddressRepeats) {
   CallReplay r(p, d);
   Tensor w = on(d, 1);
   const void* address = w.raw_data();
-  auto updates = [&] { return ReplayUpdates{{1, w}}; };
+  auto updates = [&] { return ReplayUpdates{{1, &w}}; };
   std::vector<Tensor> slots(2);
   slots[0] = w;
   EXPECT_FALSE(r.run(slots, {}, updates));
@@ -204,6 +204,45 @@ TEST(CallReplay, UpdatesAreWrittenIntoTheSharedBufferSoItsAddressRepeats) {
   }
   EXPECT_EQ(r.replays(), 3);
   EXPECT_EQ(read(w), 16.0f);
+  EXPECT_EQ(w.raw_data(), address);
+}
+
+// w_new = 2 w computed in w's own buffer (a handover from the bound slot, as the linker makes
+// for an update written in place): the output is the variable, not a result a caller holds,
+// so the recording is replayed, writes nothing at its end, and w's buffer is not counted as
+// the recording's memory.
+TEST(CallReplay, AnUpdateComputedInItsVariablesBufferIsReplayed) {
+  FakeDevice d;
+  Program p;
+  p.num_slots = 2;
+  p.bound_slots = {0};
+  p.output_slots = {1};
+  Thunk t = scale_thunk(d, 2, 0, 1);
+  t.inplace = {{0, 0}};
+  t.run = [&d](const std::vector<Tensor>& i, std::vector<Tensor>& o) {
+    ASSERT_TRUE(o[0].shares_buffer(i[0]));  // handed over
+    float* x = static_cast<float*>(o[0].raw_data());
+    const int64_t n = o[0].numel();
+    d.enqueue([=] {
+      for (int64_t k = 0; k < n; ++k) x[k] *= 2;
+    });
+  };
+  p.thunks.push_back(std::move(t));
+  CallReplay r(p, d, /*max_recorded_bytes=*/15);  // w alone is 16 bytes
+  Tensor w = on(d, 1);
+  const void* address = w.raw_data();
+  auto updates = [&] { return ReplayUpdates{{1, &w}}; };
+  std::vector<Tensor> slots(2);
+  for (int call = 0; call < 5; ++call) {
+    slots[0] = w;  // bound by the caller before each call
+    if (!r.run(slots, {}, updates)) execute(p, slots, {}, nullptr);
+    EXPECT_TRUE(slots[1].shares_buffer(w)) << "call " << call;
+    slots = std::vector<Tensor>(2);
+  }
+  EXPECT_EQ(r.recordings(), 1);
+  EXPECT_EQ(r.replays(), 3);
+  EXPECT_FALSE(r.disabled());
+  EXPECT_EQ(read(w), 32.0f);
   EXPECT_EQ(w.raw_data(), address);
 }
 
@@ -245,7 +284,7 @@ TEST(CallReplay, AnUpdatedVariableTheGraphDoesNotReadIsPartOfTheKey) {
   Program p = one_thunk(d);  // v_new = 2 x, v not read
   CallReplay r(p, d);
   Tensor x = on(d, 1), v = on(d, 0);
-  auto updates = [&] { return ReplayUpdates{{1, v}}; };
+  auto updates = [&] { return ReplayUpdates{{1, &v}}; };
   std::vector<Tensor> slots(2);
   slots[0] = x;
   r.run(slots, {}, updates);

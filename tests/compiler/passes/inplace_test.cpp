@@ -1,7 +1,9 @@
 // The inplace pass: which inputs a node may overwrite (intermediates dying at it, of the
-// output's dtype and shape) and which never (graph inputs, shared values, constants, graph
-// outputs, values read later, views of any of these, broadcast inputs), and that compiled
-// functions give identical results with and without it.
+// output's dtype and shape; a shared variable whose update it computes, when nothing reads the
+// old value after it and its errors are all raised by Op::validate) and which never (graph
+// inputs, other shared values, constants, graph outputs, values read later, views of any of
+// these, broadcast inputs), and that compiled functions give identical results with and
+// without it.
 #include "compiler/passes/inplace.h"
 
 #include <gmock/gmock.h>
@@ -126,6 +128,81 @@ TEST(Inplace, CompiledResultsIdenticalAndInputsUntouched) {
   EXPECT_TRUE(tensors_equal(xs, x_copy));
   EXPECT_TRUE(tensors_equal(ys, y_copy));
   EXPECT_TRUE(tensors_equal(w_borrowed, w0));  // the old value a caller borrowed is unchanged
+}
+
+// The inplace pass on the graph of `outputs` followed by the updates' values, with
+// PassContext::updates naming their variables; `device` places every node on a GPU first.
+test::PassRun run_with_updates(const std::vector<Var>& inputs, std::vector<Var> outputs, const Updates& updates,
+                               bool device = false) {
+  PassContext ctx;
+  ctx.updates.assign(outputs.size(), nullptr);
+  for (const auto& [var, value] : updates) {
+    outputs.push_back(value);
+    ctx.updates.push_back(var.ptr()->storage().get());
+  }
+  test::PassRun r;
+  r.before = Graph::clone_of(to_ptrs(inputs), to_ptrs(outputs));
+  r.after = Graph::clone_of(r.before.inputs(), r.before.outputs());
+  if (device)
+    for (Node* n : r.after.toposort()) n->set_placement(DeviceKind::Cuda);
+  r.changed = inplace(r.after, ctx);
+  verify_graph(r.after, "inplace");
+  return r;
+}
+
+// The op of the node computing graph output o.
+std::string op_of(const test::PassRun& r, size_t o) { return r.after.outputs()[o]->owner()->op().name(); }
+
+TEST(Inplace, AnUpdateIsWrittenIntoItsVariable) {
+  Shared w = shared(Tensor::from_vector(std::vector<double>{1, 2}), "w");
+  Shared m = shared(Tensor::from_vector(std::vector<double>{1, 2, 3, 4}).reshape({2, 2}), "m");
+  Shared e = shared(Tensor::from_vector(std::vector<double>{1, 2, 3}), "e");
+  Var x = vector("x", f64), idx = vector("idx", DType::Int64);
+  auto r = run_with_updates({x, idx}, {}, {{w, w - x}, {e, inc_subtensor(e[idx], 1.0)}, {m, m * 2}});
+  EXPECT_EQ(op_of(r, 0), "Elemwise{sub,inplace}");
+  EXPECT_EQ(op_of(r, 1), "IncSubtensor{Inc;array;inplace}");  // on the host: validate reads idx
+  EXPECT_EQ(op_of(r, 2), "Elemwise{mul,inplace}");
+  // Without PassContext::updates no variable is ever overwritten.
+  auto plain = run_inplace({x, idx}, {w - x, inc_subtensor(e[idx], 1.0)});
+  EXPECT_FALSE(plain.changed) << plain.after.str();
+}
+
+TEST(Inplace, AnUpdateNeverOverwritesAnOldValueReadLaterOrReturned) {
+  Shared a = shared(Tensor::from_vector(std::vector<double>{1, 2}), "a");
+  Shared b = shared(Tensor::from_vector(std::vector<double>{3, 4}), "b");
+  Shared c = shared(Tensor::from_vector(std::vector<double>{5, 6}), "c");
+  Shared d = shared(Tensor::from_vector(std::vector<double>{7, 8}), "d");
+  Var x = vector("x", f64);
+  Var d_new = d - x;
+  auto r = run_with_updates({x}, {c, d_new},
+                            {{a, a - x},         // a is read again below, by b's update
+                             {b, b * a},         // b: fine (it is the last node reading b)
+                             {c, c + x},         // c's old value is returned
+                             {d, d_new}});       // d's new value is also a result
+  EXPECT_EQ(op_of(r, 2), "Elemwise{sub}") << r.after.str();
+  EXPECT_EQ(op_of(r, 3), "Elemwise{mul,inplace}");
+  EXPECT_EQ(op_of(r, 4), "Elemwise{add}");
+  EXPECT_EQ(op_of(r, 5), "Elemwise{sub}");
+}
+
+TEST(Inplace, AnUpdateThatCanRaiseAfterWritingIsNotInPlace) {
+  // Integer floor division raises on a zero divisor, element by element.
+  Shared n = shared(Tensor::from_vector(std::vector<int64_t>{6, 8}), "n");
+  Var k = vector("k", DType::Int64);
+  auto r = run_with_updates({k}, {}, {{n, floor_div(n, k)}});
+  EXPECT_FALSE(r.changed) << r.after.str();
+
+  // On a device, an increment's index arrays are read by its kernels only, which write the
+  // rows of good indices: in place only when a gather with the same index checked them.
+  Shared emb = shared(Tensor::from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}).reshape({3, 2}), "emb");
+  Var idx = vector("idx", DType::Int64), other = vector("other", DType::Int64), v = matrix("v", f64);
+  auto unchecked = run_with_updates({idx, v}, {}, {{emb, inc_subtensor(emb[idx], v)}}, /*device=*/true);
+  EXPECT_FALSE(unchecked.changed) << unchecked.after.str();
+  auto checked_elsewhere = run_with_updates({idx, other, v}, {sum(take(emb, other, 0))},
+                                            {{emb, inc_subtensor(emb[idx], v)}}, /*device=*/true);
+  EXPECT_EQ(op_of(checked_elsewhere, 1), "IncSubtensor{Inc;array}") << checked_elsewhere.after.str();
+  auto checked = run_with_updates({idx, v}, {sum(emb[idx])}, {{emb, inc_subtensor(emb[idx], v)}}, /*device=*/true);
+  EXPECT_EQ(op_of(checked, 1), "IncSubtensor{Inc;array;inplace}") << checked.after.str();
 }
 
 // Fusion then inplace, as fast_run orders them.
