@@ -520,7 +520,8 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   // The backends first: placement asks the device backend what it implements.
   impl->backend = make_host_backend(impl->config);
   impl->device_backend = make_device_backend(impl->config);
-  impl->shared_shapes = SharedShapeHistory(impl->raw_graph);
+  // optimizer=none runs no rule that could use a shape fact: nothing to assume or guard.
+  if (impl->config.optimizer != "none") impl->shared_shapes = SharedShapeHistory(impl->raw_graph);
   std::vector<std::string> log;
   impl->variants.push_back(impl->compile(impl->shared_shapes.facts_now(log), t0));
   impl->current = impl->variants.back().get();
