@@ -490,6 +490,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   impl->trace_rewrites = options.trace_rewrites;
   impl->user_inputs = inputs;
   impl->num_outputs = outputs.size();
+
   std::vector<VarPtr> outs = to_ptrs(outputs);
   std::unordered_set<const SharedValue*> updated;
   for (auto& [target, value] : updates) {
