@@ -1,7 +1,9 @@
 // canonicalize's shape rules: reshapes, dimshuffles, allocations and fills that change
 // nothing, and the run-time-shape ops of gradients (ReduceCount, ReshapeLike, SplitLike)
-// turned into constants or plain static ops where the shapes are known. SumToLike and the
-// fill rules that need ShapeEquivalence are in canonicalize_broadcast.cpp.
+// turned into constants or plain static ops where the shapes are known. "Known" is the
+// static type's, or ShapeEquivalence's (env.shapes: what the shape facts of shared variables
+// give, docs/optimizations.md#shape-facts). SumToLike and the fill rules that compare
+// symbolic dims are in canonicalize_broadcast.cpp.
 #include "compiler/passes/canonicalize_rules.h"
 #include "ops/alloc/alloc.h"
 #include "ops/core/apply.h"
@@ -24,6 +26,25 @@ const O* op_of(const Node& n) {
   return dynamic_cast<const O*>(&n.op());
 }
 
+// Each dim of v: its size where the type or the shape facts give it, else nullopt.
+std::vector<std::optional<int64_t>> known_dims(const Variable& v, ShapeEquivalence& shapes) {
+  std::vector<std::optional<int64_t>> out;
+  const Type& t = v.type();
+  if (t.fully_known()) return {t.shape.begin(), t.shape.end()};
+  for (DimId d : shapes.dims(v)) out.push_back(shapes.known(d));
+  return out;
+}
+
+// v's shape when every dim is known.
+std::optional<Shape> known_shape(const Variable& v, ShapeEquivalence& shapes) {
+  Shape out;
+  for (const std::optional<int64_t>& d : known_dims(v, shapes)) {
+    if (!d) return std::nullopt;
+    out.push_back(*d);
+  }
+  return out;
+}
+
 bool is_identity_pattern(const std::vector<int>& pattern, int ndim) {
   if (static_cast<int>(pattern.size()) != ndim) return false;
   for (int i = 0; i < ndim; ++i)
@@ -34,12 +55,13 @@ bool is_identity_pattern(const std::vector<int>& pattern, int ndim) {
 }  // namespace
 
 // A target equal to x's static shape, where a -1 stands for the one dim it resolves to.
-std::vector<VarPtr> useless_reshape(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> useless_reshape(Node& n, const RewriteEnv& env) {
   const auto* r = op_of<Reshape>(n);
   if (!r) return {};
   const VarPtr& x = n.inputs()[0];
   const Shape& target = r->target();
   if (static_cast<int>(target.size()) != x->type().ndim()) return {};
+  const std::vector<std::optional<int64_t>> dims = known_dims(*x, env.shapes);
   bool free = false;
   int64_t known = 1;
   for (size_t d = 0; d < target.size(); ++d) {
@@ -47,7 +69,7 @@ std::vector<VarPtr> useless_reshape(Node& n, const RewriteEnv&) {
       free = true;
       continue;
     }
-    if (x->type().shape[d] != target[d]) return {};
+    if (dims[d] != target[d]) return {};
     known *= target[d];
   }
   if (free && known == 0) return {};  // the -1 cannot be resolved: keep the reshape's error
@@ -80,31 +102,33 @@ std::vector<VarPtr> dimshuffle_dimshuffle(Node& n, const RewriteEnv&) {
   return {apply1(std::make_shared<DimShuffle>(pattern, outer->user_name()), {x})};
 }
 
-std::vector<VarPtr> useless_alloc(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> useless_alloc(Node& n, const RewriteEnv& env) {
   const auto* a = op_of<Alloc>(n);
-  if (!a || n.inputs()[0]->type().shape != a->shape()) return {};
+  if (!a || known_shape(*n.inputs()[0], env.shapes) != a->shape()) return {};
   return {n.inputs()[0]};
 }
 
-// The like's values were never read; with a static shape its expression is not needed either.
-std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv&) {
-  const Type& out = n.output_raw(0)->type();
-  if (!op_of<Fill>(n) || !out.fully_known()) return {};
-  return {apply1(std::make_shared<Alloc>(out.shape), {n.inputs()[1]})};
+// The like's values were never read; with a known shape its expression is not needed either.
+std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv& env) {
+  if (!op_of<Fill>(n)) return {};
+  const std::optional<Shape> out = known_shape(*n.output_raw(0), env.shapes);
+  if (!out) return {};
+  return {apply1(std::make_shared<Alloc>(*out), {n.inputs()[1]})};
 }
 
-std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv& env) {
   const auto* rc = op_of<ReduceCount>(n);
   if (!rc) return {};
-  const Type& x = n.inputs()[0]->type();
-  std::vector<bool> reduced = reduced_mask(rc->axes(), x.ndim());
+  const std::vector<std::optional<int64_t>> dims = known_dims(*n.inputs()[0], env.shapes);
+  const int ndim = static_cast<int>(dims.size());
+  std::vector<bool> reduced = reduced_mask(rc->axes(), ndim);
   int64_t count = 1;
   bool known = true;
-  for (int d = 0; d < x.ndim(); ++d) {
+  for (int d = 0; d < ndim; ++d) {
     if (!reduced[d]) continue;
-    if (x.shape[d] == 0) return {scalar_constant(0, rc->dtype())};
-    if (x.shape[d] == kUnknownDim) known = false;
-    else count *= x.shape[d];
+    if (dims[d] == 0) return {scalar_constant(0, rc->dtype())};
+    if (!dims[d]) known = false;
+    else count *= *dims[d];
   }
   if (!known) return {};
   Tensor value = Tensor::empty(rc->dtype(), {});
@@ -112,23 +136,23 @@ std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv&) {
   return {Variable::constant(value)};
 }
 
-std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv& env) {
   if (!op_of<ReshapeLike>(n)) return {};  // before reading input 1: other ops may have one input
-  const Type& like = n.inputs()[1]->type();
-  if (!like.fully_known()) return {};
-  return {apply1(std::make_shared<Reshape>(like.shape), {n.inputs()[0]})};
+  const std::optional<Shape> like = known_shape(*n.inputs()[1], env.shapes);
+  if (!like) return {};
+  return {apply1(std::make_shared<Reshape>(*like), {n.inputs()[0]})};
 }
 
-std::vector<VarPtr> static_split_like(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> static_split_like(Node& n, const RewriteEnv& env) {
   const auto* sl = op_of<SplitLike>(n);
   if (!sl) return {};
   const VarPtr& x = n.inputs()[0];
   const int axis = normalize_axis(sl->axis(), x->type().ndim(), "split_like");
   std::vector<int64_t> sizes;
   for (size_t i = 1; i < n.inputs().size(); ++i) {
-    const int64_t s = n.inputs()[i]->type().shape[axis];
-    if (s == kUnknownDim) return {};
-    sizes.push_back(s);
+    const std::optional<int64_t> s = known_dims(*n.inputs()[i], env.shapes)[static_cast<size_t>(axis)];
+    if (!s) return {};
+    sizes.push_back(*s);
   }
   return tgc::apply(std::make_shared<Split>(axis, std::move(sizes)), {x});
 }

@@ -11,12 +11,21 @@
 
 #include "runtime/config.h"
 #include "runtime/device.h"
+#include "runtime/shape.h"
 
 namespace tgc {
 
 class Node;
 class SharedValue;
 class Variable;
+class SharedValue;
+
+// Shape facts beyond the static types: the shapes of shared variables' values when the
+// function was compiled (Theano leaves them (?, ?); tgc knows them at function() time). Only
+// ShapeEquivalence reads them, so every rule that asks it learns them. They are promises the
+// caller keeps: the frontend compiles again when a value's shape differs from its fact
+// (frontend/api/function.cpp, docs/optimizations.md#shape-facts).
+using SharedShapeFacts = std::unordered_map<const SharedValue*, Shape>;
 
 // Where the function runs, for the placement pass (compiler/passes/placement.h).
 struct PlacementTarget {
@@ -65,6 +74,8 @@ struct PassContext {
   // null for a result; outputs past the end are results. The inplace pass lets an update
   // write into its variable's own buffer (compiler/update_in_place.h).
   std::vector<const SharedValue*> updates;
+  // Shapes the shared variables' values are assumed to have (empty: nothing assumed).
+  SharedShapeFacts shared_shapes;
 
   bool enabled(std::string_view name) const { return !excluded.count(std::string(name)); }
   void warn(std::string message) const {

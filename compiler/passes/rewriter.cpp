@@ -27,7 +27,7 @@ bool rewrite_to_fixed_point(Graph& graph, std::span<const LocalRewrite> rules, s
   if (active.empty()) return false;
 
   GraphEditor editor(graph);
-  ShapeEquivalence shapes;
+  ShapeEquivalence shapes(&ctx.shared_shapes);
   std::deque<Node*> work;
   std::unordered_set<Node*> queued;
   auto enqueue = [&](Node* n) {

@@ -9,6 +9,7 @@
 #include "ops/core/node.h"
 #include "ops/elemwise/elemwise.h"
 #include "ops/gradient/stop_gradient.h"
+#include "ops/nn/softmax.h"
 #include "ops/gradient/sum_to_like.h"
 #include "ops/reduce/arg_reduce.h"
 #include "ops/reduce/careduce.h"
@@ -89,8 +90,16 @@ std::vector<DimId> ShapeEquivalence::broadcast(const std::vector<const std::vect
 }
 
 std::vector<DimId> ShapeEquivalence::from_type(const Variable& v) {
+  // A shared variable with a fact has its value's sizes (the type's rank is the value's).
+  const Shape* fact = nullptr;
+  if (facts_ && v.kind() == Variable::Kind::Shared)
+    if (auto it = facts_->find(v.storage().get()); it != facts_->end() && static_cast<int>(it->second.size()) == v.type().ndim())
+      fact = &it->second;
   std::vector<DimId> out;
-  for (int64_t s : v.type().shape) out.push_back(s == kUnknownDim ? fresh() : constant(s));
+  for (size_t d = 0; d < v.type().shape.size(); ++d) {
+    const int64_t s = v.type().shape[d];
+    out.push_back(s != kUnknownDim ? constant(s) : fact ? constant((*fact)[d]) : fresh());
+  }
   return out;
 }
 
@@ -104,7 +113,7 @@ std::vector<std::vector<DimId>> ShapeEquivalence::compute(const Variable& v) {
   if (op_as<Elemwise>(*n)) return one(broadcast(in));
   if (op_as<Fill>(*n)) return one(broadcast(in));
   if (op_as<SumToLike>(*n) || op_as<ReshapeLike>(*n)) return one(*in[1]);
-  if (op_as<StopGradient>(*n) || n->op().is_transfer()) return one(*in[0]);
+  if (op_as<StopGradient>(*n) || op_as<Softmax>(*n) || n->op().is_transfer()) return one(*in[0]);
   if (const auto* ds = op_as<DimShuffle>(*n)) {
     std::vector<DimId> out;
     for (int p : ds->pattern()) out.push_back(p == -1 ? constant(1) : (*in[0])[static_cast<size_t>(p)]);
@@ -126,8 +135,35 @@ std::vector<std::vector<DimId>> ShapeEquivalence::compute(const Variable& v) {
     return one(std::move(out));
   }
   std::vector<std::vector<DimId>> outs;
+  if (std::optional<std::vector<Shape>> shapes = concrete_outputs(*n, in)) {
+    for (const Shape& shape : *shapes) {
+      outs.emplace_back();
+      for (int64_t size : shape) outs.back().push_back(constant(size));
+    }
+    return outs;
+  }
   for (int i = 0; i < n->num_outputs(); ++i) outs.push_back(from_type(*n->output_raw(i)));
   return outs;
+}
+
+std::optional<std::vector<Shape>> ShapeEquivalence::concrete_outputs(const Node& n,
+                                                                     const std::vector<const std::vector<DimId>*>& in) {
+  std::vector<Shape> shapes;
+  for (const std::vector<DimId>* dims : in) {
+    shapes.emplace_back();
+    for (DimId d : *dims) {
+      const std::optional<int64_t> size = known(d);
+      if (!size) return std::nullopt;
+      shapes.back().push_back(*size);
+    }
+  }
+  try {
+    std::vector<Shape> out = n.op().infer_shapes(shapes);
+    if (static_cast<int>(out.size()) != n.num_outputs()) return std::nullopt;
+    return out;
+  } catch (const Error&) {
+    return std::nullopt;  // shapes it rejects: the node raises when it runs, as written
+  }
 }
 
 const std::vector<DimId>& ShapeEquivalence::dims(const Variable& v) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/passes/pass_context.h"
 #include "ops/core/variable.h"
 
 namespace tgc {
@@ -27,15 +28,21 @@ using DimId = int32_t;
 // unknown dims of size 1 at run time, so bcast(y, p) and p differ when p is 1 and y is not.
 //
 // Modelled: Elemwise (the join of the inputs' dims, aligned on the right), Fill, Alloc,
-// SumToLike and ReshapeLike (like's dims), DimShuffle, StopGradient, transfers, the
-// reductions (CAReduce, Mean/LogSumExp, Argmax/Argmin: reduced dims dropped or 1) and Dot.
-// Static knowledge always wins: a dim the type knows is that size.
+// SumToLike and ReshapeLike (like's dims), DimShuffle, StopGradient, Softmax/LogSoftmax,
+// transfers, the reductions (CAReduce, Mean/LogSumExp, Argmax/Argmin: reduced dims dropped
+// or 1) and Dot. Any other op whose input dims are all known has the sizes its own
+// infer_shapes gives. Static knowledge always wins: a dim the type knows is that size. With shape facts (the
+// shapes of shared variables' values, PassContext::shared_shapes), a shared variable's dims
+// are the sizes of its fact, so everything computed from shared values alone has known dims.
 //
 // Dims are computed on request and memoized by Variable::id(), so one analysis serves a
 // whole rewrite pass: rewrites replace a variable only by one with the same run-time value
 // (and so shape), which keeps every memoized answer true while readers are rewired.
 class ShapeEquivalence {
  public:
+  // `facts` (may be null) must outlive the analysis.
+  explicit ShapeEquivalence(const SharedShapeFacts* facts = nullptr) : facts_(facts) {}
+
   // The symbolic dims of `v`, one per axis. Iterative: deep graphs do not overflow the stack.
   const std::vector<DimId>& dims(const Variable& v);
 
@@ -63,7 +70,10 @@ class ShapeEquivalence {
   // The dims of every output of v's owner (or of v itself, for a root), from its inputs'.
   std::vector<std::vector<DimId>> compute(const Variable& v);
   std::vector<DimId> from_type(const Variable& v);
+  // The output shapes of `n` from its infer_shapes when every input dim is known.
+  std::optional<std::vector<Shape>> concrete_outputs(const Node& n, const std::vector<const std::vector<DimId>*>& in);
 
+  const SharedShapeFacts* facts_;
   std::vector<Dim> dims_;
   std::map<Dim, DimId> ids_;
   uint32_t next_symbol_ = 0;

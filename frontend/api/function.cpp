@@ -1,5 +1,7 @@
 // function() and Function: compile a graph once, then run it with argument checks,
-// output ownership and all-or-nothing shared-variable updates.
+// output ownership and all-or-nothing shared-variable updates. The compile assumes the
+// shapes of the shared variables' values (shape facts); a call after one changed shape runs
+// a program compiled for the new shapes, compiled then and kept.
 #include <tgc/function.h>
 
 #include <fmt/format.h>
@@ -19,6 +21,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/placement.h"
+#include "frontend/api/shape_guard.h"
 #include "ops/core/graph.h"
 #include "runtime/call_replay.h"
 #include "runtime/executor.h"
@@ -160,33 +163,55 @@ std::string input_label(const Var& v, size_t i) {
 }  // namespace
 
 struct Function::Impl {
+  // One compiled program of a function: the graph optimized under one set of shape facts,
+  // linked, with its own slots, profile and call replay. A function has one per set of shared
+  // shapes it was called with (usually one).
+  struct Variant {
+    ShapeGuard guard;  // the shared values' shapes this program assumes
+    Graph graph;
+    std::vector<std::string> rewrite_trace;
+    std::vector<std::string> optimizer_warnings;
+    std::unordered_map<const Node*, std::string> host_reasons;  // the placement pass's
+    std::vector<PassTiming> optimizer_timings;
+    LinkedProgram linked;
+    // Shared slots whose value lives on the device (moved there on the first call).
+    std::vector<bool> shared_on_device;
+    std::vector<Tensor> slots;
+    std::vector<bool> constant_slot;  // slots of Program::constants
+    std::unique_ptr<Profiler> profiler;
+    // cuda_graphs=auto on a function all of whose nodes run on the GPU: records and replays
+    // calls (runtime/call_replay.h); nullptr otherwise.
+    std::unique_ptr<CallReplay> replay;
+    std::function<ReplayUpdates()> replay_updates;  // the updates' value slots and targets
+  };
+
   std::string name;
   Config config;
   bool borrow_outputs = false;
+  bool device_result = false;
+  bool trace_rewrites = false;
   std::vector<Var> user_inputs;  // for error messages
   Graph raw_graph;
-  Graph graph;
-  std::vector<std::string> rewrite_trace;
-  std::vector<std::string> optimizer_warnings;
-  std::unordered_map<const Node*, std::string> host_reasons;  // the placement pass's
-  std::vector<PassTiming> optimizer_timings;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Backend> device_backend;  // device=cuda: runs the device-placed nodes
-  LinkedProgram linked;
-  // Shared slots whose value lives on the device (moved there on the first call).
-  std::vector<bool> shared_on_device;
   size_t num_outputs = 0;  // graph outputs past this index are update values
   std::vector<std::shared_ptr<SharedValue>> update_targets;
-  std::vector<Tensor> slots;
-  std::vector<bool> constant_slot;  // slots of Program::constants
-  std::unique_ptr<Profiler> profiler;
+  // Per graph output, the shared variable it updates (null for the results): the inplace pass
+  // and the linker let an update write into its variable (compiler/update_in_place.h).
+  std::vector<const SharedValue*> update_outputs;
   std::vector<const Buffer*> foreign_buffers;  // scratch of operator(), kept for its capacity
-  // cuda_graphs=auto on a function all of whose nodes run on the GPU: records and replays
-  // calls (runtime/call_replay.h); nullptr otherwise.
-  std::unique_ptr<CallReplay> replay;
-  std::function<ReplayUpdates()> replay_updates;  // the updates' value slots and targets
+  SharedShapeHistory shared_shapes;
+  // Every program compiled, in order; `current` ran the last call. Never removed, so a
+  // graph() or profiler() handed out stays valid.
+  std::vector<std::unique_ptr<Variant>> variants;
+  Variant* current = nullptr;
+  std::unordered_set<std::string> warned;  // optimizer warnings already printed
 
   void check_args(const std::vector<Tensor>& args) const;
+  // Optimizes and links raw_graph under `guard`'s facts; `t0` is when the compile began.
+  std::unique_ptr<Variant> compile(ShapeGuard guard, std::chrono::steady_clock::time_point t0);
+  // The program for the shared values' shapes now: a kept one whose facts hold, or a new one.
+  Variant& variant_for_shared_shapes();
 };
 
 void Function::Impl::check_args(const std::vector<Tensor>& args) const {
@@ -225,17 +250,20 @@ Function::Function(Function&&) noexcept = default;
 Function& Function::operator=(Function&&) noexcept = default;
 
 Function::~Function() {
-  if (!impl_ || !impl_->profiler) return;
-  // Theano prints profiles when the program ends; a Function's end is the C++ equivalent.
-  try {
-    impl_->profiler->collect_device_times(/*wait=*/true);
-  } catch (const Error& e) {
-    std::cerr << "tgc: " << e.what() << "\n";
-  }
-  std::cerr << impl_->profiler->report() << std::flush;
-  if (!impl_->config.profile_trace.empty()) {
+  if (!impl_) return;
+  for (const auto& v : impl_->variants) {
+    if (!v->profiler) continue;
+    // Theano prints profiles when the program ends; a Function's end is the C++ equivalent.
     try {
-      impl_->profiler->write_chrome_trace(impl_->config.profile_trace);
+      v->profiler->collect_device_times(/*wait=*/true);
+    } catch (const Error& e) {
+      std::cerr << "tgc: " << e.what() << "\n";
+    }
+    std::cerr << v->profiler->report() << std::flush;
+  }
+  if (!impl_->config.profile_trace.empty() && impl_->current && impl_->current->profiler) {
+    try {
+      impl_->current->profiler->write_chrome_trace(impl_->config.profile_trace);
     } catch (const Error& e) {
       std::cerr << "tgc: " << e.what() << "\n";
     }
@@ -245,42 +273,46 @@ Function::~Function() {
 std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   Impl& f = *impl_;
   f.check_args(args);
-  if (f.profiler) f.profiler->begin_call();
+  // The shape facts of the program that ran last are checked on every call (a few shape
+  // compares); only a changed shared shape leads elsewhere.
+  if (!f.current->guard.holds()) f.current = &f.variant_for_shared_shapes();
+  Impl::Variant& v = *f.current;
+  if (v.profiler) v.profiler->begin_call();
 
-  const Program& prog = f.linked.program;
+  const Program& prog = v.linked.program;
   for (size_t i = 0; i < args.size(); ++i)
-    f.slots[f.linked.input_slots[i]] = args[i].on_host() ? args[i] : args[i].to(host_device());
-  for (size_t k = 0; k < f.linked.shared_slots.size(); ++k) {
-    auto& [slot, storage] = f.linked.shared_slots[k];
+    v.slots[v.linked.input_slots[i]] = args[i].on_host() ? args[i] : args[i].to(host_device());
+  for (size_t k = 0; k < v.linked.shared_slots.size(); ++k) {
+    auto& [slot, storage] = v.linked.shared_slots[k];
     const Tensor& value = storage->current();
-    if (f.shared_on_device[k] && &value.device() != f.device_backend->device()) {
+    if (v.shared_on_device[k] && &value.device() != f.device_backend->device()) {
       // A float32 shared variable lives on the function's device: moved there once (from the
       // host, or through it from another function's device: opencl and cuda in one process).
       Device& here = *f.device_backend->device();
       storage->set_value(value.on_host() ? value.to(here) : value.to(host_device()).to(here), /*borrow=*/true);
-    } else if (!f.shared_on_device[k] && !value.on_host()) {
+    } else if (!v.shared_on_device[k] && !value.on_host()) {
       // Read on the host by this function while another keeps it on a device: a copy.
-      f.slots[slot] = value.to(host_device());
+      v.slots[slot] = value.to(host_device());
       continue;
     }
-    f.slots[slot] = storage->current();
+    v.slots[slot] = storage->current();
   }
 
   auto clear_bound = [&] {
-    for (int s : prog.bound_slots) f.slots[s] = Tensor();
+    for (int s : prog.bound_slots) v.slots[s] = Tensor();
   };
   // The variables' own references to the buffers their updates are written into.
   OwnerRefs owner_refs;
-  for (size_t k : f.linked.written_in_place) owner_refs.lend(f.linked.shared_slots[k].second->current());
+  for (size_t k : v.linked.written_in_place) owner_refs.lend(v.linked.shared_slots[k].second->current());
   const ExecOptions exec_options{f.config.allow_gc, f.config.sync};
   bool replayed = false;  // the call ran as a recorded CUDA graph: the updates are applied
   try {
-    if (f.replay) replayed = f.replay->run(f.slots, exec_options, f.replay_updates);
-    if (!replayed) execute(prog, f.slots, exec_options, f.profiler.get());
+    if (v.replay) replayed = v.replay->run(v.slots, exec_options, v.replay_updates);
+    if (!replayed) execute(prog, v.slots, exec_options, v.profiler.get());
   } catch (...) {
     owner_refs.release();
     clear_bound();
-    if (f.profiler) f.profiler->end_call();
+    if (v.profiler) v.profiler->end_call();
     throw;  // no update was applied: shared variables are as before the call
   }
   owner_refs.release();
@@ -293,11 +325,11 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   std::vector<const Buffer*>& foreign = f.foreign_buffers;
   foreign.clear();
   if (!f.borrow_outputs) {
-    for (int s : prog.bound_slots) foreign.push_back(f.slots[s].buffer().get());
+    for (int s : prog.bound_slots) foreign.push_back(v.slots[s].buffer().get());
     for (auto& [s, t] : prog.constants) foreign.push_back(t.buffer().get());
   }
   for (size_t i = 0; i < prog.output_slots.size(); ++i) {
-    Tensor t = f.slots[prog.output_slots[i]];
+    Tensor t = v.slots[prog.output_slots[i]];
     // An update written into its own variable's buffer is that variable's value already.
     const bool in_its_variable = i >= f.num_outputs && is_value_of(t, *f.update_targets[i - f.num_outputs]);
     if (!f.borrow_outputs && !in_its_variable) {
@@ -311,67 +343,182 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   // Results now belong to the caller; constant slots are filled once in function() and
   // must survive (an output may be a constant, e.g. after constant folding).
   for (int s : prog.output_slots)
-    if (!f.constant_slot[s]) f.slots[s] = Tensor();
+    if (!v.constant_slot[s]) v.slots[s] = Tensor();
 
   if (!replayed)
     for (size_t u = 0; u < f.update_targets.size(); ++u)
       f.update_targets[u]->set_value(results[f.num_outputs + u], /*borrow=*/true);
   results.resize(f.num_outputs);
-  if (f.profiler) f.profiler->end_call();
+  if (v.profiler) v.profiler->end_call();
   return results;
 }
 
 const std::string& Function::name() const { return impl_->name; }
 const Config& Function::config() const { return impl_->config; }
-const Graph& Function::graph() const { return impl_->graph; }
+const Graph& Function::graph() const { return impl_->current->graph; }
 const Graph& Function::raw_graph() const { return impl_->raw_graph; }
-const std::vector<std::string>& Function::rewrite_trace() const { return impl_->rewrite_trace; }
+const std::vector<std::string>& Function::rewrite_trace() const { return impl_->current->rewrite_trace; }
 const std::vector<std::string>& Function::optimizer_warnings() const {
-  return impl_->optimizer_warnings;
+  return impl_->current->optimizer_warnings;
 }
 std::string Function::host_reason(const Node& node) const {
-  auto it = impl_->host_reasons.find(&node);
-  return it == impl_->host_reasons.end() ? "" : it->second;
+  for (const auto& v : impl_->variants)
+    if (auto it = v->host_reasons.find(&node); it != v->host_reasons.end()) return it->second;
+  return "";
 }
 std::vector<std::pair<std::string, double>> Function::optimizer_timings() const {
   std::vector<std::pair<std::string, double>> out;
-  for (auto& t : impl_->optimizer_timings) out.push_back({t.name, t.seconds});
+  for (auto& t : impl_->current->optimizer_timings) out.push_back({t.name, t.seconds});
   return out;
 }
-const Profiler* Function::profiler() const { return impl_->profiler.get(); }
-int Function::cuda_graph_replays() const { return impl_->replay ? impl_->replay->replays() : 0; }
+const Profiler* Function::profiler() const { return impl_->current->profiler.get(); }
+int Function::cuda_graph_replays() const {
+  int n = 0;
+  for (const auto& v : impl_->variants) n += v->replay ? v->replay->replays() : 0;
+  return n;
+}
 std::string Function::cuda_graph_status() const {
   const Impl& f = *impl_;
+  const Impl::Variant& v = *f.current;
   Device* device = f.device_backend ? f.device_backend->device() : nullptr;
   if (!device || device->kind() != DeviceKind::Cuda) return "";  // only CUDA records calls
-  if (!f.replay) {
+  if (!v.replay) {
     if (f.config.cuda_graphs != "auto") return "off: cuda_graphs=" + f.config.cuda_graphs;
     if (f.config.profile) return "off: profile=true times every node on its own";
     if (f.config.sync) return "off: sync=true waits after every node";
-    if (!CallReplay::eligible(f.linked.program, *device))
+    if (!CallReplay::eligible(v.linked.program, *device))
       return "off: not every node runs on the device (tgc show marks the host ones)";
     return "off";
   }
-  const CallReplay& r = *f.replay;
+  const CallReplay& r = *v.replay;
   std::string s = fmt::format("{} recording{}, {} call{} replayed", r.recordings(), r.recordings() == 1 ? "" : "s",
                               r.replays(), r.replays() == 1 ? "" : "s");
   if (r.disabled()) s += "; recording given up: " + r.disabled_reason();
   return s;
 }
+int Function::compiled_programs() const { return static_cast<int>(impl_->variants.size()); }
 std::string Function::profile_report() const {
-  if (!impl_->profiler) return {};
-  impl_->profiler->collect_device_times(/*wait=*/true);
-  return impl_->profiler->report();
+  std::string out;
+  for (const auto& v : impl_->variants) {
+    if (!v->profiler) continue;
+    v->profiler->collect_device_times(/*wait=*/true);
+    out += v->profiler->report();
+  }
+  return out;
 }
 
 std::vector<std::string> Function::toposort() const {
   std::vector<std::string> out;
-  for (Node* n : impl_->graph.toposort()) {
+  for (Node* n : impl_->current->graph.toposort()) {
     std::string s = n->op().name() + "(";
     for (size_t i = 0; i < n->inputs().size(); ++i) s += (i ? ", " : "") + n->inputs()[i]->label();
     out.push_back(s + ")");
   }
   return out;
+}
+
+std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guard,
+                                                                  std::chrono::steady_clock::time_point t0) {
+  auto v = std::make_unique<Variant>();
+  v->guard = std::move(guard);
+  v->graph = Graph::clone_of(raw_graph.inputs(), raw_graph.outputs());
+  std::unordered_set<const SharedValue*> device_shared;  // the shared values that live on the device
+  {
+    PassContext ctx = make_pass_context(config);
+    ctx.shared_shapes = v->guard.as_pass_facts();
+    if (const Backend* dev = device_backend.get()) {
+      ctx.placement.device = dev->device_kind();
+      ctx.placement.runs_on_device = [dev](const Node& n) { return dev->runs_on_device(n); };
+      ctx.placement.host_reason = [dev](const Node& n) { return dev->host_reason(n); };
+      for (size_t k = 0; k < num_outputs; ++k)
+        ctx.placement.output_locations.push_back(device_result ? dev->device_kind() : DeviceKind::Host);
+      for (auto& target : update_targets)
+        ctx.placement.output_locations.push_back(shared_lives_on_device(*target) ? dev->device_kind() : DeviceKind::Host);
+      // A shared variable this function updates keeps the dtype rule (its new value comes back
+      // where the rule says); one it only reads may follow its readers onto the device.
+      ctx.placement.may_move_shared = [this](const Variable& var) {
+        for (const auto& t : update_targets)
+          if (t == var.storage()) return false;
+        return true;
+      };
+    }
+    std::vector<RewriteEvent> events;
+    if (trace_rewrites) ctx.trace = &events;
+    ctx.warnings = &v->optimizer_warnings;
+    ctx.host_reasons = &v->host_reasons;
+    ctx.updates = update_outputs;
+    v->optimizer_timings = optimize(v->graph, ctx);
+    for (const RewriteEvent& e : events)
+      v->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
+    if (device_backend) {
+      check_cpu_ops(v->graph, v->host_reasons, config, name, v->optimizer_warnings);
+      std::vector<const Variable*> shared;
+      for (Variable* var : v->graph.roots())
+        if (var->kind() == Variable::Kind::Shared) shared.push_back(var);
+      const std::vector<bool> there = shared_on_device(v->graph, shared, ctx.placement);
+      for (size_t k = 0; k < shared.size(); ++k)
+        if (there[k]) device_shared.insert(shared[k]->storage().get());
+    }
+    for (const std::string& w : v->optimizer_warnings)
+      if (warned.insert(w).second) std::cerr << "tgc: warning: " << w << "\n";
+  }
+  double optimizer_s = seconds_since(t0);
+
+  auto t1 = std::chrono::steady_clock::now();
+  v->linked = link(v->graph, *backend,
+                   LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs});
+  for (auto& [slot, storage] : v->linked.shared_slots)
+    v->shared_on_device.push_back(device_shared.count(storage.get()) > 0);
+  v->slots.assign(v->linked.program.num_slots, Tensor());
+  v->constant_slot.assign(v->linked.program.num_slots, false);
+  for (auto& [slot, value] : v->linked.program.constants) {
+    v->slots[slot] = value;
+    v->constant_slot[slot] = true;
+  }
+  double link_s = seconds_since(t1);
+
+  if (config.profile) {
+    // A program compiled again for other shared shapes is profiled apart, under the shapes.
+    std::string profiled = name;
+    if (!variants.empty()) {
+      std::string shapes;
+      for (const auto& [value, shape] : v->guard.facts())
+        shapes += (shapes.empty() ? "" : ", ") + (value->name().empty() ? "?" : value->name()) + " " + shape_str(shape);
+      profiled += " (program " + std::to_string(variants.size() + 1) + ": " + shapes + ")";
+    }
+    v->profiler = std::make_unique<Profiler>(profiled, v->linked.program);
+    v->profiler->set_compile_times(optimizer_s, /*codegen_s=*/0.0, link_s);
+  }
+  // Per-node profiling and sync=true need the nodes run one by one. Whether the device can
+  // record at all is its own answer (Device::begin_capture: only CUDA's can).
+  Device* device = device_backend ? device_backend->device() : nullptr;
+  if (config.cuda_graphs == "auto" && device && !config.profile && !config.sync &&
+      CallReplay::eligible(v->linked.program, *device)) {
+    v->replay = std::make_unique<CallReplay>(v->linked.program, *device);
+    Variant* p = v.get();  // owned by the Impl, which never moves it
+    v->replay_updates = [this, p] {
+      ReplayUpdates u;
+      for (size_t k = 0; k < update_targets.size(); ++k)
+        u.emplace_back(p->linked.program.output_slots[num_outputs + k], &update_targets[k]->current());
+      return u;
+    };
+  }
+  return v;
+}
+
+Function::Impl::Variant& Function::Impl::variant_for_shared_shapes() {
+  for (const auto& v : variants)
+    if (v->guard.holds()) return *v;
+  // Compiled once per new set of shapes, then kept: calls going back and forth between
+  // shapes find their program above.
+  std::vector<std::string> log;
+  const std::string why = current->guard.first_broken();
+  ShapeGuard guard = shared_shapes.facts_now(log);
+  for (const std::string& line : log) std::cerr << "tgc: " << name << ": " << line << "\n";
+  std::cerr << "tgc: " << name << ": shared variable " << why << "; compiling program "
+            << variants.size() + 1 << " for the new shapes (docs/optimizations.md#shape-facts)\n";
+  variants.push_back(compile(std::move(guard), std::chrono::steady_clock::now()));
+  return *variants.back();
 }
 
 Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
@@ -382,6 +529,8 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   impl->config = global_config();
   for (auto& [key, value] : options.config) impl->config.set(key, value, "options of " + impl->name);
   impl->borrow_outputs = options.borrow_outputs;
+  impl->device_result = options.device_result;
+  impl->trace_rewrites = options.trace_rewrites;
   impl->user_inputs = inputs;
   impl->num_outputs = outputs.size();
 
@@ -411,86 +560,17 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     impl->update_targets.push_back(target.ptr()->storage());
   }
 
-  // Per graph output, the shared variable it updates (null for the results).
-  std::vector<const SharedValue*> update_outputs(impl->num_outputs, nullptr);
-  for (const auto& target : impl->update_targets) update_outputs.push_back(target.get());
+  impl->update_outputs.assign(impl->num_outputs, nullptr);
+  for (const auto& target : impl->update_targets) impl->update_outputs.push_back(target.get());
   impl->raw_graph = Graph::clone_of(to_ptrs(inputs), outs);
-  impl->graph = Graph::clone_of(impl->raw_graph.inputs(), impl->raw_graph.outputs());
   // The backends first: placement asks the device backend what it implements.
   impl->backend = make_host_backend(impl->config);
   impl->device_backend = make_device_backend(impl->config);
-  std::unordered_set<const SharedValue*> device_shared;  // the shared values that live on the device
-  {
-    PassContext ctx = make_pass_context(impl->config);
-    if (const Backend* dev = impl->device_backend.get()) {
-      ctx.placement.device = dev->device_kind();
-      ctx.placement.runs_on_device = [dev](const Node& n) { return dev->runs_on_device(n); };
-      ctx.placement.host_reason = [dev](const Node& n) { return dev->host_reason(n); };
-      for (size_t k = 0; k < impl->num_outputs; ++k)
-        ctx.placement.output_locations.push_back(options.device_result ? dev->device_kind() : DeviceKind::Host);
-      for (auto& target : impl->update_targets)
-        ctx.placement.output_locations.push_back(shared_lives_on_device(*target) ? dev->device_kind() : DeviceKind::Host);
-      // A shared variable this function updates keeps the dtype rule (its new value comes back
-      // where the rule says); one it only reads may follow its readers onto the device.
-      ctx.placement.may_move_shared = [impl = impl.get()](const Variable& v) {
-        for (const auto& t : impl->update_targets)
-          if (t == v.storage()) return false;
-        return true;
-      };
-    }
-    std::vector<RewriteEvent> events;
-    if (options.trace_rewrites) ctx.trace = &events;
-    ctx.warnings = &impl->optimizer_warnings;
-    ctx.host_reasons = &impl->host_reasons;
-    ctx.updates = update_outputs;
-    impl->optimizer_timings = optimize(impl->graph, ctx);
-    for (const RewriteEvent& e : events)
-      impl->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
-    if (impl->device_backend) {
-      check_cpu_ops(impl->graph, impl->host_reasons, impl->config, impl->name, impl->optimizer_warnings);
-      std::vector<const Variable*> shared;
-      for (Variable* v : impl->graph.roots())
-        if (v->kind() == Variable::Kind::Shared) shared.push_back(v);
-      const std::vector<bool> there = shared_on_device(impl->graph, shared, ctx.placement);
-      for (size_t k = 0; k < shared.size(); ++k)
-        if (there[k]) device_shared.insert(shared[k]->storage().get());
-    }
-    for (const std::string& w : impl->optimizer_warnings) std::cerr << "tgc: warning: " << w << "\n";
-  }
-  double optimizer_s = seconds_since(t0);
-
-  auto t1 = std::chrono::steady_clock::now();
-  impl->linked = link(impl->graph, *impl->backend,
-                      LinkOptions{memory_plan_enabled(impl->config), impl->config.allow_gc, impl->device_backend.get(),
-                                  update_outputs});
-  for (auto& [slot, storage] : impl->linked.shared_slots)
-    impl->shared_on_device.push_back(device_shared.count(storage.get()) > 0);
-  impl->slots.assign(impl->linked.program.num_slots, Tensor());
-  impl->constant_slot.assign(impl->linked.program.num_slots, false);
-  for (auto& [slot, value] : impl->linked.program.constants) {
-    impl->slots[slot] = value;
-    impl->constant_slot[slot] = true;
-  }
-  double link_s = seconds_since(t1);
-
-  if (impl->config.profile) {
-    impl->profiler = std::make_unique<Profiler>(impl->name, impl->linked.program);
-    impl->profiler->set_compile_times(optimizer_s, /*codegen_s=*/0.0, link_s);
-  }
-  // Per-node profiling and sync=true need the nodes run one by one. Whether the device can
-  // record at all is its own answer (Device::begin_capture: only CUDA's can).
-  Device* device = impl->device_backend ? impl->device_backend->device() : nullptr;
-  if (impl->config.cuda_graphs == "auto" && device && !impl->config.profile && !impl->config.sync &&
-      CallReplay::eligible(impl->linked.program, *device)) {
-    impl->replay = std::make_unique<CallReplay>(impl->linked.program, *device);
-    Function::Impl* f = impl.get();  // owned by the Function, which never moves it
-    impl->replay_updates = [f] {
-      ReplayUpdates u;
-      for (size_t k = 0; k < f->update_targets.size(); ++k)
-        u.emplace_back(f->linked.program.output_slots[f->num_outputs + k], &f->update_targets[k]->current());
-      return u;
-    };
-  }
+  // optimizer=none runs no rule that could use a shape fact: nothing to assume or guard.
+  if (impl->config.optimizer != "none") impl->shared_shapes = SharedShapeHistory(impl->raw_graph);
+  std::vector<std::string> log;
+  impl->variants.push_back(impl->compile(impl->shared_shapes.facts_now(log), t0));
+  impl->current = impl->variants.back().get();
   return Function(std::move(impl));
 }
 

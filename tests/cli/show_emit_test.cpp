@@ -181,6 +181,28 @@ TEST(CliShow, MlpTrainingStepRunsWhollyOnTheDevice) {
   EXPECT_NE(r.out.find("GpuArgmax"), std::string::npos) << r.out;
 }
 
+// The MLP's parameters and data are shared variables whose shapes function() reads (shape
+// facts), so its gradients need no run-time shape op: the bias gradients' SumToLike are sums
+// fused into kernels, the others identities, and the mean's ReduceCount is a constant. The
+// same on the host and in the GPU graph (shown without running a kernel).
+TEST(CliShow, MlpTrainingStepHasNoRunTimeShapeOps) {
+  std::vector<std::string> devices{"cpu"};
+  if (opencl_available()) devices.push_back("opencl");
+  for (const std::string& device : devices) {
+    CliResult r = show({example("mlp.tg"), "--stage", "optimized", "--device", device});
+    const std::vector<std::string> nodes = node_lines(r.out);
+    EXPECT_GT(nodes.size(), 10u) << r.out;
+    int b1_update = 0;
+    for (const std::string& n : nodes) {
+      EXPECT_EQ(n.find("SumToLike"), std::string::npos) << device << ": " << n;
+      EXPECT_EQ(n.find("ReduceCount"), std::string::npos) << device << ": " << n;
+      // The gradient of b1 is a column sum, fused with b1's update.
+      b1_update += n.find("sub(i1,mul(0.1,sum{axis=[0]}(i0)))") != std::string::npos && n.find(", b1)") != std::string::npos;
+    }
+    EXPECT_EQ(b1_update, 1) << device << ":\n" << r.out;
+  }
+}
+
 // mixed dtypes meet on the device: concatenate and inc_subtensor cast their operands there
 TEST(CliShow, MixedDtypeJoinsAndIncrementsRunOnTheDevice) {
   if (!opencl_available()) GTEST_SKIP() << "no OpenCL device in this build or machine";

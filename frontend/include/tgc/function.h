@@ -46,7 +46,9 @@ class Function {
 
   // Runs the function. Arguments must match the inputs' dtype and rank exactly and any
   // static dims; errors name the input. Shared-variable updates are applied only when the
-  // whole call succeeded.
+  // whole call succeeded. Inputs may change shape between calls without a compile; a shared
+  // variable whose value changed shape since the function was compiled is served by a
+  // program compiled for its new shape (once per set of shapes, logged to stderr).
   std::vector<Tensor> operator()(const std::vector<Tensor>& args);
   std::vector<Tensor> operator()() { return (*this)(std::vector<Tensor>{}); }
   template <typename... Ts>
@@ -59,7 +61,8 @@ class Function {
   const Config& config() const;
   // The nodes in execution order, Theano-style: "Elemwise{exp}(x)".
   std::vector<std::string> toposort() const;
-  // The compiled graph (after rewrites), for inspection.
+  // The compiled graph (after rewrites) of the program that ran last (or was compiled by
+  // function()), for inspection.
   const Graph& graph() const;
   // The graph as built, before any rewrite (tgc show --stage raw).
   const Graph& raw_graph() const;
@@ -83,7 +86,12 @@ class Function {
   // How calls used CUDA graphs, in words: "2 recordings, 998 calls replayed", "off: ..." with
   // the reason, or "...; recording given up: <why>" (a node that waits for the device, ...).
   // "" for a function on a device that cannot record (the host, OpenCL). `tgc run` prints it.
+  // Of the program that ran last, when the function holds several (compiled_programs()).
   std::string cuda_graph_status() const;
+  // How many programs the function holds: 1, plus one for each new set of shared-variable
+  // shapes it was called with (the compiler assumes the shapes the shared values have;
+  // docs/optimizations.md#shape-facts).
+  int compiled_programs() const;
   const Profiler* profiler() const;
 
  private:

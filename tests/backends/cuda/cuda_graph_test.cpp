@@ -78,6 +78,45 @@ TEST(CudaGraphs, TrainingStepsWithUpdatesMatchNodeByNodeBitForBit) {
   EXPECT_GT(fg.cuda_graph_replays(), 10);
 }
 
+// A shared variable that changes shape: the function runs a program compiled for each set of
+// shared shapes (docs/optimizations.md#shape-facts), and each program records and replays its
+// own calls. With the bias alternating between a (32, 8) matrix and a (1, 8) row (whose
+// gradient is a column sum), the training step gives the bits of node-by-node calls.
+TEST(CudaGraphs, EachProgramForNewSharedShapesRecordsItsOwnCalls) {
+  TGC_REQUIRE_CUDA();
+  auto build = [](const std::string& graphs) {
+    RandomState rng(5);
+    Shared x = shared(rng.randn({32, 16}).astype(DType::Float32), "x");
+    Shared w = shared(rng.randn({16, 8}).astype(DType::Float32), "w");
+    Shared b = shared(rng.randn({32, 8}).astype(DType::Float32), "b");
+    Var d = tanh(dot(x, w) + b) - 0.5f;
+    Var cost = mean(d * d);
+    std::vector<Var> g = grad(cost, {w, b});
+    Function f = function({}, {cost}, {{w, w - 0.1f * g[0]}, {b, b - 0.1f * g[1]}},
+                          device_result({{"cuda_graphs", graphs}}));
+    return std::make_tuple(std::move(f), w, b);
+  };
+  auto [fg, wg, bg] = build("auto");
+  auto [fn, wn, bn] = build("off");
+  const Tensor full = bg.get_value(), row = RandomState(6).randn({1, 8}).astype(DType::Float32);
+  ::testing::internal::CaptureStderr();
+  int replays = 0;
+  for (int round = 0; round < 4; ++round) {
+    const Tensor& b0 = round % 2 ? row : full;
+    bg.set_value(b0);
+    bn.set_value(b0);
+    for (int step = 0; step < 5; ++step) ASSERT_EQ(host(fg()[0]), host(fn()[0])) << "round " << round << ", step " << step;
+    ASSERT_EQ(bg.get_value().shape(), b0.shape());
+    ASSERT_EQ(host(bg.get_value()), host(bn.get_value())) << "round " << round;
+    EXPECT_GT(fg.cuda_graph_replays(), replays) << "round " << round;
+    replays = fg.cuda_graph_replays();
+  }
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(fg.compiled_programs(), 2);
+  EXPECT_EQ(fn.compiled_programs(), 2);
+  EXPECT_EQ(host(wg.get_value()), host(wn.get_value()));
+}
+
 // check1: the HostFromGpu at the end records as a copy into pinned memory; each replay waits
 // for it, and a result the caller keeps is not overwritten.
 TEST(CudaGraphs, ResultsCopiedToTheHostAreRecordedAndReady) {

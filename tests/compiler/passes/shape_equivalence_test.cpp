@@ -77,6 +77,30 @@ TEST(ShapeEquivalence, JoinIsABroadcast) {
   EXPECT_EQ(s.join(s.constant(0), a), s.constant(0));
 }
 
+TEST(ShapeEquivalence, SoftmaxKeepsItsInputsDims) {
+  Var m = matrix("m");
+  ShapeEquivalence s;
+  EXPECT_TRUE(s.same_shape(v(softmax(m)), v(m)));
+  EXPECT_TRUE(s.same_shape(v(log_softmax(m, 0) * m), v(m)));
+}
+
+// With shape facts, ops the analysis does not model take the sizes their infer_shapes gives
+// for the known input shapes; shapes an op rejects leave its dims unknown.
+TEST(ShapeEquivalence, OtherOpsWithKnownInputDimsTakeTheirInferShapes) {
+  Shared a = shared(Tensor::zeros(DType::Float32, {2, 4}), "a"), b = shared(Tensor::zeros(DType::Float32, {2, 5}), "b");
+  SharedShapeFacts facts{{a.ptr()->storage().get(), {2, 4}}, {b.ptr()->storage().get(), {2, 5}}};
+  ShapeEquivalence s(&facts);
+  auto sizes = [&](const Var& x) {
+    std::vector<std::optional<int64_t>> out;
+    for (DimId d : s.dims(v(x))) out.push_back(s.known(d));
+    return out;
+  };
+  EXPECT_EQ(sizes(concatenate({a, a * 2.0f}, 0)), (std::vector<std::optional<int64_t>>{4, 4}));
+  EXPECT_EQ(sizes(a[{1}]), (std::vector<std::optional<int64_t>>{4}));
+  EXPECT_EQ(sizes(concatenate({a, b}, 1)), (std::vector<std::optional<int64_t>>{2, 9}));
+  EXPECT_EQ(sizes(concatenate({a, b}, 0)), (std::vector<std::optional<int64_t>>{std::nullopt, std::nullopt}));
+}
+
 TEST(ShapeEquivalence, DeepGraphsDoNotOverflowTheStack) {
   Var x = vector("x");
   Var y = x;
