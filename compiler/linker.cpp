@@ -95,6 +95,7 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     }
     t.device = on_device ? maker.device() : nullptr;
     t.self_contained = on_device && maker.self_contained(*node);
+    t.skips_writes_once_flagged = on_device && maker.skips_writes_once_flagged(*node);
     t.run = maker.make_thunk(*node);
     // schedule() ran every node that writes a variable last: from the first, each is checked
     // before any writes (a node whose variable's buffer was not handed over checks too: it

@@ -137,10 +137,18 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
       const Tensor& target = *target_ptr;
       const Tensor& value = slots[slot];
       if (value.buffer() == target.buffer() && value.raw_data() == target.raw_data() && value.strides() == target.strides()) {
-        // Written in place by an op: a replay whose deferred check raises could not undo it.
+        // Written in place by an op: a replay whose deferred check raises must not have
+        // written it, so the op must skip its writes once the device's error word is set.
         if (device_.capture_defers_checks()) {
-          ok = false;
-          why = "a shared variable is updated in place in a call whose index checks would be made at its end";
+          bool skips = true;
+          for (const Thunk& t : program_.thunks)
+            if (std::find(t.outputs.begin(), t.outputs.end(), slot) != t.outputs.end())
+              skips = skips && t.skips_writes_once_flagged;
+          if (!skips) {
+            ok = false;
+            why = "a shared variable is updated in place, by an op that cannot skip its writes, in a call whose "
+                  "index checks are made at its end";
+          }
         }
         continue;
       }

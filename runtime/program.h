@@ -42,6 +42,10 @@ struct Thunk {
   // thunk's work touches (no shared workspace, as cuBLAS has): a recorded call may run it
   // beside other work (runtime/capture_branches.h). Said by the backend; false is safe.
   bool self_contained = false;
+  // Its device work writes nothing once the device's error word is set (a scatter checks it
+  // first): an update it writes into its variable's buffer survives a recorded call whose
+  // deferred index check raises (runtime/call_replay.h). Said by the backend.
+  bool skips_writes_once_flagged = false;
   std::vector<int> inputs;   // slot indices read
   std::vector<int> outputs;  // slot indices written
   std::vector<int> frees;    // intermediates whose last reader this is (dropped under allow_gc)

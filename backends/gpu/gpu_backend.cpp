@@ -21,6 +21,11 @@ bool GpuBackend::self_contained(const Node& node) const {
   return rule && rule->self_contained;
 }
 
+bool GpuBackend::skips_writes_once_flagged(const Node& node) const {
+  const DeviceOpRule* rule = find_rule(rules_, node, nullptr);
+  return rule && rule->name == "scatter";
+}
+
 std::string GpuBackend::host_reason(const Node& node) const {
   std::string why;
   return find_rule(rules_, node, &why) ? std::string() : why;

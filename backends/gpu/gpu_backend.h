@@ -25,6 +25,8 @@ class GpuBackend final : public Backend {
   bool runs_on_device(const Node& node) const override;
   ThunkFn make_thunk(const Node& node) const override;
   bool self_contained(const Node& node) const override;
+  // The scatter (its kernels return at once when the error word is set).
+  bool skips_writes_once_flagged(const Node& node) const override;
   // Why `node` stays on the host: the first covering rule's reason, or "no device
   // implementation of <op class>"; "" when it runs on the device.
   std::string host_reason(const Node& node) const override;

@@ -56,7 +56,23 @@ bool indices_checked_by_a_gather(const Node& inc, const std::vector<Node*>& orde
 // increment with index arrays also on index values, which validate reads on the host, and
 // which on a device (read there only by the kernels, which skip a bad index but write the
 // others) must have been checked by a gather with the same index.
+// Whether the graph holds a device gather or scatter with index arrays: their bounds checks
+// a call recorded as a CUDA graph makes at its end (gpu::GpuDevice::defer_flag_check), after
+// every update's write, where only a writer whose kernels skip themselves once the error word
+// is set (the scatter) may have written a variable in place (runtime/call_replay.cpp).
+bool checks_may_be_deferred(const std::vector<Node*>& order) {
+  for (const Node* n : order) {
+    if (n->placement() == DeviceKind::Host) continue;
+    if (dynamic_cast<const AdvancedSubtensor*>(&n->op())) return true;
+    if (const auto* inc = dynamic_cast<const IncSubtensor*>(&n->op()); inc && inc->spec().has_arrays()) return true;
+  }
+  return false;
+}
+
 bool errors_raised_before_writing(const Node& n, const Op& variant, const std::vector<Node*>& order) {
+  const bool device_scatter = n.placement() != DeviceKind::Host && dynamic_cast<const IncSubtensor*>(&variant) &&
+                              static_cast<const IncSubtensor&>(variant).spec().has_arrays();
+  if (!device_scatter && n.placement() != DeviceKind::Host && checks_may_be_deferred(order)) return false;
   if (dynamic_cast<const Composite*>(&variant)) return true;  // make_inplace refuses kernels that can raise
   if (dynamic_cast<const ScaledMatmul*>(&variant)) return true;
   if (const auto* e = dynamic_cast<const Elemwise*>(&variant)) {

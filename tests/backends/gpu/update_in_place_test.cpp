@@ -50,7 +50,7 @@ TEST(GpuUpdateInPlace, AnEmbeddingStepWritesTheGatheredRowsOfTheTable) {
   EXPECT_EQ(address(emb), table);
 }
 
-TEST(GpuUpdateInPlace, GemmAndElementwiseUpdatesKeepTheirBuffers) {
+TEST(GpuUpdateInPlace, GemmAndElementwiseUpdatesGoInPlaceUnlessAnIndexCheckMayComeAfterThem) {
   TGC_REQUIRE_GPU();
   Shared w = shared(f32({1, 2, 3, 4}, {2, 2}), "w");
   Shared b = shared(f32({1, 2}, {2}), "b");
@@ -60,20 +60,25 @@ TEST(GpuUpdateInPlace, GemmAndElementwiseUpdatesKeepTheirBuffers) {
                         {{w, w - 0.5f * dot(x.T(), x)}, {b, b * 2.0f + 1.0f}, {e, inc_subtensor(e[idx], 1.0f)}},
                         on(gpu_test::api(), {{"assert_no_cpu_op", "raise"}}));
   const std::vector<std::string> nodes = f.toposort();
-  EXPECT_TRUE(any_op(f, "Gemm{transA,inplace}")) << ::testing::PrintToString(nodes);
-  EXPECT_TRUE(any_op(f, "{inplace=[o0<-i0]}(b")) << ::testing::PrintToString(nodes);
+  // The scatter's bounds check is made at the end of a call recorded as a CUDA graph, after
+  // the updates: only a writer that skips its writes once the error word is set may write a
+  // variable in place there, so w's and b's updates are computed apart and then copied.
+  EXPECT_FALSE(any_op(f, "Gemm{transA,inplace}")) << ::testing::PrintToString(nodes);
+  EXPECT_FALSE(any_op(f, "{inplace=[o0<-i0]}(b")) << ::testing::PrintToString(nodes);
   // Its kernels would skip a bad index and write the others' rows, and nothing checked idx.
   EXPECT_FALSE(any_op(f, "IncSubtensor{Inc;array;inplace}")) << ::testing::PrintToString(nodes);
+  // Without an index op in the function, the same updates are written in place.
+  Function g = function({x}, {}, {{w, w - 0.5f * dot(x.T(), x)}, {b, b * 2.0f + 1.0f}},
+                        on(gpu_test::api(), {{"assert_no_cpu_op", "raise"}}));
+  EXPECT_TRUE(any_op(g, "Gemm{transA,inplace}")) << ::testing::PrintToString(g.toposort());
+  EXPECT_TRUE(any_op(g, "{inplace=[o0<-i0]}(b")) << ::testing::PrintToString(g.toposort());
   const Tensor eye = f32({1, 0, 0, 1}, {2, 2});
   f({eye, i32({2, 2})});
-  const void* addresses[] = {address(w), address(b)};
   EXPECT_THROW(f({eye, i32({0, 3})}), ValueError);
   EXPECT_THAT(w.get_value().to_vector<float>(), ElementsAre(0.5f, 2, 3, 3.5f));
   EXPECT_THAT(b.get_value().to_vector<float>(), ElementsAre(3, 5));
   EXPECT_THAT(e.get_value().to_vector<float>(), ElementsAre(0, 0, 2));
   f({eye, i32({0, -1})});
-  EXPECT_EQ(address(w), addresses[0]);
-  EXPECT_EQ(address(b), addresses[1]);
   EXPECT_THAT(w.get_value().to_vector<float>(), ElementsAre(0, 2, 3, 3));
   EXPECT_THAT(b.get_value().to_vector<float>(), ElementsAre(7, 11));
   EXPECT_THAT(e.get_value().to_vector<float>(), ElementsAre(1, 0, 3));
