@@ -140,11 +140,20 @@ std::optional<double> fold_shifts(const Link& outer, const Link& inner, DType d,
 }
 
 // Whether a (constant) operand of shape `c` adds nothing to the broadcast of the other
-// operands: none of its dims is other than 1 or another operand's known dim there.
-bool adds_no_shape(const Node& n, size_t operand) {
+// operands: none of its dims is other than 1 or another operand's known dim there (known
+// statically or from shape facts: a shared y's value makes `full((256, 1), c) * y` c * y).
+bool adds_no_shape(const Node& n, size_t operand, ShapeEquivalence& shapes) {
   const Type& c = n.inputs()[operand]->type();
-  for (size_t i = 0; i < n.inputs().size(); ++i)
-    if (i != operand && broadcasts_into(c, n.inputs()[i]->type())) return true;
+  for (size_t i = 0; i < n.inputs().size(); ++i) {
+    if (i == operand || c.ndim() > n.inputs()[i]->type().ndim()) continue;
+    if (broadcasts_into(c, n.inputs()[i]->type())) return true;
+    const std::vector<DimId> other = shapes.dims(*n.inputs()[i]);
+    const size_t lead = other.size() - static_cast<size_t>(c.ndim());
+    bool covered = true;
+    for (int d = 0; d < c.ndim() && covered; ++d)
+      covered = c.shape[d] == 1 || (c.shape[d] != kUnknownDim && shapes.known(other[lead + d]) == c.shape[d]);
+    if (covered) return true;
+  }
   return false;
 }
 
@@ -185,7 +194,7 @@ std::vector<VarPtr> fold_constants(Node& n, const RewriteEnv&) {
   return out;
 }
 
-std::vector<VarPtr> scalar_constant_operand(Node& n, const RewriteEnv&) {
+std::vector<VarPtr> scalar_constant_operand(Node& n, const RewriteEnv& env) {
   // The operands a constant may be: every one of an elemwise, the value of a fill or alloc
   // (whose shape is like's or the static shape anyway).
   const bool elementwise = dynamic_cast<const Elemwise*>(&n.op()) != nullptr;
@@ -194,7 +203,7 @@ std::vector<VarPtr> scalar_constant_operand(Node& n, const RewriteEnv&) {
   if ((!elementwise && !fill && !alloc) || (elementwise && n.inputs().size() < 2)) return {};
   for (size_t i = fill ? 1 : 0; i < n.inputs().size(); ++i) {
     const VarPtr& c = n.inputs()[i];
-    if (c->kind() != Variable::Kind::Constant || c->type().ndim() == 0 || (!alloc && !adds_no_shape(n, i))) continue;
+    if (c->kind() != Variable::Kind::Constant || c->type().ndim() == 0 || (!alloc && !adds_no_shape(n, i, env.shapes))) continue;
     std::optional<double> value = uniform_value(c->constant_value());
     if (!value || (c->type().dtype == DType::Int64 && std::abs(*value) > 0x1p53)) continue;  // double holds it
     std::vector<VarPtr> inputs = n.inputs();
