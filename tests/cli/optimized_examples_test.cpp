@@ -136,24 +136,22 @@ void expect_idempotent(const Function& f, const std::string& name) {
 }
 
 // The examples' graphs where shared variables hold the data: their shapes are (?, ?) to
-// the graph, so mean's gradient (1/n broadcast to the cross-entropy's shape, a fill) stays
-// one where(True, ...) in logreg's and the MLP's step: removing it takes knowing that the
-// shapes agree (issue 25's shape facts; the static variants below show the rules then
-// remove it). Every other leftover is checked.
+// the graph types, but function() compiles with the values' shapes (issue 25's shape facts),
+// so mean's gradient (1/n broadcast to the cross-entropy's shape, a fill) folds away as in
+// the static variants below: no where(True, ...) is left in logreg's or the MLP's step.
 TEST(OptimizedExamples, NoFoldableWorkIsLeftOnTheCpu) {
   struct Case {
     const char* file;
     const char* fn;
-    int where_true;  // kernel values: fills that need shape facts, see above
   };
-  for (const Case c : {Case{"check1.tg", "check1", 0}, Case{"logreg.tg", "train", 1}, Case{"logreg.tg", "predict", 0},
-                       Case{"mlp.tg", "train", 1}}) {
+  for (const Case c : {Case{"check1.tg", "check1"}, Case{"logreg.tg", "train"}, Case{"logreg.tg", "predict"},
+                       Case{"mlp.tg", "train"}}) {
     lang::TgProgram p = load(example(c.file));
     const Function& f = p.find(c.fn)->function;
     const std::string text = f.graph().str();
     EXPECT_EQ(leftovers(f.graph()), std::vector<std::string>{}) << c.file << "\n" << text;
-    EXPECT_EQ(constant_condition_wheres(f.graph()), c.where_true) << c.file << "\n" << text;
-    if (c.where_true == 0) EXPECT_EQ(count(text, "where(True"), 0) << c.file << "\n" << text;
+    EXPECT_EQ(constant_condition_wheres(f.graph()), 0) << c.file << "\n" << text;
+    EXPECT_EQ(count(text, "where(True"), 0) << c.file << "\n" << text;
     EXPECT_EQ(count(text, "Gemm{transB}("), 0) << "the MLP's backward product is a Dot\n" << text;
     expect_idempotent(f, std::string(c.file) + ":" + c.fn);
   }
