@@ -12,7 +12,7 @@
 #include "backends/cuda/nvrtc_compiler.h"
 #endif
 #if TGC_HAVE_OPENCL
-#include "backends/opencl/opencl_status.h"
+#include "opencl_front_end.h"
 #endif
 
 namespace tgc::cfam {
@@ -124,31 +124,10 @@ TEST(RenderRows, TheCudaUnitCompilesWithNvrtcForSm90) {
 #endif
 
 #if TGC_HAVE_OPENCL
-// The whole OpenCL unit through an OpenCL C front end (clCompileProgram: parsing and type
-// checks, no machine code). The device tests build the entries they launch.
+// The whole OpenCL unit, in both arithmetic modes, through an OpenCL C front end.
 TEST(RenderRows, TheOpenCLUnitCompiles) {
-  const opencl::OpenCLStatus& status = opencl::opencl_status();
-  if (!status.available) GTEST_SKIP() << "needs an OpenCL device: " << status.reason;
-  const std::optional<opencl::OpenCLDeviceInfo> info = opencl::find_opencl_device(-1, 0);
-  ASSERT_TRUE(info.has_value());
-  cl_device_id device = info->device_id;
-  cl_int err = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-  ASSERT_EQ(err, CL_SUCCESS);
-  for (bool in_double : {false, true}) {
-    const std::string source = render_rows(Dialect::OpenCL, {in_double});
-    const char* text = source.c_str();
-    cl_program program = clCreateProgramWithSource(context, 1, &text, nullptr, &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    err = clCompileProgram(program, 1, &device, "", 0, nullptr, nullptr, nullptr, nullptr);
-    size_t len = 0;
-    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &len);
-    std::string log(len, '\0');
-    clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, len, log.data(), nullptr);
-    EXPECT_EQ(err, CL_SUCCESS) << log;
-    clReleaseProgram(program);
-  }
-  clReleaseContext(context);
+  for (bool in_double : {false, true})
+    test::expect_opencl_compiles(render_rows(Dialect::OpenCL, {in_double}), in_double ? "rows in double" : "rows");
 }
 #endif
 
