@@ -97,6 +97,7 @@ class CudaDevice final : public gpu::GpuDevice {
   // waits and checks; copies on the device recorded after it skip when the word is set.
   bool defer_flag_check(std::function<void()> raise) override;
   bool capture_defers_checks() override;
+  bool recording() override { return capturing(); }
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 

@@ -94,6 +94,9 @@ class GpuDevice : public Device {
   // set, so a call that raises changes no variable. Elsewhere it returns false: the caller
   // checks now (read_int, a wait). Only devices that record calls take checks.
   virtual bool defer_flag_check(std::function<void()> /*raise*/) { return false; }
+  // Whether a call is being recorded now (defer_flag_check would take a check): asked first,
+  // so that a call run node by node builds no closure.
+  virtual bool recording() { return false; }
 
  private:
   void* error_word_ = nullptr;

@@ -123,7 +123,7 @@ struct ErrorFlag {
   // and cleared when set.
   void check(const std::shared_ptr<const Op>& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
     GpuDevice* d = device;
-    if (d->defer_flag_check([d, op, in = inputs] {
+    if (d->recording() && d->defer_flag_check([d, op, in = inputs] {
           std::vector<Tensor> out(1);
           run_on_host(*op, *d, in, out);
         }))
