@@ -310,6 +310,7 @@ TEST(CallReplay, ARecordingKeepingTooMuchMemoryIsUsedOnceAndDropped) {
   ASSERT_TRUE(r.run(slots, {}, kNoUpdates));  // recorded and run: its result stands
   EXPECT_EQ(read(slots[1]), 2.0f);
   EXPECT_TRUE(r.disabled());
+  EXPECT_NE(r.disabled_reason().find("would keep"), std::string::npos) << r.disabled_reason();
   slots[1] = Tensor();
   EXPECT_FALSE(r.run(slots, {}, kNoUpdates));  // node by node from now on
   EXPECT_EQ(r.replays(), 0);
@@ -325,6 +326,8 @@ TEST(CallReplay, ACallThatSynchronisesIsNotRecordedAndRecordingStops) {
   EXPECT_FALSE(r.run(slots, {}, kNoUpdates));  // the recording failed: the caller runs it
   EXPECT_FALSE(slots[1].defined()) << "a result of the never-run recording was left behind";
   EXPECT_TRUE(r.disabled());
+  // Function::cuda_graph_status() shows why: the thunk's own error.
+  EXPECT_EQ(r.disabled_reason(), "synchronize while capturing");
   execute(p, slots, {}, nullptr);  // and the normal run works
   EXPECT_EQ(read(slots[1]), 2.0f);
 }

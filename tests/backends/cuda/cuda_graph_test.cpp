@@ -35,6 +35,8 @@ TEST(CudaGraphs, RepeatedCallsReplayAndGiveTheSameBits) {
   }
   EXPECT_GT(graphs.cuda_graph_replays(), 0);
   EXPECT_EQ(nodes.cuda_graph_replays(), 0);
+  EXPECT_NE(graphs.cuda_graph_status().find(" calls replayed"), std::string::npos) << graphs.cuda_graph_status();
+  EXPECT_EQ(nodes.cuda_graph_status(), "off: cuda_graphs=off");
 }
 
 TEST(CudaGraphs, ResultsTheCallerKeepsAreNeverOverwritten) {
@@ -157,6 +159,9 @@ TEST(CudaGraphs, HostArgumentsAndErrorFlagsRunNodeByNode) {
     EXPECT_EQ(r[0].to_host().to_vector<int32_t>(), (std::vector<int32_t>{3, 2, 3}));
   }
   EXPECT_EQ(div.cuda_graph_replays(), 0);
+  // The status says why: the kernel's error flag is read back, a wait a recording cannot hold.
+  EXPECT_NE(div.cuda_graph_status().find("recording given up: a wait for the device"), std::string::npos)
+      << div.cuda_graph_status();
 }
 
 // An embedding lookup's index check (the gather's error flag) is made at the replay's end, so
