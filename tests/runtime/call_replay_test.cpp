@@ -326,8 +326,10 @@ TEST(CallReplay, ACallThatSynchronisesIsNotRecordedAndRecordingStops) {
   EXPECT_FALSE(r.run(slots, {}, kNoUpdates));  // the recording failed: the caller runs it
   EXPECT_FALSE(slots[1].defined()) << "a result of the never-run recording was left behind";
   EXPECT_TRUE(r.disabled());
-  // Function::cuda_graph_status() shows why: the thunk's own error.
-  EXPECT_EQ(r.disabled_reason(), "synchronize while capturing");
+  // Function::cuda_graph_status() shows why: the thunk's own error (the fake device's is no
+  // tgc error, so the executor reports it as one, naming the node).
+  EXPECT_NE(r.disabled_reason().find("synchronize while capturing in y = scale(x)"), std::string::npos)
+      << r.disabled_reason();
   execute(p, slots, {}, nullptr);  // and the normal run works
   EXPECT_EQ(read(slots[1]), 2.0f);
 }
