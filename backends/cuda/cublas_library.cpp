@@ -4,9 +4,12 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 
+#include "backends/cuda/cublaslt_gemm.h"
 #include "backends/cuda/cuda_error.h"
 
 namespace tgc::cuda {
@@ -54,11 +57,21 @@ T* out(void* p) { return static_cast<T*>(p); }
 
 class Cublas final : public gpu::BlasLibrary {
  public:
-  Cublas(CudaDevice& device, bool tf32) : device_(device), ctx_(blas_context(device)), tf32_(tf32) {}
+  Cublas(CudaDevice& device, const Config& config)
+      : device_(device),
+        ctx_(blas_context(device)),
+        tf32_(config.cuda_tf32),
+        lt_(device, config, ctx_.workspace, kWorkspaceBytes) {}
 
-  // Row-major c = op(a) op(b) is column-major c^T = op(b)^T op(a)^T: the operands swap.
+  // Through cuBLASLt (its algorithm chosen per problem: cublaslt_gemm.h); cuBLAS's own gemm
+  // where cuBLASLt has no algorithm. Row-major c = op(a) op(b) is column-major
+  // c^T = op(b)^T op(a)^T: the operands swap.
   void gemm(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, const gpu::BlasMatrix& a,
             const gpu::BlasMatrix& b, double beta, void* c, int64_t ldc) override {
+    {
+      std::lock_guard<std::mutex> lock(ctx_.mutex);  // the shared workspace: one call at a time
+      if (lt_.run(problem(dtype, m, n, k, a, b, beta, c, ldc, false), alpha, a.data, b.data, beta, c)) return;
+    }
     Call call(*this, dtype);
     if (dtype == DType::Float32) {
       const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
@@ -70,6 +83,13 @@ class Cublas final : public gpu::BlasLibrary {
                                    &alpha, in<double>(b.data), to_int(b.ld), in<double>(a.data), to_int(a.ld), &beta,
                                    out<double>(c), to_int(ldc)));
     }
+  }
+
+  bool gemm_bias(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, const gpu::BlasMatrix& a,
+                 const gpu::BlasMatrix& b, const void* bias, void* c, int64_t ldc) override {
+    if (alignment(bias) < 16) return false;  // the epilogue reads the bias in vectors
+    std::lock_guard<std::mutex> lock(ctx_.mutex);
+    return lt_.run(problem(dtype, m, n, k, a, b, 0, c, ldc, true), alpha, a.data, b.data, 0, c, bias);
   }
 
   // The stored row-major rows x cols matrix is the column-major cols x rows one: its
@@ -133,6 +153,30 @@ class Cublas final : public gpu::BlasLibrary {
   }
 
  private:
+  static int alignment(const void* p) {
+    const auto v = reinterpret_cast<uintptr_t>(p);
+    return v == 0 ? 256 : static_cast<int>(std::min<uintptr_t>(v & (~v + 1), 256));
+  }
+  static LtProblem problem(DType dtype, int64_t m, int64_t n, int64_t k, const gpu::BlasMatrix& a,
+                           const gpu::BlasMatrix& b, double beta, const void* c, int64_t ldc, bool bias) {
+    LtProblem p;
+    p.dtype = dtype;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.trans_a = a.trans;
+    p.trans_b = b.trans;
+    p.lda = a.ld;
+    p.ldb = b.ld;
+    p.ldc = ldc;
+    p.beta_zero = beta == 0;
+    p.bias = bias;
+    p.align_a = alignment(a.data);
+    p.align_b = alignment(b.data);
+    p.align_c = alignment(c);
+    return p;
+  }
+
   // One call's handle state: the device, the handle's lock and the math mode (TF32 only when
   // asked, float32 only).
   class Call {
@@ -152,12 +196,13 @@ class Cublas final : public gpu::BlasLibrary {
   CudaDevice& device_;
   BlasContext& ctx_;
   bool tf32_;
+  LtGemm lt_;
 };
 
 }  // namespace
 
 std::unique_ptr<gpu::BlasLibrary> make_cublas_library(CudaDevice& device, const Config& config) {
-  return std::make_unique<Cublas>(device, config.cuda_tf32);
+  return std::make_unique<Cublas>(device, config);
 }
 
 }  // namespace tgc::cuda

@@ -34,6 +34,15 @@ class BlasLibrary {
   // beta == 0: c is written, never read (NaNs in its buffer do not propagate).
   virtual void gemm(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, const BlasMatrix& a,
                     const BlasMatrix& b, double beta, void* c, int64_t ldc) = 0;
+  // c = alpha * op(a) @ op(b) + bias, where bias (n dense elements) is added to every row, in
+  // the product's own kernel where the library can (cuBLASLt's epilogue): no copy of the bias
+  // into c first. false when it cannot, with nothing enqueued (the caller copies the bias into
+  // c and calls gemm with beta 1).
+  virtual bool gemm_bias(DType /*dtype*/, int64_t /*m*/, int64_t /*n*/, int64_t /*k*/, double /*alpha*/,
+                         const BlasMatrix& /*a*/, const BlasMatrix& /*b*/, const void* /*bias*/, void* /*c*/,
+                         int64_t /*ldc*/) {
+    return false;
+  }
   // y = alpha * op(a) @ x + beta * y, where a.data holds a `rows` x `cols` row-major matrix and
   // op transposes it when a.trans; y is dense. beta == 0 as in gemm.
   virtual void gemv(DType dtype, int64_t rows, int64_t cols, double alpha, const BlasMatrix& a, const BlasVector& x,

@@ -109,9 +109,24 @@ struct BlasState {
     const DType dtype = a.dtype();
     Tensor& out = g.inplace() ? ensure_output_inplace(outputs[0], dtype, out_shape, inputs, {ScaledMatmul::kC}, *device)
                               : ensure_output(outputs[0], dtype, out_shape, *device);
-    // BLAS scales what is in out by beta: C goes there first (BLAS reads nothing when beta == 0).
+    // A bias row (C of n dense elements, beta 1: x.W + b) is added in the product's own kernel
+    // where the library can; otherwise BLAS scales what is in out by beta, so C goes there first
+    // (BLAS reads nothing when beta == 0).
+    if (beta == 1 && !g.inplace() && gemm_bias(a, b, c, out, alpha)) return;
     if (beta != 0 && !out.shares_buffer(c)) copy_strided(*device, c.broadcast_to(out_shape), out);
     matmul(a, b, out, alpha, beta);
+  }
+
+  // out (m x n) = al * a @ b + c for a bias row c (shape (n,) or (1, n), dense), through the
+  // library's epilogue; false when c is not such a row or the library has no epilogue.
+  bool gemm_bias(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& out, double al) const {
+    if (a.ndim() != 2 || b.ndim() != 2 || out.numel() == 0 || a.shape()[1] == 0) return false;
+    const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+    const bool row = (c.ndim() == 1 && c.shape()[0] == n && (n == 1 || c.strides()[0] == 1)) ||
+                     (c.ndim() == 2 && c.shape()[0] == 1 && c.shape()[1] == n && (n == 1 || c.strides()[1] == 1));
+    if (!row || c.dtype() != out.dtype() || out.shares_buffer(c)) return false;
+    MatrixArg A = matrix_arg(*device, a), B = matrix_arg(*device, b);
+    return lib->gemm_bias(out.dtype(), m, n, k, al, A.m, B.m, c.raw_data(), out.raw_data(), std::max<int64_t>(n, 1));
   }
 
   // out = beta * out: the product of an empty inner dimension (BLAS's meaning; zeros when

@@ -1,10 +1,17 @@
 // cuBLAS through the GPU layer's BLAS thunk on a real GPU (label gpu) against the host's OpenBLAS:
 // every dot form, transposed operands passed as flags, gemm with a broadcast bias, batched products
-// with broadcast and 1-d operands, outer products, empty inner dims, and float32 accuracy with TF32
-// off (the default).
+// with broadcast and 1-d operands, outer products, empty inner dims, float32 accuracy with TF32
+// off (the default), the bias row added in cuBLASLt's epilogue (aligned or not), and the
+// per-problem algorithm choice kept in the kernel cache.
 #include "backends/cuda/cublas_library.h"
 
 #include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "runtime/kernel_cache.h"
 
 #include "cuda_test_util.h"
 
@@ -50,6 +57,45 @@ TEST(CudaBlas, GemmWithScalesAndABroadcastBias) {
   Var x = vector("x", DType::Float32), y = vector("y", DType::Float32);
   expect_cuda_matches_cpu({a, x, y}, {dot(a, x) * 3.0 + y},
                           {A, uniform({48}, DType::Float32, 13), uniform({64}, DType::Float32, 14)}, 1e-5, 1e-5);
+}
+
+TEST(CudaBlas, BiasRowsInTheEpilogueAlignedOrNot) {
+  TGC_REQUIRE_CUDA();
+  for (DType dt : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(dtype_name(dt));
+    Var a = matrix("a", dt), b = matrix("b", dt), bias = vector("bias", dt), row = matrix("row", dt);
+    Tensor A = uniform({256, 96}, dt, 40), B = uniform({96, 130}, dt, 41), Bias = uniform({131}, dt, 42), Bias130 = uniform({130}, dt, 49);
+    // dot + bias (the MLP's x.W + b), scaled, transposed operands, a (1, n) row.
+    expect_cuda_matches_cpu({a, b, bias}, {dot(a, b) + bias}, {A, B, Bias130}, tol(dt), tol(dt));
+    expect_cuda_matches_cpu({a, b, bias}, {dot(a, b) * 0.5 + bias}, {A, B, Bias130}, tol(dt), tol(dt));
+    expect_cuda_matches_cpu({a, b, bias}, {dot(a.T(), b.T()) + bias},
+                            {uniform({96, 256}, dt, 43), uniform({130, 96}, dt, 44), Bias130}, tol(dt),
+                            tol(dt));
+    expect_cuda_matches_cpu({a, b, row}, {dot(a, b) + row}, {A, B, uniform({1, 130}, dt, 45)}, tol(dt), tol(dt));
+    // A bias one element into its buffer and an operand one column in: addresses cuBLASLt's
+    // aligned algorithms cannot take (the bias goes through a copy, the product through an
+    // algorithm for that alignment).
+    expect_cuda_matches_cpu({a, b, bias}, {dot(a[{colon, slice(1)}], b) + bias},
+                            {uniform({256, 97}, dt, 46), B, Bias130}, tol(dt), tol(dt));
+    Var bias_in = vector("bias_in", dt);
+    expect_cuda_matches_cpu({a, b, bias_in}, {dot(a, b) + bias_in[{slice(1)}]}, {A, B, Bias}, tol(dt), tol(dt));
+  }
+}
+
+TEST(CudaBlas, TheChosenAlgorithmIsKeptInTheKernelCacheAndGivesTheSameBits) {
+  TGC_REQUIRE_CUDA();
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("tgc-cublaslt-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  Var a = matrix("a", DType::Float32), b = matrix("b", DType::Float32);
+  // A shape no other test uses, so this process has no plan for it yet.
+  Tensor A = uniform({200, 333}, DType::Float32, 47), B = uniform({333, 77}, DType::Float32, 48);
+  Function f = function({a, b}, {dot(a, b)}, {}, cuda_test::on("cuda", {{"cache_dir", dir}}));
+  Tensor first = f(A, B)[0];
+  EXPECT_GE(kernel_cache_for(dir).info().backends["cublaslt"], 1u) << "no algorithm choice stored in " << dir;
+  Function g = function({a, b}, {dot(a, b)}, {}, cuda_test::on("cuda", {{"cache_dir", dir}}));
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(tensors_allclose(g(A, B)[0], first, 0, 0));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CudaBlas, BatchedDotWithBroadcastAnd1dOperands) {
