@@ -133,13 +133,14 @@ TEST(GpuIndexThunks, IncAccumulatesEveryDuplicateInIndexOrderAndSetKeepsTheLast)
 
 TEST(GpuIndexThunks, LongIndexListsSortAcrossTilesAndMatchTheReferenceBitForBit) {
   TGC_REQUIRE_GPU();
-  // 3000 indices into 50 rows: the sort runs its global steps and merges (more than one tile),
-  // and each row gets about 60 values, summed in index order.
+  // 9000 indices into 100 rows: 16,384 padded keys, so the sort runs its global steps and merges
+  // at three sizes past its 2,048-pair tiles, and each row gets about 90 values, summed in index
+  // order.
   RandomState rng(7);
-  std::vector<int64_t> iv(3000);
-  const std::vector<double> u = rng.rand({3000}).to_vector<double>();
-  for (size_t i = 0; i < iv.size(); ++i) iv[i] = static_cast<int64_t>(u[i] * 100) - 50;
-  const Tensor x = dev(uniform({50, 8}, 8)), v = dev(uniform({3000, 8}, 9)), idx = dev(ints(iv, {3000}, DType::Int16));
+  std::vector<int64_t> iv(9000);
+  const std::vector<double> u = rng.rand({9000}).to_vector<double>();
+  for (size_t i = 0; i < iv.size(); ++i) iv[i] = static_cast<int64_t>(u[i] * 200) - 100;
+  const Tensor x = dev(uniform({100, 8}, 8)), v = dev(uniform({9000, 8}, 9)), idx = dev(ints(iv, {9000}, DType::Int16));
   expect_same_bits(run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray})), {x, v, idx}));
   // deterministic=false: float atomics (OpenCL: a compare-exchange loop), close but unordered.
   Config fast;
