@@ -199,21 +199,21 @@ std::string sort_entry(const DialectHooks& d, const IndexKernel& k, const std::s
     while ((at = out.find("Q[")) != std::string::npos) out.replace(at, 2, "pos[");
     return out;
   }
-  // A tile of kSortTile pairs in local memory; kSortThreads threads, each taking every
-  // kSortThreads-th element (loads, stores) and compare-exchange (kSortTile / 2 per step).
+  // A tile of kSortTile pairs in local memory; kSortThreads threads, one pair each per step.
   s += "  $SHARED $I64 K[$TILE];\n  $SHARED $I64 Q[$TILE];\n";
   s += "  const $I64 base = ($I64)$BID * $TILE;\n  const int t = $TID;\n";
-  s += "  for (int e = t; e < $TILE; e += $ST) { K[e] = keys[base + e]; Q[e] = pos[base + e]; }\n  $BARRIER;\n";
+  s += "  K[t] = keys[base + t]; K[t + $ST] = keys[base + t + $ST];\n";
+  s += "  Q[t] = pos[base + t]; Q[t + $ST] = pos[base + t + $ST];\n  $BARRIER;\n";
   if (k.op == IndexOp::SortTile) {
     s += "  for ($I64 k = 2; k <= $TILE; k <<= 1) {\n    for (int j = (int)(k >> 1); j > 0; j >>= 1) {\n";
   } else {
-    s += fmt::format("  {{\n    const $I64 k = P.v[{}];\n    for (int j = $TILE / 2; j > 0; j >>= 1) {{\n", kSK);
+    s += fmt::format("  {{\n    const $I64 k = P.v[{}];\n    for (int j = $ST; j > 0; j >>= 1) {{\n", kSK);
   }
-  s += "      for (int c = t; c < $TILE / 2; c += $ST) {\n";
-  s += "      const int i = 2 * j * (c / j) + c % j, l = i + j;\n";
+  s += "      const int i = 2 * j * (t / j) + t % j, l = i + j;\n";
   s += "      const int up = ((base + i) & k) == 0;\n";
-  s += std::string(kSwapIfOutOfOrder) + "      }\n      $BARRIER;\n    }\n  }\n";
-  s += "  for (int e = t; e < $TILE; e += $ST) { keys[base + e] = K[e]; pos[base + e] = Q[e]; }\n}\n";
+  s += std::string(kSwapIfOutOfOrder) + "      $BARRIER;\n    }\n  }\n";
+  s += "  keys[base + t] = K[t]; keys[base + t + $ST] = K[t + $ST];\n";
+  s += "  pos[base + t] = Q[t]; pos[base + t + $ST] = Q[t + $ST];\n}\n";
   return s;
 }
 

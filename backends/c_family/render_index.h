@@ -23,10 +23,7 @@ constexpr int kIndexMaxRank = 8;
 constexpr int kIndexMaxArrays = 4;   // index arrays of one gather or scatter
 constexpr int kIndexParams = 64;     // long longs in the params blob of every index entry
 constexpr int kSortThreads = 256;    // threads of the sort entries' blocks
-// Keys a sort block holds in local memory (32 KiB of (key, position) pairs: within every
-// API's 48 KiB): for the bag-of-words embedding gradient's 8,192 keys the sort is 6 launches
-// instead of the 15 a 512-pair tile took (each launch in a replayed step costs ~2 us).
-constexpr int kSortTile = 8 * kSortThreads;
+constexpr int kSortTile = 2 * kSortThreads;  // keys a sort block holds in local memory
 constexpr int kArgBlockThreads = 256;        // threads of the block-per-output arg reduction
 
 enum class IndexOp : uint8_t {

@@ -349,10 +349,9 @@ void sort_pairs(Kernels& k, void* keys, void* pos, int64_t npad) {
 // pass over the list per row; (b) a counting sort by row needs a histogram and scan over the
 // 50k rows and atomically placed positions, whose order within a row then has to be sorted
 // anyway to be deterministic; (c) a bitonic sort of 64-bit (key, pos) pairs: for N = 65,536,
-// 136 steps of N/2 compare-exchanges (4.5M), all but 15 steps inside tiles of 2,048 pairs in
-// local memory (21 launches; 6 for the bag of words' N = 8,192); the 15 global steps move
-// 15 x 65,536 x 32 B = 31 MB, less than the scatter itself reads (67 MB of values): a few
-// tens of microseconds on an H100, with no
+// 136 steps of N/2 compare-exchanges (4.5M), all but 28 steps inside tiles of 512 pairs in
+// local memory (36 launches); the 28 global steps move 28 x 65,536 x 32 B = 59 MB, about what
+// the scatter itself reads (67 MB of values): a few tens of microseconds on an H100, with no
 // atomics, no per-row scratch, and the reference's bits. The serial part is a row's own run: a token
 // seen m times costs m dependent adds in one thread (a padding token filling half of the
 // batch is the slow case; summing it in position order is what gives the reference's bits).

@@ -134,7 +134,7 @@ TEST(GpuIndexThunks, IncAccumulatesEveryDuplicateInIndexOrderAndSetKeepsTheLast)
 TEST(GpuIndexThunks, LongIndexListsSortAcrossTilesAndMatchTheReferenceBitForBit) {
   TGC_REQUIRE_GPU();
   // 9000 indices into 100 rows: 16,384 padded keys, so the sort runs its global steps and merges
-  // at three sizes past its 2,048-pair tiles, and each row gets about 90 values, summed in index
+  // at five sizes past its 512-pair tiles, and each row gets about 90 values, summed in index
   // order.
   RandomState rng(7);
   std::vector<int64_t> iv(9000);
