@@ -24,6 +24,19 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// User text echoed in an error: control bytes as \xNN (a terminal never sees them raw) and at
+// most 80 characters, so a corrupt or hostile rc file gives a readable one-line report.
+std::string shown(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 80)) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7F) out += fmt::format("\\x{:02x}", b);
+    else out += c;
+  }
+  if (s.size() > 80) out += fmt::format("... ({} more bytes)", s.size() - 80);
+  return out;
+}
+
 std::string from_part(std::string_view source) {
   return source.empty() ? std::string() : fmt::format(" (from {})", source);
 }
@@ -143,7 +156,7 @@ const KeyInfo& find_key(std::string_view key, std::string_view source) {
   std::string near = closest_match(key, Config::keys());
   std::string hint = near.empty() ? fmt::format("valid keys: {}", joined_keys())
                                   : fmt::format("did you mean '{}'? valid keys: {}", near, joined_keys());
-  throw ConfigError(fmt::format("unknown config key '{}'{}", key, from_part(source)), "", hint);
+  throw ConfigError(fmt::format("unknown config key '{}'{}", shown(key), from_part(source)), "", hint);
 }
 
 std::string bad_value_hint(const KeyInfo& k, std::string_view value) {
@@ -174,7 +187,7 @@ void Config::set(std::string_view key, std::string_view value, std::string_view 
   const KeyInfo& k = find_key(key, source);
   if (!k.set(*this, value))
     throw ConfigError(
-        fmt::format("bad value '{}' for config key '{}'{}", value, key, from_part(source)), "",
+        fmt::format("bad value '{}' for config key '{}'{}", shown(value), key, from_part(source)), "",
         bad_value_hint(k, value));
 }
 
@@ -188,7 +201,7 @@ void apply_flags(Config& config, std::string_view flags, std::string_view source
     if (item.empty()) continue;  // "a=1,,b=2" and a trailing comma are harmless
     size_t eq = item.find('=');
     if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty())
-      throw ConfigError(fmt::format("malformed config item '{}'{}", item, from_part(source)), "",
+      throw ConfigError(fmt::format("malformed config item '{}'{}", shown(item), from_part(source)), "",
                         "write key=value items separated by commas, e.g. "
                         "TGC_FLAGS=\"device=cpu,floatX=float32,profile=true\"");
     config.set(trim(item.substr(0, eq)), trim(item.substr(eq + 1)), source);
@@ -198,14 +211,26 @@ void apply_flags(Config& config, std::string_view flags, std::string_view source
 void apply_rc_file(Config& config, const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return;  // no rc file: defaults stand
+  // A config file is a short text file: a FIFO, a device or a huge file in its place is an
+  // error, never a hang or a read until memory runs out.
+  constexpr std::uintmax_t kMaxRcBytes = 1 << 20;
+  if (path == "/dev/null") return;  // TGCRC=/dev/null: no config file, on purpose
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw IOError(fmt::format("config file '{}' is not a regular file", path), "",
+                  "point $TGCRC at a text file of key = value lines");
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxRcBytes)
+    throw IOError(fmt::format("config file '{}' is {} bytes, more than the 1 MiB a config file may have", path, size),
+                  "", "a config file holds a few key = value lines");
   std::ifstream in(path);
-  if (!in || std::filesystem::is_directory(path, ec))
+  if (!in)
     throw IOError(fmt::format("cannot read config file '{}'", path), "",
                   "check the file's permissions, or point $TGCRC elsewhere");
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
     ++number;
+    // A UTF-8 byte-order mark, which some editors write at the start of a file, is not text.
+    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
     std::string where = fmt::format("{}:{}", path, number);
     std::string_view text = trim(line);
     // Whole-line comments, and inline ones after a blank (so paths keep their '#').
@@ -217,11 +242,11 @@ void apply_rc_file(Config& config, const std::string& path) {
       }
     if (text.front() == '[') {
       if (text.back() != ']')
-        throw IOError(fmt::format("malformed section header '{}' at {}", text, where), "",
+        throw IOError(fmt::format("malformed section header '{}' at {}", shown(text), where), "",
                       "write a section header as [global]");
       std::string_view section = trim(text.substr(1, text.size() - 2));
       if (section != "global")
-        throw ConfigError(fmt::format("unknown config section [{}] at {}", section, where), "",
+        throw ConfigError(fmt::format("unknown config section [{}] at {}", shown(section), where), "",
                           fmt::format("tgc reads only [global] (or keys before any section); "
                                       "valid keys: {}",
                                       joined_keys()));
@@ -229,7 +254,7 @@ void apply_rc_file(Config& config, const std::string& path) {
     }
     size_t eq = text.find('=');
     if (eq == std::string_view::npos || trim(text.substr(0, eq)).empty())
-      throw IOError(fmt::format("malformed line '{}' at {}", text, where), "",
+      throw IOError(fmt::format("malformed line '{}' at {}", shown(text), where), "",
                     "write 'key = value' lines under [global], comments start with # or ;");
     config.set(trim(text.substr(0, eq)), trim(text.substr(eq + 1)), where);
   }

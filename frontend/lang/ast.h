@@ -45,7 +45,10 @@ struct Expr {
   Pos start;       // where the whole expression starts (errors about it as an argument)
   int begin = 0;   // byte offsets of the whole expression in the source
   int end = 0;
-  int depth = 1;   // height of the tree below (a leaf is 1)
+  // Height of the tree below (a leaf is 1), counting a left-deep chain of binary operators
+  // (a + b + c + ...) as one level: the evaluator walks such a chain in a loop, not by recursion.
+  int depth = 1;
+  int chain = 0;   // binary operators on this expression's left spine (itself included)
   std::string text;
   int64_t int_value = 0;
   double float_value = 0;

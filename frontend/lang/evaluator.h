@@ -26,6 +26,8 @@ class Evaluator {
   Value name(const Expr& e);
   Value unary(const Expr& e);
   Value binary(const Expr& e);
+  // One binary operation of e (a Binary node) on its operands' values.
+  Value apply_binary(const Expr& e, const Value& a, const Value& b);
   Value call(const Expr& e, const std::string& bound_name);
   Value attribute(const Expr& e);
   Value subscript(const Expr& e);

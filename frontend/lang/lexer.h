@@ -36,6 +36,9 @@ std::string tok_name(Tok kind);
 
 // Bracket nesting deeper than this is an error (the parser and evaluator recurse).
 inline constexpr int kMaxNesting = 200;
+// Operators in one left-deep chain (a + b + c + ...): far beyond any written program, and few
+// enough that destroying the chain's tree (recursive, one frame per link) stays shallow.
+inline constexpr int kMaxChain = 5000;
 
 // The tokens of `src`, ending with Newline (if the last line lacks one) and End. Throws
 // SourceError for bytes that are not UTF-8, unexpected characters, malformed or

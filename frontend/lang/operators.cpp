@@ -180,13 +180,31 @@ Value Evaluator::unary(const Expr& e) {
   });
 }
 
+// A left-deep chain (a + b + c + ..., the parser's shape for left-associative operators) is
+// evaluated from its innermost link outward in a loop: its length is not nesting, and the
+// stack stays flat however long it is.
 Value Evaluator::binary(const Expr& e) {
-  const Value a = eval(*e.items[0]);
-  const Value b = eval(*e.items[1]);
+  std::vector<const Expr*> spine{&e};
+  while (spine.back()->items[0]->kind == Expr::Kind::Binary) spine.push_back(spine.back()->items[0].get());
+  Value acc = eval(*spine.back()->items[0]);
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+    const Value b = eval(*(*it)->items[1]);
+    acc = apply_binary(**it, acc, b);
+  }
+  return acc;
+}
+
+Value Evaluator::apply_binary(const Expr& e, const Value& a, const Value& b) {
   const Tok op = e.op;
   if (a.is_number() && b.is_number()) return Folder(ctx_.src, e.pos, op).fold(a, b);
   // Lists join with +, as in Python.
   if (op == Tok::Plus && a.is_sequence() && b.is_sequence() && !is_tensor_like(a)) {
+    const size_t n = a.items().size() + b.items().size();
+    if (static_cast<int64_t>(n) > ctx_.limits.max_list_items)
+      throw ctx_.src.error(e.pos,
+                           fmt::format("this {} would have {} items, more than the limit of {}",
+                                       a.is_tuple() ? "tuple" : "list", n, ctx_.limits.max_list_items),
+                           "build large values with generators (zeros, arange, rand, ...) or load() them");
     std::vector<Value> items = a.items();
     items.insert(items.end(), b.items().begin(), b.items().end());
     return a.is_tuple() ? Value::tuple(std::move(items)) : Value::list(std::move(items));

@@ -109,6 +109,15 @@ class Parser {
       if (c) depth = std::max(depth, c->depth);
     for (const Arg& a : e->args) depth = std::max(depth, a.value->depth);
     e->depth = depth + 1;
+    if (e->kind == Kind::Binary) {
+      // A link of a left-deep chain adds a level to its right operand only (see Expr::depth).
+      const Expr& left = *e->items[0];
+      e->chain = left.kind == Kind::Binary ? left.chain + 1 : 1;
+      if (e->chain > 1) e->depth = std::max(left.depth, e->items[1]->depth + 1);
+      if (e->chain > kMaxChain)
+        throw src_.error(e->pos, "more than " + std::to_string(kMaxChain) + " operators in one expression",
+                         "split it into several assignments");
+    }
     if (e->depth > kMaxNesting)
       throw src_.error(e->pos, "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
                        "split it into several assignments");

@@ -1,6 +1,8 @@
 // SourceError's report (file:line:col, the line, a caret, the hint) and SourceText, which
 // finds lines and positions for it.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "frontend/lang/source_text.h"
 
@@ -36,17 +38,54 @@ std::string printable(std::string s, std::string_view keep) {
   return s;
 }
 
+// Byte offsets of the code points of `s` (one per code point, then s.size()).
+std::vector<size_t> code_point_starts(const std::string& s) {
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  starts.push_back(s.size());
+  return starts;
+}
+
+// A report stays readable whatever the input: a message or hint holding a 40,000-character
+// name is cut to its first kMaxTextCodePoints code points, and a long source line is shown as
+// a window of kLineWindow code points around the column (`col` is moved into the window).
+constexpr size_t kMaxTextCodePoints = 600;
+constexpr int kLineWindow = 120;
+
+std::string trimmed(std::string s) {
+  const std::vector<size_t> starts = code_point_starts(s);
+  const size_t n = starts.size() - 1;
+  if (n <= kMaxTextCodePoints) return s;
+  return s.substr(0, starts[kMaxTextCodePoints]) + "... (" + std::to_string(n - kMaxTextCodePoints) +
+         " more characters)";
+}
+
+std::string line_window(const std::string& line, int& col) {
+  const std::vector<size_t> starts = code_point_starts(line);
+  const int n = static_cast<int>(starts.size()) - 1;
+  if (n <= kLineWindow + kLineWindow / 4) return line;
+  const int first = std::clamp(col - 1 - kLineWindow / 2, 0, n - kLineWindow);
+  const int last = first + kLineWindow;
+  std::string out = first > 0 ? "..." : "";
+  out += line.substr(starts[first], starts[last] - starts[first]);
+  if (last < n) out += "...";
+  col = col - first + (first > 0 ? 3 : 0);
+  return out;
+}
+
 }  // namespace
 
 SourceError::SourceError(SourceLoc loc, std::string message, std::string source_line, std::string hint)
-    : Error(printable(message, "\n\t"), location_text(loc), printable(hint, "\t")),
+    : Error(printable(trimmed(message), "\n\t"), location_text(loc), printable(trimmed(hint), "\t")),
       loc_(std::move(loc)),
-      message_(printable(std::move(message), "\n\t")) {
+      message_(printable(trimmed(std::move(message)), "\n\t")) {
   text_ = location_text(loc_) + ": error: " + message_;
   if (loc_.line > 0) {
-    source_line = printable(std::move(source_line), "\t");
+    int col = loc_.col;
+    source_line = printable(line_window(source_line, col), "\t");
     text_ += "\n    " + source_line;
-    text_ += "\n    " + caret_line(source_line, loc_.col);
+    text_ += "\n    " + caret_line(source_line, col);
   }
   if (!this->hint().empty()) text_ += "\n  hint: " + this->hint();
 }

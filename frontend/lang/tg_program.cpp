@@ -2,6 +2,8 @@
 // value expression for the CLI's --input.
 #include "frontend/lang/tg_program.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -41,6 +43,10 @@ TgFunction* TgProgram::default_function() { return functions.empty() ? nullptr :
 
 TgProgram load_source(std::string_view source, std::string_view file_name, const FunctionOptions& options,
                       const LoadLimits& limits) {
+  if (static_cast<int64_t>(source.size()) > limits.max_source_bytes)
+    throw IOError(fmt::format("'{}' is larger than {} MiB ({} bytes), the limit of a .tg program", file_name,
+                              limits.max_source_bytes >> 20, source.size()),
+                  "", "a program is text; keep data in .npy files and load() them");
   SourceText src{std::string(file_name), std::string(source)};
   Module module = parse_module(src);
   TgProgram program;
@@ -61,10 +67,19 @@ TgProgram load_file(const std::string& path, const FunctionOptions& options) {
     throw IOError("cannot read '" + path + "': it is a directory", "", "give the path of a .tg file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IOError("cannot read '" + path + "': no such file or not readable", "", "check the path");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read at most one byte past the limit (a device file such as /dev/zero never ends).
+  const int64_t limit = LoadLimits{}.max_source_bytes;
+  std::string text;
+  char chunk[1 << 16];
+  while (in && static_cast<int64_t>(text.size()) <= limit) {
+    in.read(chunk, sizeof chunk);
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) throw IOError("cannot read '" + path + "'", "", "check the file");
-  return load_source(text.str(), path, options);
+  if (static_cast<int64_t>(text.size()) > limit)
+    throw IOError(fmt::format("'{}' is larger than {} MiB, the limit of a .tg program", path, limit >> 20), "",
+                  "a program is text; keep data in .npy files and load() them");
+  return load_source(text, path, options);
 }
 
 Tensor eval_value(std::string_view expr, std::string_view file_name) {

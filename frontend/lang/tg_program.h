@@ -78,6 +78,11 @@ struct LoadLimits {
   // Nodes of one function's graph (before optimization): compile time grows with it, and
   // nested grad() calls grow graphs geometrically.
   int64_t max_function_nodes = int64_t{1} << 24;
+  // Bytes of one source file: a program is text a person wrote (`tgc run /dev/zero` must end
+  // with an error, not read until memory runs out).
+  int64_t max_source_bytes = int64_t{64} << 20;
+  // Items of one list or tuple the program builds (`a = a + a` repeated doubles it).
+  int64_t max_list_items = int64_t{1} << 22;
 };
 TgProgram load_source(std::string_view source, std::string_view file_name,
                       const FunctionOptions& options, const LoadLimits& limits);

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "support/catch_error.h"
 #include <unistd.h>
@@ -313,6 +314,37 @@ TEST_F(RcFile, UnknownKeyAndBadValueNameFileAndLine) {
 TEST_F(RcFile, DirectoryIsAnIOError) {
   Config c;
   EXPECT_THROW(apply_rc_file(c, dir_.string()), IOError);
+}
+
+TEST_F(RcFile, AByteOrderMarkIsSkippedAndControlBytesAreEscapedInErrors) {
+  std::string bom = write("tgcrc", "\xEF\xBB\xBF" "floatX = float64\n");
+  Config c;
+  apply_rc_file(c, bom);
+  EXPECT_EQ(c.floatX, DType::Float64);
+
+  std::string ctl = write("tgcrc2", "flo\x01" "atX = float64\n");
+  auto e = catch_error<ConfigError>([&] { apply_rc_file(c, ctl); });
+  EXPECT_THAT(e.what(), HasSubstr("unknown config key 'flo\\x01atX'"));
+  std::string long_line = write("tgcrc3", std::string(5000, 'k') + "\n");
+  auto l = catch_error<IOError>([&] { apply_rc_file(c, long_line); });
+  EXPECT_LT(std::string(l.what()).size(), 400u) << "the 5000-byte line is cut in the message";
+  EXPECT_THAT(l.what(), HasSubstr("more bytes)"));
+}
+
+TEST_F(RcFile, AFifoADeviceOrAHugeFileIsAnErrorNotAHang) {
+  Config c;
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto f = catch_error<IOError>([&] { apply_rc_file(c, fifo); });  // would block forever if opened
+  EXPECT_THAT(f.what(), HasSubstr("is not a regular file"));
+  auto d = catch_error<IOError>([&] { apply_rc_file(c, "/dev/zero"); });
+  EXPECT_THAT(d.what(), HasSubstr("is not a regular file"));
+  const std::string huge = (dir_ / "huge").string();
+  fs::resize_file(write("huge", ""), 2 << 20);  // sparse: 2 MiB of zeros
+  auto h = catch_error<IOError>([&] { apply_rc_file(c, huge); });
+  EXPECT_THAT(h.what(), HasSubstr("more than the 1 MiB"));
+  apply_rc_file(c, "/dev/null");  // TGCRC=/dev/null: no configuration, on purpose
+  EXPECT_EQ(c.device, "cpu");
 }
 
 TEST_F(RcFile, PrecedenceDefaultsThenRcThenFlags) {
