@@ -27,6 +27,10 @@ int edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string closest_match(std::string_view name, const std::vector<std::string>& candidates) {
+  // No one mistypes a name this long, and the table below costs its length times each
+  // candidate's: a 1M-character name must not stall the error report.
+  constexpr size_t kMaxSuggestedLength = 256;
+  if (name.size() > kMaxSuggestedLength) return {};
   const std::string key = ascii_lower(name);
   // A typo changes a few characters: allow about one edit per three characters, and never
   // as many edits as the name is long (else "x" would "match" "y").
@@ -34,6 +38,9 @@ std::string closest_match(std::string_view name, const std::vector<std::string>&
   const std::string* best = nullptr;
   int best_distance = 0, best_exact = 0;
   for (const std::string& c : candidates) {
+    // The distance is at least the difference in length: skip the table when that is too far.
+    const size_t gap = key.size() > c.size() ? key.size() - c.size() : c.size() - key.size();
+    if (gap > static_cast<size_t>(limit)) continue;
     int d = edit_distance(key, ascii_lower(c));
     if (d > limit || d >= static_cast<int>(std::max(key.size(), c.size()))) continue;
     // Among equally close candidates, prefer the one that also matches the case.

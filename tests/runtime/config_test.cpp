@@ -472,6 +472,15 @@ TEST(ClosestMatch, FindsTyposOnly) {
   EXPECT_EQ(closest_match("mux", {"max", "min", "mix"}), "max");
 }
 
+TEST(ClosestMatch, GiantNamesGetNoSuggestionAndTakeNoTime) {
+  // A 100k-character name against 100 candidates of similar length would be 10^12 table cells:
+  // names past 256 characters are not suggested for at all, so this returns at once.
+  std::vector<std::string> near(100, std::string(100'000, 'a'));
+  EXPECT_EQ(closest_match(std::string(100'000, 'a') + "b", near), "");
+  // Within the bound, candidates too different in length are skipped, not compared.
+  EXPECT_EQ(closest_match(std::string(200, 'q'), {std::string(199, 'q'), "q"}), std::string(199, 'q'));
+}
+
 TEST(Config, DeterministicIsOnByDefault) {
   Config c;
   EXPECT_TRUE(c.deterministic);
