@@ -36,11 +36,18 @@ bool is_npy_path(const std::string& value) {
 }
 
 // Whether every value of dtype `from` is exactly a value of `to` (what an input accepts
-// from a file without asking): bool into anything, a type into a wider one of its kind,
-// small integers into floats.
+// from a file without asking): bool into anything, a type into a wider one of its kind, and
+// integers into floats only where the float's significand holds every value (int8, int16 and
+// uint8 into float32; also int32 into float64): int32's 16777217 is not a float32.
 bool converts_without_loss(DType from, DType to) {
-  return from == to || (promote(from, to) == to && dtype_size(to) >= dtype_size(from) &&
-                        !(is_float(from) && !is_float(to)));
+  if (from == to || from == DType::Bool) return true;
+  if (is_float(from)) return is_float(to) && dtype_size(to) >= dtype_size(from);
+  if (is_float(to)) {
+    const int significand = to == DType::Float32 ? 24 : 53;
+    const int value_bits = 8 * static_cast<int>(dtype_size(from)) - (is_signed_integer(from) ? 1 : 0);
+    return value_bits <= significand;
+  }
+  return promote(from, to) == to && dtype_size(to) >= dtype_size(from);
 }
 
 Tensor value_of(const lang::TgFunction& fn, const std::string& name, const std::string& value,

@@ -7,6 +7,7 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "cli/cli_runner.h"
+#include "runtime/npy.h"
 
 namespace tgc::test {
 namespace {
@@ -113,6 +114,15 @@ TEST(CliErrors, WrongTypedInputs) {
   expect_user_error(run_tgc({"run", example("two_outputs.tg"), "--input", "x=" + f64, "--input", "y=zeros(8, 10)"}),
                     {"input 'x' of two_outputs is a float32 matrix (?, ?), but " + f64 + " holds float64",
                      "hint: save the array with .astype('float32')"});
+  // An int32 file for a float32 input: float32 holds integers exactly only up to 2^24, so
+  // 16777217 would become 16777216. Refused the same way; int16 converts exactly and is taken.
+  const std::string i32 = dir.path() + "/i32.npy", i16 = dir.path() + "/i16.npy";
+  write_npy(i32, Tensor::from_vector<int32_t>({16777217, 1}, {2, 1}));
+  write_npy(i16, Tensor::from_vector<int16_t>({7, 1}, {2, 1}));
+  expect_user_error(run_tgc({"run", example("two_outputs.tg"), "--input", "x=" + i32, "--input", "y=zeros(2, 1)"}),
+                    {"but " + i32 + " holds int32", "hint: save the array with .astype('float32')"});
+  const CliResult ok = run_tgc({"run", example("two_outputs.tg"), "--input", "x=" + i16, "--input", "y=zeros(2, 1)"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
   // Shapes that only meet at run time: the executor's error, still a clean exit 2.
   expect_user_error(run_tgc({"run", example("two_outputs.tg"), "--input", "x=zeros(3, 4)", "--input", "y=zeros(4, 4)"}),
                     {"could not be broadcast together with shapes (3, 4) (4, 4)"});
