@@ -24,13 +24,16 @@ const char* op_name(RowOp op) {
     case RowOp::LogSoftmax: return "log_softmax";
     case RowOp::LogSumExp: return "logsumexp";
     case RowOp::LogSoftmaxGrad: return "log_softmax_grad";
+    case RowOp::SoftmaxXent: return "softmax_xent";
+    case RowOp::SoftmaxXentScaled: return "softmax_xent_scaled";
   }
   return "?";
 }
 
 std::vector<RowKernel> make_list() {
   std::vector<RowKernel> l;
-  for (RowOp op : {RowOp::Softmax, RowOp::LogSoftmax, RowOp::LogSumExp, RowOp::LogSoftmaxGrad})
+  for (RowOp op : {RowOp::Softmax, RowOp::LogSoftmax, RowOp::LogSumExp, RowOp::LogSoftmaxGrad, RowOp::SoftmaxXent,
+                   RowOp::SoftmaxXentScaled})
     for (DType t : {DType::Float32, DType::Float64})
       for (bool i32 : {true, false}) l.push_back({op, t, i32});
   return l;
@@ -62,13 +65,41 @@ std::string row_loop(const std::string& ix, const std::vector<int>& ops, const s
   return s + body + "    }\n";
 }
 
+// softmax_xent's row (operands: 0 r, 1 d, 2 z, 3 t, 4 g or s): the log_softmax row's max and
+// sum as in the other entries, sum(g) in the same sweep, then one sweep that writes d and sums
+// t * y for r. Four trees over SA, each read by every thread before the next rewrites it.
+std::string xent_row(const std::string& ix, bool scaled) {
+  const std::string gv = scaled ? "(($C)tg[o3] * ($C)g[o4])" : "(($C)g[o4])";
+  std::string s;
+  s += "    $C m = -($C)$INF;\n";
+  s += row_loop(ix, {2}, "      const $C v = ($C)z[o2];\n      if (v > m || v != v) m = v;\n");
+  s += "    SA[t] = (double)m;\n" + tree("(a >= b || a != a) ? a : b");
+  s += "    m = ($C)SA[0];\n    if (!($FABS(m) < ($C)$INF)) m = ($C)0;\n    $BARRIER;\n";
+  s += "    double acc = 0.0, accg = 0.0;\n";
+  s += row_loop(ix, {2, 3, 4}, "      acc += (double)$EXP(($C)z[o2] - m);\n      accg += (double)($T)" + gv + ";\n");
+  s += "    SA[t] = acc;\n" + tree("a + b");
+  s += "    const $C lse = $LOG(($C)SA[0]);\n    $BARRIER;\n";
+  s += "    SA[t] = accg;\n" + tree("a + b");
+  s += "    const $C SG = ($C)SA[0];\n    $BARRIER;\n";
+  s += "    double accr = 0.0;\n";
+  s += row_loop(ix, {1, 2, 3, 4},
+                "      const $T y = ($T)((($C)z[o2] - m) - lse);\n"
+                "      accr += (double)(($C)tg[o3] * ($C)y);\n"
+                "      d[o1] = ($T)(($C)($T)" + gv + " - $EXP(($C)y) * SG);\n");
+  s += "    SA[t] = accr;\n" + tree("a + b");
+  s += "    if (t == 0) out[q0] = ($T)SA[0];\n";
+  return s + "    $BARRIER;\n  }\n}\n";
+}
+
 std::string row_entry_body(const DialectHooks& d, const RowKernel& k) {
   using namespace rowp;
   const std::string ix = k.index32 ? "int" : d.i64();
   const std::string T = memory_type(k.dtype, d.dialect());
   const bool grad = k.op == RowOp::LogSoftmaxGrad;
+  const bool xent = k.op == RowOp::SoftmaxXent || k.op == RowOp::SoftmaxXentScaled;
   std::vector<Ptr> ptrs = {{T, false, "out"}};
   if (grad) ptrs.insert(ptrs.end(), {{T, true, "g"}, {T, true, "y"}});
+  else if (xent) ptrs.insert(ptrs.end(), {{T, false, "d"}, {T, true, "z"}, {T, true, "tg"}, {T, true, "g"}});
   else ptrs.push_back({T, true, "x"});
   const int nops = static_cast<int>(ptrs.size());
   std::string s = tmpl::open_entry(d, row_entry_name(k), ptrs, "tgc_row_params");
@@ -95,6 +126,7 @@ std::string row_entry_body(const DialectHooks& d, const RowKernel& k) {
     s += row_loop(ix, {0, 1, 2}, "      out[o0] = ($T)(($C)g[o1] - $EXP(($C)y[o2]) * S);\n");
     return s + "    $BARRIER;\n  }\n}\n";
   }
+  if (xent) return s + xent_row(ix, k.op == RowOp::SoftmaxXentScaled);
   // The row max; a NaN wins (the reference's np.amax); -inf for an empty row.
   s += "    $C m = -($C)$INF;\n";
   s += row_loop(ix, {1}, "      const $C v = ($C)x[o1];\n      if (v > m || v != v) m = v;\n");
@@ -115,7 +147,9 @@ std::string row_entry_body(const DialectHooks& d, const RowKernel& k) {
       s += row_loop(ix, {0, 1}, "      out[o0] = ($T)((($C)x[o1] - m) - lse);\n");
       break;
     case RowOp::LogSumExp: s += "    if (t == 0) out[q0] = ($T)($LOG(S) + m);\n"; break;
-    case RowOp::LogSoftmaxGrad: break;
+    case RowOp::LogSoftmaxGrad:
+    case RowOp::SoftmaxXent:
+    case RowOp::SoftmaxXentScaled: break;
   }
   // SA is rewritten by the next row's max only after every thread read this row's sum.
   return s + "    $BARRIER;\n  }\n}\n";

@@ -17,8 +17,12 @@
 //   log_softmax:     t = x - s,      out = t - log((C)sum(exp(t)))       s = m if finite, else 0
 //   logsumexp:       out = log((C)sum(exp(x - s))) + s
 //   log_softmax_grad (g, y = log_softmax(x)): out = g - exp(y) * (C)sum(g)
+//   softmax_xent (z, t, g; ops/nn/softmax_cross_entropy.h): y = (T)log_softmax(z) as above,
+//                    r = (T)sum(t * y) (each product in C, summed in double), d = g - exp(y) *
+//                    (C)sum(g); softmax_xent_scaled reads g as t * s, s a 0-d operand (strides 0)
 //
-// The ABI of every entry: its pointers (out first, then x, or g and y), then the params blob by
+// The ABI of every entry: its pointers (out first, then x, or g and y; softmax_xent: r, d, z, t,
+// g or s), then the params blob by
 // value (`struct { long long v[kRowParams]; }`, slots in rowp below), then, OpenCL only, one
 // ulong per pointer in order: its offset in elements (kernel_render.h).
 #pragma once
@@ -35,7 +39,7 @@ namespace tgc::cfam {
 constexpr int kRowMaxRank = 8;      // kept and reduced dims, each, after collapsing
 constexpr int kRowMaxThreads = 256;  // threads of a row block (the shared tree's size)
 
-enum class RowOp : uint8_t { Softmax, LogSoftmax, LogSumExp, LogSoftmaxGrad };
+enum class RowOp : uint8_t { Softmax, LogSoftmax, LogSumExp, LogSoftmaxGrad, SoftmaxXent, SoftmaxXentScaled };
 
 struct RowKernel {
   RowOp op = RowOp::Softmax;
@@ -68,6 +72,7 @@ constexpr int kOperandSlots = 2 * kRowMaxRank;  // kept strides, then reduced st
 constexpr int kept_strides(int operand) { return kStrides + operand * kOperandSlots; }
 constexpr int red_strides(int operand) { return kept_strides(operand) + kRowMaxRank; }
 }  // namespace rowp
-constexpr int kRowParams = rowp::kStrides + 3 * rowp::kOperandSlots;  // at most 3 operands
+constexpr int kRowMaxOperands = 5;  // softmax_xent's r, d, z, t, g
+constexpr int kRowParams = rowp::kStrides + kRowMaxOperands * rowp::kOperandSlots;
 
 }  // namespace tgc::cfam

@@ -16,6 +16,7 @@
 #include "ops/elemwise/broadcast.h"
 #include "ops/nn/log_softmax_grad.h"
 #include "ops/nn/logsumexp.h"
+#include "ops/nn/softmax_cross_entropy.h"
 #include "ops/nn/softmax.h"
 #include "runtime/error.h"
 
@@ -87,6 +88,7 @@ struct RowThunk {
     GpuDevice& dev = *device;
     std::vector<Tensor> in;
     for (const Tensor& t : inputs) in.push_back(t.on_host() ? t.to(dev) : t);
+    if (op == RowOp::SoftmaxXent || op == RowOp::SoftmaxXentScaled) return xent(in, outputs);
     const bool grad = op == RowOp::LogSoftmaxGrad;
     const Tensor& x = in.back();  // the tensor whose shape the rows are of (y for the gradient)
     Shape out_shape = x.shape();
@@ -108,14 +110,51 @@ struct RowThunk {
       operand_strides.push_back(in[0].strides());
     }
     operand_strides.push_back(x.strides());
-    // The result's strides over x's dims: its own for softmax-shaped results, the dense
-    // strides of the kept dims for logsumexp (0 along the reduced ones).
+    operand_strides[0] = op != RowOp::LogSumExp ? out.strides() : reduced_strides(x.shape());
+    std::vector<Tensor> operands = {out};
+    operands.insert(operands.end(), in.begin(), in.end());
+    launch(x, operand_strides, operands);
+  }
+
+  // The strides over x's dims of a dense result of the kept dims (0 along the reduced ones):
+  // logsumexp's, and softmax_xent's row values.
+  Strides reduced_strides(const Shape& x) const {
     Shape kept_dims;
-    for (int d = 0; d < x.ndim(); ++d)
-      if (!reduced(d)) kept_dims.push_back(x.shape()[d]);
+    for (int d = 0; d < static_cast<int>(x.size()); ++d)
+      if (!reduced(d)) kept_dims.push_back(x[d]);
     const Strides dense_kept = contiguous_strides(kept_dims);
-    for (int d = 0, k = 0; d < x.ndim(); ++d)
-      operand_strides[0].push_back(op != RowOp::LogSumExp ? out.strides()[d] : reduced(d) ? 0 : dense_kept[k++]);
+    Strides s;
+    for (int d = 0, k = 0; d < static_cast<int>(x.size()); ++d) s.push_back(reduced(d) ? 0 : dense_kept[k++]);
+    return s;
+  }
+
+  // softmax_xent: inputs (z, t, g) or (z, t, s); outputs (r: the rows' values, d: z's shape).
+  void xent(const std::vector<Tensor>& in, std::vector<Tensor>& outputs) const {
+    GpuDevice& dev = *device;
+    const Tensor& z = in.at(0);
+    const Tensor& t = in.at(1);
+    const Tensor& g = in.at(2);
+    const bool scaled = op == RowOp::SoftmaxXentScaled;
+    if (t.shape() != z.shape() || (scaled ? g.ndim() != 0 : g.shape() != z.shape()))
+      throw ShapeError("softmax_cross_entropy: z of shape " + shape_str(z.shape()) + ", t of shape " +
+                           shape_str(t.shape()) + " and " + (scaled ? "s" : "g") + " of shape " + shape_str(g.shape()) +
+                           " do not fit",
+                       "", "t (and g) have z's shape");
+    Shape rows;
+    for (int d = 0; d < z.ndim(); ++d)
+      if (!reduced(d)) rows.push_back(z.shape()[d]);
+    Tensor& r = ensure_output(outputs.at(0), z.dtype(), rows, dev);
+    Tensor& dz = ensure_output(outputs.at(1), z.dtype(), z.shape(), dev);
+    if (r.numel() == 0) return;  // no rows
+    const std::vector<Strides> operand_strides = {reduced_strides(z.shape()), dz.strides(), z.strides(), t.strides(),
+                                                  scaled ? Strides(static_cast<size_t>(z.ndim()), 0) : g.strides()};
+    launch(z, operand_strides, {r, dz, z, t, g});
+  }
+
+  // Plans the rows of x (kept dims enumerate them, reduced dims make one) for the operands'
+  // strides over x's dims, in the entry's pointer order, and launches the entry.
+  void launch(const Tensor& x, const std::vector<Strides>& operand_strides, const std::vector<Tensor>& operands) const {
+    GpuDevice& dev = *device;
     const size_t nops = operand_strides.size();
     Group kept{{}, std::vector<Strides>(nops)}, red{{}, std::vector<Strides>(nops)};
     for (int d = 0; d < x.ndim(); ++d) {
@@ -152,16 +191,14 @@ struct RowThunk {
     while (cap * 2 <= max_threads) cap *= 2;
     int threads = std::min(32, cap);
     while (threads < nred && threads < cap) threads *= 2;
-    const int64_t blocks = std::min<int64_t>(nrows, 65535);
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(nrows, 65535));
 
     const int entry = cfam::row_entry({op, x.dtype(), i32});
     TGC_INTERNAL_CHECK(entry >= 0, "no row entry for " + std::string(dtype_name(x.dtype())));
     // An empty operand is never read: the null address goes instead.
-    auto operand = [](const Tensor& t) {
-      return LaunchArg::operand(t.numel() ? t.raw_data() : nullptr, dtype_size(t.dtype()));
-    };
-    std::vector<LaunchArg> args = {operand(out)};
-    for (const Tensor& t : in) args.push_back(operand(t));
+    std::vector<LaunchArg> args;
+    for (const Tensor& t : operands)
+      args.push_back(LaunchArg::operand(t.numel() ? t.raw_data() : nullptr, dtype_size(t.dtype())));
     args.push_back(LaunchArg::value(blob.data(), blob.size() * sizeof(int64_t)));
     row_module(dev, entry, options, fast_math, cache_dir).launch(0, blocks, threads, 0, args);
   }
@@ -178,7 +215,7 @@ bool any_dim_above_max(const Node& node) {
 bool is_row_op(const Node& node) {
   const Op& op = node.op();
   return dynamic_cast<const Softmax*>(&op) || dynamic_cast<const LogSumExp*>(&op) ||
-         dynamic_cast<const LogSoftmaxGrad*>(&op);
+         dynamic_cast<const LogSoftmaxGrad*>(&op) || dynamic_cast<const SoftmaxCrossEntropy*>(&op);
 }
 
 std::string row_op_declines(const Node& node) {
@@ -194,13 +231,16 @@ std::string row_op_declines(const Node& node) {
 ThunkFn make_row_thunk(GpuDevice& device, const Node& node, const Config& config) {
   RowThunk t{&device, RowOp::Softmax, {}, true, {config.float32_math == "double"}, config.fast_math, config.cache_dir};
   const Op& op = node.op();
-  const int ndim = node.inputs().back()->type().ndim();
+  const int ndim = node.inputs().back()->type().ndim();  // (softmax_xent's z has rank >= 1)
   if (const auto* sm = dynamic_cast<const Softmax*>(&op)) {
     t.op = sm->log() ? RowOp::LogSoftmax : RowOp::Softmax;
     if (ndim > 0) t.axes = {sm->axis()};
   } else if (const auto* g = dynamic_cast<const LogSoftmaxGrad*>(&op)) {
     t.op = RowOp::LogSoftmaxGrad;
     if (ndim > 0) t.axes = {g->axis()};
+  } else if (const auto* x = dynamic_cast<const SoftmaxCrossEntropy*>(&op)) {
+    t.op = x->scaled() ? RowOp::SoftmaxXentScaled : RowOp::SoftmaxXent;
+    t.axes = {x->axis()};
   } else if (const auto* lse = dynamic_cast<const LogSumExp*>(&op)) {
     t.op = RowOp::LogSumExp;
     if (lse->axes()) t.axes = *lse->axes();

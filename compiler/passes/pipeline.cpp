@@ -14,6 +14,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/inplace.h"
 #include "compiler/passes/placement.h"
+#include "compiler/passes/softmax_cross_entropy.h"
 #include "compiler/passes/sparse_update.h"
 #include "compiler/passes/specialize.h"
 #include "runtime/error.h"
@@ -50,6 +51,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       {"merge_specialized", "specialize", merge, "specialize makes duplicates (each fill's cast of its like): one node each before fusion"},
       // --- fusion ---
+      {"softmax_cross_entropy", "fusion", softmax_cross_entropy, "sum(t * log_softmax(z)) and log_softmax's gradient -> one SoftmaxCrossEntropy node (GPU): one row kernel for both"},
       {"decompose_for_fusion", "fusion", decompose_for_fusion, "softmax/log_softmax/logsumexp (GPU) and outer as max/sum reductions and elementwise ops fusion makes device kernels of", decompose_for_fusion_rules},
       {"fuse_elemwise", "fusion", fuse_elemwise, "each elementwise computation, and each reduction with its prologue and epilogue, becomes one kernel"},
       // --- placement --- (after fusion: a fused kernel is placed, and transferred, as one)

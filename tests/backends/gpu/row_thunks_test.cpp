@@ -1,8 +1,9 @@
 // The row thunks (softmax, log_softmax, logsumexp, log_softmax's gradient) on each GPU API
 // (PoCL's OpenCL in CI) against the ops' perform(): each axis of a strided tensor, SciPy's
 // rows of infinities and NaN, huge values, empty rows and zero rows, a row longer than a
-// block, strided gradients; and a whole softmax cross-entropy with its gradient kept on the
-// device as row kernels. Lean on purpose: PoCL spends about a second of CPU on each entry a
+// block, strided gradients; softmax_cross_entropy's fused row (both forms, each axis, the
+// extremes); and a whole softmax cross-entropy with its gradient kept on the device as one
+// row kernel (a broadcast target as the separate ones). Lean on purpose: PoCL spends about a second of CPU on each entry a
 // test launches first (these launch five).
 #include "backends/gpu/row_thunks.h"
 
@@ -18,6 +19,7 @@
 #include "ops/nn/log_softmax_grad.h"
 #include "ops/nn/logsumexp.h"
 #include "ops/nn/softmax.h"
+#include "ops/nn/softmax_cross_entropy.h"
 
 namespace tgc {
 namespace {
@@ -138,7 +140,9 @@ TEST(GpuRowThunks, IntegerInputsAndHighRanksAreDeclinedWithAReason) {
 
 TEST(GpuRowThunks, ASoftmaxCrossEntropyAndItsGradientRunAsRowKernels) {
   TGC_REQUIRE_GPU();
-  Var z = matrix("z", DType::Float32), y = matrix("y", DType::Float32);
+  // Static shapes (as a training step's shared variables have): the gradient of the mean is
+  // y times the constant -1/8, which the fused row kernel takes as its scale.
+  Var z = tensor("z", DType::Float32, {8, 10}), y = tensor("y", DType::Float32, {8, 10});
   Var loss = -mean(sum(y * log_softmax(z), 1));
   const std::vector<Var> outs{loss, grad(loss, z), softmax(z, 0), logsumexp(z, {1})};
   // assert_no_cpu_op=raise: compiling fails if any node stays on the host.
@@ -155,7 +159,71 @@ TEST(GpuRowThunks, ASoftmaxCrossEntropyAndItsGradientRunAsRowKernels) {
       row_ops.insert(c);
     }
   }
-  EXPECT_EQ(row_ops, (std::set<std::string>{"Softmax", "LogSoftmax", "LogSumExp", "LogSoftmaxGrad"}));
+  // log_softmax, the rows' sum of y * log_softmax and the gradient: one SoftmaxCrossEntropy.
+  EXPECT_EQ(row_ops, (std::set<std::string>{"Softmax", "LogSumExp"}));
+  int fused = 0;
+  for (Node* n : f.graph().toposort())
+    if (n->op().op_class() == "SoftmaxCrossEntropy") ++fused;
+  EXPECT_EQ(fused, 1);
+}
+
+// SoftmaxCrossEntropy's thunk against its perform() (the composition it replaced), both
+// outputs, in both forms: g given, and g = t * s.
+void expect_xent_matches_reference(int axis, bool scaled, const std::vector<Tensor>& inputs) {
+  std::vector<VarPtr> vars;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    vars.push_back(Variable::input(Type(inputs[i].dtype(), inputs[i].shape()), "in" + std::to_string(i)));
+  const auto op = std::make_shared<SoftmaxCrossEntropy>(axis, scaled);
+  const std::vector<VarPtr> outs = tgc::apply(op, vars);
+  std::string why;
+  const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::row_op_rules(), *outs[0]->owner(), &why);
+  ASSERT_NE(rule, nullptr) << why;
+  std::vector<Tensor> host_in, want(2), got(2);
+  for (const Tensor& t : inputs) host_in.push_back(t.to_host());
+  op->perform(host_in, want);
+  rule->make(gpu_test::device(), *outs[0]->owner(), Config{})(inputs, got);
+  for (int o = 0; o < 2; ++o) {
+    const Tensor g = got[o].to_host();
+    ASSERT_EQ(g.shape(), want[o].shape()) << "output " << o;
+    const bool f32 = g.dtype() == DType::Float32;
+    EXPECT_TRUE(tensors_allclose(g, want[o], f32 ? 1e-5 : 1e-13, f32 ? 1e-6 : 1e-14))
+        << op->name() << " output " << o << "\n" << g.str() << "\nexpected\n" << want[o].str();
+  }
+}
+
+TEST(GpuRowThunks, SoftmaxCrossEntropyBothFormsAlongEachAxisAndAtExtremes) {
+  TGC_REQUIRE_GPU();
+  const Tensor z = dev(uniform({6, 9}, 20)), t = dev(uniform({6, 9}, 21, DType::Float32, 0, 1));
+  const Tensor g = dev(uniform({6, 9}, 22)), s = dev(Tensor::full(DType::Float32, Shape{}, -1.0 / 6));
+  expect_xent_matches_reference(1, false, {z, t, g});
+  expect_xent_matches_reference(1, true, {z, t, s});
+  // Along axis 0 of transposed (strided) operands.
+  expect_xent_matches_reference(0, true, {dev(uniform({9, 6}, 23)).transpose(), t, s});
+  // Huge logits, a row of -inf with finite ones, and a NaN row: as the composition gives.
+  const double nan = std::nan("");
+  const Tensor zx = Tensor::from_vector(std::vector<double>{1000, -1000, 999, -kInf, 0, 1, nan, 1, 2}, {3, 3});
+  const Tensor tx = Tensor::from_vector(std::vector<double>{0, 0, 1, 0, 1, 0, 1, 0, 0}, {3, 3});
+  for (DType dt : {DType::Float32, DType::Float64})
+    expect_xent_matches_reference(1, true, {dev(zx.astype(dt)), dev(tx.astype(dt)),
+                                            dev(Tensor::full(dt, Shape{}, -1.0 / 3))});
+  // Rows of nothing (r is 0, d empty) and a row longer than a block.
+  expect_xent_matches_reference(1, true, {dev(Tensor::zeros(DType::Float32, {4, 0})),
+                                          dev(Tensor::zeros(DType::Float32, {4, 0})), s});
+  expect_xent_matches_reference(1, false, {dev(uniform({2, 3000}, 24)), dev(uniform({2, 3000}, 25, DType::Float32, 0, 1)),
+                                           dev(uniform({2, 3000}, 26))});
+}
+
+TEST(GpuRowThunks, ABroadcastTargetKeepsTheSeparateKernels) {
+  TGC_REQUIRE_GPU();
+  // t of shape (1, 10) broadcasts over z's rows: the fused op needs t of z's shape, so the
+  // pass leaves log_softmax and its gradient as they are (and the results stay right).
+  Var z = matrix("z", DType::Float32), t = tensor("t", DType::Float32, {1, -1});
+  Var loss = -mean(sum(t * log_softmax(z), 1));
+  const std::vector<Var> outs{loss, grad(loss, z)};
+  const std::vector<Tensor> args{uniform({8, 10}, 27), uniform({1, 10}, 28, DType::Float32, 0, 1)};
+  gpu_test::expect_matches_cpu({z, t}, outs, args, 1e-5, 1e-6, {{"assert_no_cpu_op", "raise"}});
+  Function f = function({z, t}, outs, {}, on(gpu_test::api()));
+  for (Node* n : f.graph().toposort()) EXPECT_NE(n->op().op_class(), "SoftmaxCrossEntropy");
 }
 
 }  // namespace
