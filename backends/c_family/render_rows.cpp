@@ -69,20 +69,24 @@ std::string row_loop(const std::string& ix, const std::vector<int>& ops, const s
 // sum as in the other entries, sum(g) in the same sweep, then one sweep that writes d and sums
 // t * y for r. Four trees over SA, each read by every thread before the next rewrites it.
 std::string xent_row(const std::string& ix, bool scaled) {
-  const std::string gv = scaled ? "(($C)tg[o3] * ($C)g[o4])" : "(($C)g[o4])";
+  const std::string gv = scaled ? "(($C)tg[o3] * SC)" : "(($C)g[o4])";
+  const std::vector<int> reads = scaled ? std::vector<int>{2, 3} : std::vector<int>{2, 3, 4};
+  std::vector<int> writes = reads;
+  writes.insert(writes.begin(), 1);
   std::string s;
+  if (scaled) s += "    const $C SC = ($C)$SCALE;\n";
   s += "    $C m = -($C)$INF;\n";
   s += row_loop(ix, {2}, "      const $C v = ($C)z[o2];\n      if (v > m || v != v) m = v;\n");
   s += "    SA[t] = (double)m;\n" + tree("(a >= b || a != a) ? a : b");
   s += "    m = ($C)SA[0];\n    if (!($FABS(m) < ($C)$INF)) m = ($C)0;\n    $BARRIER;\n";
   s += "    double acc = 0.0, accg = 0.0;\n";
-  s += row_loop(ix, {2, 3, 4}, "      acc += (double)$EXP(($C)z[o2] - m);\n      accg += (double)($T)" + gv + ";\n");
+  s += row_loop(ix, reads, "      acc += (double)$EXP(($C)z[o2] - m);\n      accg += (double)($T)" + gv + ";\n");
   s += "    SA[t] = acc;\n" + tree("a + b");
   s += "    const $C lse = $LOG(($C)SA[0]);\n    $BARRIER;\n";
   s += "    SA[t] = accg;\n" + tree("a + b");
   s += "    const $C SG = ($C)SA[0];\n    $BARRIER;\n";
   s += "    double accr = 0.0;\n";
-  s += row_loop(ix, {1, 2, 3, 4},
+  s += row_loop(ix, writes,
                 "      const $T y = ($T)((($C)z[o2] - m) - lse);\n"
                 "      accr += (double)(($C)tg[o3] * ($C)y);\n"
                 "      d[o1] = ($T)(($C)($T)" + gv + " - $EXP(($C)y) * SG);\n");
@@ -99,7 +103,8 @@ std::string row_entry_body(const DialectHooks& d, const RowKernel& k) {
   const bool xent = k.op == RowOp::SoftmaxXent || k.op == RowOp::SoftmaxXentScaled;
   std::vector<Ptr> ptrs = {{T, false, "out"}};
   if (grad) ptrs.insert(ptrs.end(), {{T, true, "g"}, {T, true, "y"}});
-  else if (xent) ptrs.insert(ptrs.end(), {{T, false, "d"}, {T, true, "z"}, {T, true, "tg"}, {T, true, "g"}});
+  else if (k.op == RowOp::SoftmaxXent) ptrs.insert(ptrs.end(), {{T, false, "d"}, {T, true, "z"}, {T, true, "tg"}, {T, true, "g"}});
+  else if (xent) ptrs.insert(ptrs.end(), {{T, false, "d"}, {T, true, "z"}, {T, true, "tg"}});
   else ptrs.push_back({T, true, "x"});
   const int nops = static_cast<int>(ptrs.size());
   std::string s = tmpl::open_entry(d, row_entry_name(k), ptrs, "tgc_row_params");
@@ -167,6 +172,10 @@ Tokens entry_tokens(const DialectHooks& d, const RowKernel& k, const RowOptions&
             // +inf as a float (NVRTC defines no INFINITY without headers).
             {"INF", d.cuda() ? "__int_as_float(0x7f800000)" : "INFINITY"},
             {"MAXT", std::to_string(kRowMaxThreads)}});
+  const std::string slot = fmt::format("P.v[{}]", kRowScaleSlot);
+  const bool f32 = k.dtype == DType::Float32;
+  t.insert({"SCALE", d.cuda() ? (f32 ? "__int_as_float((int)" + slot + ")" : "__longlong_as_double(" + slot + ")")
+                              : (f32 ? "as_float((int)" + slot + ")" : "as_double(" + slot + ")")});
   return t;
 }
 

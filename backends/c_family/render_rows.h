@@ -19,10 +19,11 @@
 //   log_softmax_grad (g, y = log_softmax(x)): out = g - exp(y) * (C)sum(g)
 //   softmax_xent (z, t, g; ops/nn/softmax_cross_entropy.h): y = (T)log_softmax(z) as above,
 //                    r = (T)sum(t * y) (each product in C, summed in double), d = g - exp(y) *
-//                    (C)sum(g); softmax_xent_scaled reads g as t * s, s a 0-d operand (strides 0)
+//                    (C)sum(g); softmax_xent_scaled reads g as t * c, c the params' scale slot
+//                    (the dtype's bits)
 //
-// The ABI of every entry: its pointers (out first, then x, or g and y; softmax_xent: r, d, z, t,
-// g or s), then the params blob by
+// The ABI of every entry: its pointers (out first, then x, or g and y; softmax_xent: r, d, z, t
+// and g, or without g when scaled), then the params blob by
 // value (`struct { long long v[kRowParams]; }`, slots in rowp below), then, OpenCL only, one
 // ulong per pointer in order: its offset in elements (kernel_render.h).
 #pragma once
@@ -73,6 +74,9 @@ constexpr int kept_strides(int operand) { return kStrides + operand * kOperandSl
 constexpr int red_strides(int operand) { return kept_strides(operand) + kRowMaxRank; }
 }  // namespace rowp
 constexpr int kRowMaxOperands = 5;  // softmax_xent's r, d, z, t, g
-constexpr int kRowParams = rowp::kStrides + kRowMaxOperands * rowp::kOperandSlots;
+// The last slot: softmax_xent_scaled's scale, as the bits of a float (float32 entries) or a
+// double (float64 entries).
+constexpr int kRowScaleSlot = rowp::kStrides + kRowMaxOperands * rowp::kOperandSlots;
+constexpr int kRowParams = kRowScaleSlot + 1;
 
 }  // namespace tgc::cfam

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -78,6 +79,7 @@ struct RowThunk {
   RowOp op;
   std::vector<int> axes;  // reduced axes, empty: every axis
   bool keepdims = true;   // LogSumExp's
+  double scale = 0;       // SoftmaxCrossEntropy's, when it has one
   cfam::RowOptions options;
   bool fast_math = false;
   std::string cache_dir;
@@ -128,16 +130,16 @@ struct RowThunk {
     return s;
   }
 
-  // softmax_xent: inputs (z, t, g) or (z, t, s); outputs (r: the rows' values, d: z's shape).
+  // softmax_xent: inputs (z, t, g), or (z, t) with the scale; outputs (r: the rows' values,
+  // d: z's shape).
   void xent(const std::vector<Tensor>& in, std::vector<Tensor>& outputs) const {
     GpuDevice& dev = *device;
     const Tensor& z = in.at(0);
     const Tensor& t = in.at(1);
-    const Tensor& g = in.at(2);
     const bool scaled = op == RowOp::SoftmaxXentScaled;
-    if (t.shape() != z.shape() || (scaled ? g.ndim() != 0 : g.shape() != z.shape()))
+    if (t.shape() != z.shape() || (!scaled && in.at(2).shape() != z.shape()))
       throw ShapeError("softmax_cross_entropy: z of shape " + shape_str(z.shape()) + ", t of shape " +
-                           shape_str(t.shape()) + " and " + (scaled ? "s" : "g") + " of shape " + shape_str(g.shape()) +
+                           shape_str(t.shape()) + (scaled ? "" : " and g of shape " + shape_str(in[2].shape())) +
                            " do not fit",
                        "", "t (and g) have z's shape");
     Shape rows;
@@ -146,9 +148,13 @@ struct RowThunk {
     Tensor& r = ensure_output(outputs.at(0), z.dtype(), rows, dev);
     Tensor& dz = ensure_output(outputs.at(1), z.dtype(), z.shape(), dev);
     if (r.numel() == 0) return;  // no rows
-    const std::vector<Strides> operand_strides = {reduced_strides(z.shape()), dz.strides(), z.strides(), t.strides(),
-                                                  scaled ? Strides(static_cast<size_t>(z.ndim()), 0) : g.strides()};
-    launch(z, operand_strides, {r, dz, z, t, g});
+    std::vector<Strides> operand_strides = {reduced_strides(z.shape()), dz.strides(), z.strides(), t.strides()};
+    std::vector<Tensor> operands = {r, dz, z, t};
+    if (!scaled) {
+      operand_strides.push_back(in[2].strides());
+      operands.push_back(in[2]);
+    }
+    launch(z, operand_strides, operands);
   }
 
   // Plans the rows of x (kept dims enumerate them, reduced dims make one) for the operands'
@@ -175,6 +181,16 @@ struct RowThunk {
     blob[kRedRank] = red.rank();
     std::copy(kept.shape.begin(), kept.shape.end(), blob.begin() + kKeptShape);
     std::copy(red.shape.begin(), red.shape.end(), blob.begin() + kRedShape);
+    if (op == RowOp::SoftmaxXentScaled) {  // the scale as the bits of the dtype's float
+      if (x.dtype() == DType::Float32) {
+        const float f = static_cast<float>(scale);
+        int32_t bits;
+        std::memcpy(&bits, &f, sizeof bits);
+        blob[cfam::kRowScaleSlot] = bits;
+      } else {
+        std::memcpy(&blob[cfam::kRowScaleSlot], &scale, sizeof scale);
+      }
+    }
     bool i32 = nrows + 65536 <= kInt32Max && nred + cfam::kRowMaxThreads <= kInt32Max;
     for (size_t o = 0; o < nops; ++o) {
       int64_t reach = 0;
@@ -229,7 +245,7 @@ std::string row_op_declines(const Node& node) {
 }
 
 ThunkFn make_row_thunk(GpuDevice& device, const Node& node, const Config& config) {
-  RowThunk t{&device, RowOp::Softmax, {}, true, {config.float32_math == "double"}, config.fast_math, config.cache_dir};
+  RowThunk t{&device, RowOp::Softmax, {}, true, 0, {config.float32_math == "double"}, config.fast_math, config.cache_dir};
   const Op& op = node.op();
   const int ndim = node.inputs().back()->type().ndim();  // (softmax_xent's z has rank >= 1)
   if (const auto* sm = dynamic_cast<const Softmax*>(&op)) {
@@ -239,8 +255,9 @@ ThunkFn make_row_thunk(GpuDevice& device, const Node& node, const Config& config
     t.op = RowOp::LogSoftmaxGrad;
     if (ndim > 0) t.axes = {g->axis()};
   } else if (const auto* x = dynamic_cast<const SoftmaxCrossEntropy*>(&op)) {
-    t.op = x->scaled() ? RowOp::SoftmaxXentScaled : RowOp::SoftmaxXent;
+    t.op = x->scale() ? RowOp::SoftmaxXentScaled : RowOp::SoftmaxXent;
     t.axes = {x->axis()};
+    t.scale = x->scale().value_or(0);
   } else if (const auto* lse = dynamic_cast<const LogSumExp*>(&op)) {
     t.op = RowOp::LogSumExp;
     if (lse->axes()) t.axes = *lse->axes();

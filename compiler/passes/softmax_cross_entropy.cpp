@@ -29,7 +29,8 @@ const Elemwise* plain_mul(const Node& n) {
 struct Match {
   Node* sum = nullptr;   // CAReduce{Sum, axis}(mul(t, y))
   Node* grad = nullptr;  // LogSoftmaxGrad(g, y)
-  VarPtr t, g, s;        // s set: g is t * s, folded
+  VarPtr t, g;
+  std::optional<double> scale;  // set: g is t * scale, folded
 };
 
 std::optional<Match> match(const GraphEditor& editor, Node& log_softmax, int axis, ShapeEquivalence& shapes) {
@@ -61,14 +62,18 @@ std::optional<Match> match(const GraphEditor& editor, Node& log_softmax, int axi
     return std::nullopt;
   if (!shapes.same_shape(*m.t, *y)) return std::nullopt;  // a broadcast target stays as it is
   m.g = m.grad->inputs()[0];
-  // g = t * s with a 0-d s (either order), read only here: folded into the row kernel.
+  // g = t * c with a 0-d constant c (either order), read only here: folded into the row kernel.
   if (const Node* gm = m.g->owner(); gm && plain_mul(*gm) && editor.num_uses(m.g.get()) == 1) {
-    for (int side = 0; side < 2; ++side)
-      if (gm->inputs()[side].get() == m.t.get() && gm->inputs()[1 - side]->type().ndim() == 0 &&
-          gm->inputs()[1 - side]->type().dtype == yt.dtype && m.g->type().dtype == yt.dtype) {
-        m.s = gm->inputs()[1 - side];
-        break;
-      }
+    for (int side = 0; side < 2; ++side) {
+      const Variable& c = *gm->inputs()[1 - side];
+      if (gm->inputs()[side].get() != m.t.get() || c.type().ndim() != 0 || c.type().dtype != yt.dtype ||
+          m.g->type().dtype != yt.dtype || c.kind() != Variable::Kind::Constant)
+        continue;
+      const Tensor& v = c.constant_value();
+      if (!v.defined() || !v.on_host() || v.numel() != 1) continue;
+      m.scale = v.at({});
+      break;
+    }
   }
   return m;
 }
@@ -87,9 +92,9 @@ bool softmax_cross_entropy(Graph& graph, const PassContext& ctx) {
     if (!sm || !sm->log() || n->inputs()[0]->type().dtype != n->output_raw(0)->type().dtype) continue;
     const std::optional<Match> m = match(editor, *n, sm->axis(), shapes);
     if (!m) continue;
-    const bool scaled = m->s != nullptr;
-    const std::vector<VarPtr> fused =
-        apply(std::make_shared<SoftmaxCrossEntropy>(sm->axis(), scaled), {n->inputs()[0], m->t, scaled ? m->s : m->g});
+    std::vector<VarPtr> inputs = {n->inputs()[0], m->t};
+    if (!m->scale) inputs.push_back(m->g);
+    const std::vector<VarPtr> fused = tgc::apply(std::make_shared<SoftmaxCrossEntropy>(sm->axis(), m->scale), inputs);
     if (!target.runs_on_device(*fused[0]->owner())) continue;  // the backend keeps the separate kernels
     std::string before;
     if (ctx.trace) before = m->sum->describe() + " and " + m->grad->describe();

@@ -2,6 +2,8 @@
 // (each part's own perform(), so the fused op and the graph it came from agree exactly).
 #include "ops/nn/softmax_cross_entropy.h"
 
+#include <fmt/format.h>
+
 #include "ops/elemwise/elemwise.h"
 #include "ops/nn/log_softmax_grad.h"
 #include "ops/nn/softmax.h"
@@ -11,24 +13,25 @@
 
 namespace tgc {
 
-SoftmaxCrossEntropy::SoftmaxCrossEntropy(int axis, bool scaled) : axis_(axis), scaled_(scaled) {
+SoftmaxCrossEntropy::SoftmaxCrossEntropy(int axis, std::optional<double> scale) : axis_(axis), scale_(scale) {
   TGC_INTERNAL_CHECK(axis_ >= 0, "SoftmaxCrossEntropy built with a negative axis");
 }
 
 std::string SoftmaxCrossEntropy::name() const {
-  return "SoftmaxCrossEntropy" + brace_params({"axis=" + std::to_string(axis_), scaled_ ? "scaled" : ""});
+  // The scale's shortest exact decimal: two ops are one (CSE, kernel keys) only if equal.
+  return "SoftmaxCrossEntropy" +
+         brace_params({"axis=" + std::to_string(axis_), scale_ ? fmt::format("scale={}", *scale_) : ""});
 }
 
 std::vector<Type> SoftmaxCrossEntropy::infer_types(const std::vector<Type>& inputs) const {
-  TGC_INTERNAL_CHECK(inputs.size() == 3, name() + " takes (z, t, g) or (z, t, s)");
+  TGC_INTERNAL_CHECK(inputs.size() == (scale_ ? 2u : 3u), name() + " takes (z, t, g), or (z, t) with a scale");
   const Type& z = inputs[kZ];
   const Type& t = inputs[kT];
-  const Type& g = inputs[kG];
-  const bool ok = is_float(z.dtype) && z.ndim() >= 1 && t.dtype == z.dtype && g.dtype == z.dtype &&
-                  t.ndim() == z.ndim() && (scaled_ ? g.ndim() == 0 : g.ndim() == z.ndim());
+  bool ok = is_float(z.dtype) && z.ndim() >= 1 && t.dtype == z.dtype && t.ndim() == z.ndim();
+  if (!scale_) ok = ok && inputs[kG].dtype == z.dtype && inputs[kG].ndim() == z.ndim();
   if (!ok)
-    throw TypeError("softmax_cross_entropy: z " + z.str() + ", t " + t.str() + " and " + (scaled_ ? "s " : "g ") +
-                        g.str() + " do not fit",
+    throw TypeError("softmax_cross_entropy: z " + z.str() + ", t " + t.str() +
+                        (scale_ ? std::string() : " and g " + inputs[kG].str()) + " do not fit",
                     user_name(), "made by the optimizer from log_softmax, its gradient and sum(t * log_softmax(z))");
   check_axes_fit(std::vector<int>{axis_}, z.ndim(), user_name());
   Shape rows;
@@ -38,11 +41,11 @@ std::vector<Type> SoftmaxCrossEntropy::infer_types(const std::vector<Type>& inpu
 }
 
 std::vector<Shape> SoftmaxCrossEntropy::infer_shapes(const std::vector<Shape>& inputs) const {
-  TGC_INTERNAL_CHECK(inputs.size() == 3, name() + " takes (z, t, g) or (z, t, s)");
+  TGC_INTERNAL_CHECK(inputs.size() == (scale_ ? 2u : 3u), name() + " takes (z, t, g), or (z, t) with a scale");
   const Shape& z = inputs[kZ];
-  if (inputs[kT] != z || (scaled_ ? !inputs[kG].empty() : inputs[kG] != z))
+  if (inputs[kT] != z || (!scale_ && inputs[kG] != z))
     throw ShapeError("softmax_cross_entropy: z of shape " + shape_str(z) + ", t of shape " + shape_str(inputs[kT]) +
-                         " and " + (scaled_ ? "s" : "g") + " of shape " + shape_str(inputs[kG]) + " do not fit",
+                         (scale_ ? std::string() : " and g of shape " + shape_str(inputs[kG])) + " do not fit",
                      user_name(), "t (and g) have z's shape");
   Shape rows;
   for (int d = 0; d < static_cast<int>(z.size()); ++d)
@@ -51,7 +54,9 @@ std::vector<Shape> SoftmaxCrossEntropy::infer_shapes(const std::vector<Shape>& i
 }
 
 void SoftmaxCrossEntropy::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  infer_shapes({inputs.at(kZ).shape(), inputs.at(kT).shape(), inputs.at(kG).shape()});
+  std::vector<Shape> shapes;
+  for (const Tensor& t : inputs) shapes.push_back(t.shape());
+  infer_shapes(shapes);
   const DType dtype = inputs[kZ].dtype();
   auto run = [](const Op& op, const std::vector<Tensor>& in) {
     std::vector<Tensor> out(1);
@@ -62,7 +67,7 @@ void SoftmaxCrossEntropy::perform(const std::vector<Tensor>& inputs, std::vector
   const Elemwise mul(ScalarOpKind::Mul);
   const Tensor r = run(CAReduce(ReduceKind::Sum, ReduceAxes(std::vector<int>{axis_}), false),
                        {run(mul, {inputs[kT], y})});
-  const Tensor g = scaled_ ? run(mul, {inputs[kT], inputs[kG]}) : inputs[kG];
+  const Tensor g = scale_ ? run(mul, {inputs[kT], Tensor::full(dtype, Shape{}, *scale_)}) : inputs[kG];
   const Tensor d = run(LogSoftmaxGrad(axis_), {g, y});
   // The results into the outputs' slots (their buffers reused where the executor left any).
   Tensor& r_out = ensure_output(outputs.at(0), dtype, r.shape());

@@ -7,16 +7,18 @@
 //   d = log_softmax_grad(g, y)           = g - exp(y) * sum(g, axis, keepdims)
 // when y has no other reader. Users never build it.
 //
-// Inputs: (z, t, g), or with `scaled` (z, t, s) for g = t * s with s a 0-d value (the
-// gradient of -mean(sum(t * log_softmax(z), axis)) is t times -1/N: the elementwise product
-// is folded in rather than made a kernel of its own). z, t (and g) have one float dtype and
-// z's shape; s has that dtype. Outputs: (r, d): r has z's shape without `axis`, d z's shape.
+// Inputs: (z, t, g), or with a `scale` (z, t) for g = t * scale, a constant (the gradient of
+// -mean(sum(t * log_softmax(z), axis)) is t times -1/N: the elementwise product is folded in
+// rather than made a kernel of its own, and the constant travels as a kernel parameter, not as
+// a transfer). z, t (and g) have one float dtype and z's shape; the scale is a value of that
+// dtype. Outputs: (r, d): r has z's shape without `axis`, d z's shape.
 //
 // The reference evaluation is the composition's, element for element: y rounded to the dtype
 // as log_softmax's result is, each product t * y in the dtype, the row sums in double rounded
-// once; g = t * s in the dtype.
+// once; g = t * scale in the dtype.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,13 +28,13 @@ namespace tgc {
 
 class SoftmaxCrossEntropy : public Op {
  public:
-  enum Input { kZ = 0, kT = 1, kG = 2 };  // kG is s when scaled
-  SoftmaxCrossEntropy(int axis, bool scaled);
+  enum Input { kZ = 0, kT = 1, kG = 2 };  // no kG with a scale
+  SoftmaxCrossEntropy(int axis, std::optional<double> scale);
 
   int axis() const { return axis_; }
-  bool scaled() const { return scaled_; }
+  const std::optional<double>& scale() const { return scale_; }
 
-  std::string name() const override;  // "SoftmaxCrossEntropy{axis=1,scaled}"
+  std::string name() const override;  // "SoftmaxCrossEntropy{axis=1, scale=-0.25}"
   std::string op_class() const override { return "SoftmaxCrossEntropy"; }
   std::string user_name() const override { return "softmax_cross_entropy"; }
   int num_outputs() const override { return 2; }
@@ -42,7 +44,7 @@ class SoftmaxCrossEntropy : public Op {
 
  private:
   int axis_;
-  bool scaled_;
+  std::optional<double> scale_;
 };
 
 }  // namespace tgc

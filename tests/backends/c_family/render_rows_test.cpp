@@ -35,8 +35,9 @@ TEST(RenderRows, EntryNamesAreDistinctAndFoundByTheirKey) {
     EXPECT_TRUE(names.insert(row_entry_name(list[e])).second) << row_entry_name(list[e]);
     EXPECT_EQ(row_entry(list[e]), static_cast<int>(e)) << row_entry_name(list[e]);
   }
-  // Every op, both float dtypes, both offset widths; nothing else.
-  EXPECT_EQ(list.size(), 16u);
+  // Every op (the cross-entropy in its two forms), both float dtypes, both offset widths;
+  // nothing else.
+  EXPECT_EQ(list.size(), 24u);
   EXPECT_EQ(row_entry_name({RowOp::LogSoftmax, DType::Float32, true}), "tgc_row_log_softmax_float32_i32");
   EXPECT_EQ(row_entry_name({RowOp::LogSoftmaxGrad, DType::Float64, false}), "tgc_row_log_softmax_grad_float64_i64");
   EXPECT_EQ(row_entry({RowOp::Softmax, DType::Int32, true}), -1);

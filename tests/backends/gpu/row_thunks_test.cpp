@@ -168,12 +168,12 @@ TEST(GpuRowThunks, ASoftmaxCrossEntropyAndItsGradientRunAsRowKernels) {
 }
 
 // SoftmaxCrossEntropy's thunk against its perform() (the composition it replaced), both
-// outputs, in both forms: g given, and g = t * s.
-void expect_xent_matches_reference(int axis, bool scaled, const std::vector<Tensor>& inputs) {
+// outputs, in both forms: g given, and g = t * scale.
+void expect_xent_matches_reference(int axis, std::optional<double> scale, const std::vector<Tensor>& inputs) {
   std::vector<VarPtr> vars;
   for (size_t i = 0; i < inputs.size(); ++i)
     vars.push_back(Variable::input(Type(inputs[i].dtype(), inputs[i].shape()), "in" + std::to_string(i)));
-  const auto op = std::make_shared<SoftmaxCrossEntropy>(axis, scaled);
+  const auto op = std::make_shared<SoftmaxCrossEntropy>(axis, scale);
   const std::vector<VarPtr> outs = tgc::apply(op, vars);
   std::string why;
   const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::row_op_rules(), *outs[0]->owner(), &why);
@@ -194,23 +194,23 @@ void expect_xent_matches_reference(int axis, bool scaled, const std::vector<Tens
 TEST(GpuRowThunks, SoftmaxCrossEntropyBothFormsAlongEachAxisAndAtExtremes) {
   TGC_REQUIRE_GPU();
   const Tensor z = dev(uniform({6, 9}, 20)), t = dev(uniform({6, 9}, 21, DType::Float32, 0, 1));
-  const Tensor g = dev(uniform({6, 9}, 22)), s = dev(Tensor::full(DType::Float32, Shape{}, -1.0 / 6));
-  expect_xent_matches_reference(1, false, {z, t, g});
-  expect_xent_matches_reference(1, true, {z, t, s});
+  const Tensor g = dev(uniform({6, 9}, 22));
+  expect_xent_matches_reference(1, std::nullopt, {z, t, g});
+  expect_xent_matches_reference(1, -1.0 / 6, {z, t});
   // Along axis 0 of transposed (strided) operands.
-  expect_xent_matches_reference(0, true, {dev(uniform({9, 6}, 23)).transpose(), t, s});
+  expect_xent_matches_reference(0, -1.0 / 9, {dev(uniform({9, 6}, 23)).transpose(), t});
   // Huge logits, a row of -inf with finite ones, and a NaN row: as the composition gives.
   const double nan = std::nan("");
   const Tensor zx = Tensor::from_vector(std::vector<double>{1000, -1000, 999, -kInf, 0, 1, nan, 1, 2}, {3, 3});
   const Tensor tx = Tensor::from_vector(std::vector<double>{0, 0, 1, 0, 1, 0, 1, 0, 0}, {3, 3});
   for (DType dt : {DType::Float32, DType::Float64})
-    expect_xent_matches_reference(1, true, {dev(zx.astype(dt)), dev(tx.astype(dt)),
-                                            dev(Tensor::full(dt, Shape{}, -1.0 / 3))});
+    expect_xent_matches_reference(1, -1.0 / 3, {dev(zx.astype(dt)), dev(tx.astype(dt))});
   // Rows of nothing (r is 0, d empty) and a row longer than a block.
-  expect_xent_matches_reference(1, true, {dev(Tensor::zeros(DType::Float32, {4, 0})),
-                                          dev(Tensor::zeros(DType::Float32, {4, 0})), s});
-  expect_xent_matches_reference(1, false, {dev(uniform({2, 3000}, 24)), dev(uniform({2, 3000}, 25, DType::Float32, 0, 1)),
-                                           dev(uniform({2, 3000}, 26))});
+  expect_xent_matches_reference(1, -0.25, {dev(Tensor::zeros(DType::Float32, {4, 0})),
+                                           dev(Tensor::zeros(DType::Float32, {4, 0}))});
+  expect_xent_matches_reference(1, std::nullopt, {dev(uniform({2, 3000}, 24)),
+                                                  dev(uniform({2, 3000}, 25, DType::Float32, 0, 1)),
+                                                  dev(uniform({2, 3000}, 26))});
 }
 
 TEST(GpuRowThunks, ABroadcastTargetKeepsTheSeparateKernels) {

@@ -42,13 +42,12 @@ TEST(SoftmaxCrossEntropy, BothFormsAlongEachAxisMatchTheFormula) {
   for (int axis : {0, 1}) {
     SCOPED_TRACE(axis);
     std::vector<Tensor> out(2);
-    SoftmaxCrossEntropy(axis, false).perform({z, t, g}, out);
+    SoftmaxCrossEntropy(axis, std::nullopt).perform({z, t, g}, out);
     auto [r, d] = by_hand(axis, z, t, g);
     EXPECT_TRUE(tensors_allclose(out[0], r, 1e-12, 1e-12)) << out[0].str() << "\n" << r.str();
     EXPECT_TRUE(tensors_allclose(out[1], d, 1e-12, 1e-12));
-    // Scaled: g is t * s.
-    const Tensor s = Tensor::full(DType::Float64, Shape{}, -0.25);
-    SoftmaxCrossEntropy(axis, true).perform({z, t, s}, out);
+    // With a scale: g is t * -0.25.
+    SoftmaxCrossEntropy(axis, -0.25).perform({z, t}, out);
     std::vector<double> tv = t.to_vector<double>();
     for (double& v : tv) v *= -0.25;
     const Tensor gs = Tensor::from_vector(tv, t.shape());
@@ -61,17 +60,18 @@ TEST(SoftmaxCrossEntropy, BothFormsAlongEachAxisMatchTheFormula) {
 TEST(SoftmaxCrossEntropy, TypesAndShapes) {
   const VarPtr z = Variable::input(Type(DType::Float32, {4, 6}), "z");
   const VarPtr t = Variable::input(Type(DType::Float32, {4, 6}), "t");
-  const VarPtr s = Variable::input(Type(DType::Float32, {}), "s");
-  const std::vector<VarPtr> outs = tgc::apply(std::make_shared<SoftmaxCrossEntropy>(1, true), {z, t, s});
+  const std::vector<VarPtr> outs = tgc::apply(std::make_shared<SoftmaxCrossEntropy>(1, -0.25), {z, t});
   EXPECT_EQ(outs[0]->type(), Type(DType::Float32, {4}));
   EXPECT_EQ(outs[1]->type(), Type(DType::Float32, {4, 6}));
-  EXPECT_EQ(SoftmaxCrossEntropy(1, true).name(), "SoftmaxCrossEntropy{axis=1, scaled}");
-  // A non-0-d scale, another dtype, a target of another shape: errors naming the op.
-  EXPECT_THROW(tgc::apply(std::make_shared<SoftmaxCrossEntropy>(1, true), {z, t, t}), TypeError);
+  EXPECT_EQ(SoftmaxCrossEntropy(1, -0.25).name(), "SoftmaxCrossEntropy{axis=1, scale=-0.25}");
+  EXPECT_EQ(SoftmaxCrossEntropy(0, std::nullopt).name(), "SoftmaxCrossEntropy{axis=0}");
+  // A target of another dtype, a g of another rank: errors naming the op.
   const VarPtr t64 = Variable::input(Type(DType::Float64, {4, 6}), "t64");
-  EXPECT_THROW(tgc::apply(std::make_shared<SoftmaxCrossEntropy>(1, false), {z, t64, t}), TypeError);
+  EXPECT_THROW(tgc::apply(std::make_shared<SoftmaxCrossEntropy>(1, std::nullopt), {z, t64, t}), TypeError);
+  const VarPtr v = Variable::input(Type(DType::Float32, {4}), "v");
+  EXPECT_THROW(tgc::apply(std::make_shared<SoftmaxCrossEntropy>(1, std::nullopt), {z, t, v}), TypeError);
   std::vector<Tensor> out(2);
-  EXPECT_THROW(SoftmaxCrossEntropy(1, false)
+  EXPECT_THROW(SoftmaxCrossEntropy(1, std::nullopt)
                    .perform({Tensor::zeros(DType::Float32, {4, 6}), Tensor::zeros(DType::Float32, {3, 5}),
                              Tensor::zeros(DType::Float32, {4, 6})},
                             out),
