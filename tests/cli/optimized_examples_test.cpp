@@ -208,6 +208,23 @@ TEST(OptimizedExamples, TheLogisticRegressionsBiasJoinsItsProduct) {
   EXPECT_EQ(count(text, "Dot("), 0) << text;
 }
 
+// The multi-output kernels of logreg's and the MLP's steps write an output into the buffer
+// of the product that dies at them (each output into an input it reads): the fused training
+// kernel's cross-entropy into dot(x, w) + b, the ReLU into the hidden layer's product.
+TEST(OptimizedExamples, MultiOutputKernelsComputeInPlace) {
+  for (const char* file : {"logreg.tg", "mlp.tg"}) {
+    lang::TgProgram p = load(example(file));
+    const Function& f = p.find("train")->function;
+    int in_place = 0;
+    for (Node* n : f.graph().toposort()) {
+      const auto* c = dynamic_cast<const Composite*>(&n->op());
+      if (!c || n->num_outputs() < 2) continue;
+      for (int k = 0; k < n->num_outputs(); ++k) in_place += c->inplace_input(k) >= 0;
+    }
+    EXPECT_GE(in_place, 1) << file << "\n" << f.graph().str();
+  }
+}
+
 // The examples with the data as inputs of static shapes (what shape facts make of the
 // shared variables): every fill of the gradients folds away, no where is left at all.
 constexpr const char* kLogRegStatic = R"(
