@@ -289,12 +289,13 @@ void KernelLauncher::operator()(const std::vector<Tensor>& inputs, std::vector<T
   }
   if (!plan->fast) return run_kernel(kernel_, inputs, outputs, inplace_);
 
-  // An inplace output (Composite::make_inplace: elementwise kernels, inputs of the full rank,
-  // none that can raise) keeps the dying input's buffer when it is laid out exactly like the
-  // output. The rendered loop loads each element's operands before storing its outputs and
-  // reads an overwritten input only at the index written, so sharing the buffer cannot
-  // change a result, although the operand pointers are declared noalias: no load of an
-  // element follows the store to it, the only order noalias would let LLVM change.
+  // An inplace output (Composite::make_inplace: elementwise kernels, inputs of the full rank
+  // that the output reads, none that can raise) keeps the dying input's buffer when it is
+  // laid out exactly like the output. The rendered loop loads each operand once per element
+  // (the region's memo), where the first output needing it is computed, and reads an
+  // overwritten input only at the index written; the output's store depends on that load, so
+  // it follows it whatever LLVM reorders, although the operand pointers are declared noalias,
+  // and outputs computed after the store read the loaded value.
   for (size_t j = 0; j < outputs.size(); ++j) {
     if (!kernel_.is_reduction() && j < inplace_.size() && inplace_[j] >= 0)
       ensure_output_inplace(outputs[j], kernel_.outputs[j].dtype, plan->out_shapes[j], inputs, every_input_);

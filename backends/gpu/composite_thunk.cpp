@@ -51,8 +51,9 @@ struct CompositeState {
     bool fast = false;
     const std::vector<Shape>& out_shapes = planner->output_shapes(inputs, fast);
     if (!fast) return run_on_host(*op, *device, inputs, outputs);
-    // An inplace output keeps the input buffer handed to it when only that input holds it
-    // (each element is read before it is written, at the same index).
+    // An inplace output keeps the input buffer handed to it when only that input holds it:
+    // the output reads that input (Composite::make_inplace), so each element's store depends
+    // on its one load by the same thread, at the same index, restrict notwithstanding.
     for (size_t k = 0; k < outputs.size(); ++k) {
       if (op->inplace_input(static_cast<int>(k)) >= 0)
         ensure_output_inplace(outputs[k], kernel.outputs[k].dtype, out_shapes[k], inputs, every_input, *device);

@@ -27,6 +27,26 @@ bool may_raise(const Kernel& k) {
   return false;
 }
 
+// Whether every load of input `input` is among the values output `output` is computed from.
+// Then the store of that output depends on each load of the input at the element it writes:
+// no compiler, whatever it assumes about aliasing (the LLVM operands are noalias, the
+// C-family ones restrict), can move such a load after that store.
+bool output_reads_every_load(const Kernel& k, int output, int input) {
+  std::vector<bool> needed(k.values.size(), false);
+  needed[k.outputs[output].value] = true;
+  for (size_t i = k.values.size(); i-- > 0;)
+    if (needed[i])
+      for (int a : k.values[i].args) needed[a] = true;
+  bool read = false;
+  for (size_t i = 0; i < k.values.size(); ++i) {
+    const KernelValue& v = k.values[i];
+    if (v.kind != KernelValue::Kind::Load || v.input != input) continue;
+    if (!needed[i]) return false;
+    read = true;
+  }
+  return read;
+}
+
 }  // namespace
 
 Composite::Composite(Kernel kernel, std::vector<int> inplace) : kernel_(std::move(kernel)), inplace_(std::move(inplace)) {
@@ -48,11 +68,15 @@ std::string Composite::name() const {
 std::shared_ptr<const Op> Composite::make_inplace(int output, int input) const {
   const int nout = static_cast<int>(kernel_.outputs.size()), nin = static_cast<int>(kernel_.inputs.size());
   if (output < 0 || output >= nout || input < 0 || input >= nin) return nullptr;
-  // Single-output kernels only: with several outputs the conformance suite's logistic-
-  // regression gradient came out wrong on the LLVM backend (an input overwritten while
-  // another output still read it); until that is understood, no multi-output kernel
-  // computes in place.
-  if (nout != 1 || kernel_.is_reduction() || inplace_input(output) >= 0) return nullptr;
+  if (kernel_.is_reduction() || inplace_input(output) >= 0) return nullptr;
+  // The output must read the input it overwrites. A renderer computes the outputs one after
+  // the other and loads an operand when the first output needing it is computed (the LLVM
+  // loop; a C compiler may reorder a restrict load past an unrelated store), so an output
+  // that did not read the input could store into it before another output loads it: the
+  // logistic-regression gradient's Composite{neg(i0), ..., sigmoid(i1)} wrote -y over the
+  // product i1 before sigmoid(i1) read it. Reading it makes that output's store depend on
+  // the input's one load at that element, which every other output then reuses.
+  if (!output_reads_every_load(kernel_, output, input)) return nullptr;
   const KernelInput& in = kernel_.inputs[input];
   if (in.in_output_space || in.ndim != kernel_.ndim || in.dtype != kernel_.outputs[output].dtype) return nullptr;
   for (int64_t d : in.static_shape)

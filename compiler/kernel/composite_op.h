@@ -40,13 +40,16 @@ class Composite : public Op {
   bool equals(const Op& other) const override;  // same kernel, same inplace outputs
   size_t hash() const override;                 // the kernel's hash (and the inplace map's)
 
-  // An output may overwrite an input of its dtype and of the loop space's full rank: every
-  // element of such an input is read at the index the output writes, before it is written
-  // (the interpreter and the compiled loop load a block, compute, then store). Refused for
-  // reduction kernels (the loop space is wider than the outputs), for inputs another output
-  // already overwrites, and for kernels that can raise (integer //, %, **): the backend
-  // re-runs the interpreter on the inputs to word the error. Whether the input broadcasts
-  // at run time is checked when the op runs (ensure_output_inplace: a fresh buffer then).
+  // An output may overwrite an input of its dtype and of the loop space's full rank that
+  // it reads: every element of such an input is loaded once, at the index the output
+  // writes, and the output's store depends on that load, so it follows it in any order a
+  // renderer or its compiler picks; the other outputs read the loaded value. Several
+  // outputs may each overwrite an input, one input per output. Refused for reduction
+  // kernels (the loop space is wider than the outputs), for an input the output does not
+  // read (another output could load it after the store), for inputs another output already
+  // overwrites, and for kernels that can raise (integer //, %, **): the backend re-runs the
+  // interpreter on the inputs to word the error. Whether the input broadcasts at run time
+  // is checked when the op runs (ensure_output_inplace: a fresh buffer then).
   std::shared_ptr<const Op> make_inplace(int output, int input) const override;
   int inplace_input(int output) const override {
     return output >= 0 && output < static_cast<int>(inplace_.size()) ? inplace_[output] : -1;

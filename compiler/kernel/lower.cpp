@@ -1,11 +1,14 @@
 // Lowering of a fused group to Kernel IR: inputs become loads (0-d constants are folded in),
 // each Elemwise its operand casts plus one Op, each CAReduce/Mean a Reduce value; nodes that
-// feed a reduction form the prologue, the rest of a reduction group its epilogue.
+// feed a reduction form the prologue, the rest of a reduction group its epilogue. Values are
+// numbered as they are added, so a kernel holds no repeated subexpression.
 #include "compiler/kernel/lower.h"
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -212,9 +215,17 @@ class Lowering {
     return add(dispatch_dtype(t.dtype(), [&]<typename T>() { return constant_value<T>(*t.data<T>()); }));
   }
 
+  // Appends v, or returns the value that already computes it: the same load, the same
+  // constant (bit for bit), the same operation or reduction of the same values. So the
+  // kernel computes each subexpression once, however many graph nodes or constants spelled
+  // it — duplicates a pass made after the last merge (decompose_for_fusion, placement), or
+  // equal constants that are distinct variables.
   int add(KernelValue v) {
-    kernel_.values.push_back(std::move(v));
-    return static_cast<int>(kernel_.values.size()) - 1;
+    ValueKey key{v.kind, v.dtype, v.input, std::bit_cast<uint64_t>(v.constant), v.int_constant, v.op,
+                 v.reduce_op, v.identity_when_empty, v.args};
+    auto [it, inserted] = numbering_.try_emplace(std::move(key), static_cast<int>(kernel_.values.size()));
+    if (inserted) kernel_.values.push_back(std::move(v));
+    return it->second;
   }
 
   int value_of(const VarPtr& v) {
@@ -317,6 +328,9 @@ class Lowering {
   std::unordered_map<const Variable*, int> value_of_;
   std::unordered_set<const Variable*> produced_;
   std::map<std::pair<int, DType>, int> casts_;
+  using ValueKey = std::tuple<KernelValue::Kind, DType, int, uint64_t, int64_t, ScalarOpKind, KernelReduceOp, bool,
+                              std::vector<int>>;
+  std::map<ValueKey, int> numbering_;  // add()'s value numbering
   Kernel kernel_;
   std::vector<VarPtr> inputs_;
 };

@@ -32,7 +32,8 @@ struct LoweredGroup {
 };
 
 // Translates the group. Every Elemwise becomes its operand casts plus one Op value (Cast
-// values appear only where the signature converts); reductions become Reduce values.
+// values appear only where the signature converts); reductions become Reduce values. Nodes
+// (and 0-d constants) that compute the same thing share one value: no value repeats another.
 // InternalError when the group breaks the Kernel IR's rules (fusion's bug, not the user's).
 LoweredGroup lower_group(const FusedGroup& group);
 

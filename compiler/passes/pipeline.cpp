@@ -41,7 +41,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"canonicalize", "canonicalize", canonicalize, "algebraic and shape identities to one normal form", canonicalize_rules},
       {"remerge", "canonicalize", merge, "canonicalize makes new duplicates (x*1 and x become one reader's input)"},
       // --- stabilize ---
-      {"stabilize", "stabilize", stabilize, "finite where the naive formula overflows: sigmoid, softplus, log1p, logsumexp forms", stabilize_rules},
+      {"stabilize", "stabilize", stabilize, "finite where the naive formula overflows: sigmoid, softplus, log1p, logsumexp, log-add-exp and log1mexp forms", stabilize_rules},
       // --- float32 ---
       {"float32_casting", "float32", float32_casting, "a float32 graph stays float32: float64 constants narrowed; warn_float64 reports"},
       {"recanonicalize", "float32", canonicalize, "stabilize and float32 leave what the canonical rules fold: casts of fills, narrowed constant chains", canonicalize_rules},

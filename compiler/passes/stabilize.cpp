@@ -4,10 +4,12 @@
 #include "compiler/passes/stabilize.h"
 
 #include <memory>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 
 #include "compiler/passes/stabilize_patterns.h"
+#include "compiler/passes/stable_forms.h"
 #include "ops/core/apply.h"
 #include "ops/nn/logsumexp.h"
 #include "ops/nn/softmax.h"
@@ -119,6 +121,68 @@ Rewrite log_sum_exp(Node& node, const RewriteEnv&) {
   return replace_with(node, apply1(op, {arg(e.get(), 0)}));
 }
 
+// a and b when v is exp(a) - exp(b), exp(a) + -exp(b) or -exp(b) + exp(a) (canonicalize's
+// spelling of the difference).
+std::optional<std::pair<VarPtr, VarPtr>> exp_difference(const Variable* v) {
+  auto exp_arg = [](const VarPtr& e) { return elemwise_of(e.get(), K::Exp) ? arg(e.get(), 0) : nullptr; };
+  auto neg_exp_arg = [&](const VarPtr& e) { return elemwise_of(e.get(), K::Neg) ? exp_arg(arg(e.get(), 0)) : nullptr; };
+  VarPtr a, b;
+  if (elemwise_of(v, K::Sub)) {
+    a = exp_arg(arg(v, 0));
+    b = exp_arg(arg(v, 1));
+  } else if (elemwise_of(v, K::Add)) {
+    for (int i = 0; i < 2 && !(a && b); ++i) {
+      a = exp_arg(arg(v, i));
+      b = neg_exp_arg(arg(v, 1 - i));
+    }
+  }
+  if (!a || !b) return std::nullopt;
+  return std::pair{a, b};
+}
+
+// log(exp(a) + exp(b)) -> log_add_exp(a, b); the sum is symmetric, so exp(b) + exp(a) too
+Rewrite log_add_exp_rule(Node& node, const RewriteEnv&) {
+  const VarPtr* in = float_unary(node, K::Log);
+  if (!in || !elemwise_of(in->get(), K::Add)) return {};
+  const VarPtr &ea = arg(in->get(), 0), &eb = arg(in->get(), 1);
+  if (!elemwise_of(ea.get(), K::Exp) || !elemwise_of(eb.get(), K::Exp)) return {};
+  const DType t = out_dtype(node);
+  Builder b(floatx_of(node));
+  return replace_with(node, log_add_exp(b, b.cast(arg(ea.get(), 0), t), b.cast(arg(eb.get(), 0), t), t));
+}
+
+// log(exp(a) - exp(b)) -> a + log1mexp(b - a): real where a > b, as the formula is
+Rewrite log_sub_exp(Node& node, const RewriteEnv&) {
+  const VarPtr* in = float_unary(node, K::Log);
+  auto ab = in ? exp_difference(in->get()) : std::nullopt;
+  if (!ab) return {};
+  const DType t = out_dtype(node);
+  Builder b(floatx_of(node));
+  VarPtr a = b.cast(ab->first, t);
+  return replace_with(node, b.ew(K::Add, {a, log1mexp(b, b.ew(K::Sub, {b.cast(ab->second, t), a}), t)}));
+}
+
+// log(1 - exp(x)) -> log1mexp(x); also 1 + -exp(x) and -exp(x) + 1
+Rewrite log1mexp_of_log(Node& node, const RewriteEnv&) {
+  const VarPtr* in = float_unary(node, K::Log);
+  VarPtr e = in && is_float((*in)->type().dtype) ? one_minus(in->get()) : nullptr;
+  if (!e || !elemwise_of(e.get(), K::Exp)) return {};
+  Builder b(floatx_of(node));
+  return replace_with(node, log1mexp(b, b.cast(arg(e.get(), 0), out_dtype(node)), out_dtype(node)));
+}
+
+// log1p(-exp(x)) -> log1mexp(x), except where it is log1mexp's own lower branch
+Rewrite log1mexp_of_log1p(Node& node, const RewriteEnv& env) {
+  const VarPtr* in = float_unary(node, K::Log1p);
+  if (!in || !elemwise_of(in->get(), K::Neg)) return {};
+  const VarPtr& e = arg(in->get(), 0);
+  if (!elemwise_of(e.get(), K::Exp)) return {};
+  const VarPtr& x = arg(e.get(), 0);
+  if (is_log1mexp_branch(node.output_raw(0), x.get(), env.graph)) return {};
+  Builder b(floatx_of(node));
+  return replace_with(node, log1mexp(b, b.cast(x, out_dtype(node)), out_dtype(node)));
+}
+
 // log(1 + x) -> log1p(x)
 Rewrite log1p(Node& node, const RewriteEnv&) {
   const VarPtr* in = float_unary(node, K::Log);
@@ -162,6 +226,10 @@ constexpr LocalRewrite kRules[] = {
     {"one_minus_sigmoid", "log(clip(1 - sigmoid(x), a, b)) -> log(clip(sigmoid(-x), a, b))", &one_minus_sigmoid},
     {"log_softmax", "log(softmax(x)) -> log_softmax(x)", &log_of_softmax},
     {"logsumexp", "log(sum(exp(x), axes)) -> logsumexp(x, axes)", &log_sum_exp},
+    {"log_add_exp", "log(exp(a) + exp(b)) -> a + softplus(b - a) where a > b, its mirror, a + log 2 at a tie", &log_add_exp_rule},
+    {"log_sub_exp", "log(exp(a) - exp(b)) -> a + log1mexp(b - a)", &log_sub_exp},
+    {"log1mexp", "log(1 - exp(x)) -> log1mexp(x)", &log1mexp_of_log},
+    {"log1p_neg_exp", "log1p(-exp(x)) -> log1mexp(x)", &log1mexp_of_log1p},
     {"log1p", "log(1 + x) -> log1p(x)", &log1p},
     {"log1m", "log(1 - x) -> log1p(-x)", &log1m},
     {"softplus", "log1p(exp(x)) -> softplus(x)", &softplus},

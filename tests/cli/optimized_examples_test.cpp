@@ -1,8 +1,8 @@
 // The optimized graphs of the examples (issue 25): no work a careful engineer would remove is
 // left — no where on a constant condition, no operation on constants only, no constant chain
-// the exact rules fold, no size-1 constant as a kernel operand (it would be a transfer on a
-// GPU), no Gemm whose beta is 0 over a zero C — and a second run of the optimizer changes
-// nothing. Checked on the functions' graphs (Function::graph(), which tgc show prints),
+// the exact rules fold, no subexpression a kernel computes twice, no size-1 constant as a
+// kernel operand (it would be a transfer on a GPU), no Gemm whose beta is 0 over a zero C —
+// and a second run of the optimizer changes nothing. Checked on the functions' graphs (Function::graph(), which tgc show prints),
 // on device=cpu, and on the GPU graph with OpenCL where a device is present (the graph only:
 // no kernel is built).
 #include <gtest/gtest.h>
@@ -53,6 +53,27 @@ std::optional<Scaling> scaling(const Kernel& k, int i) {
   return std::nullopt;
 }
 
+// The values of kernel k that an earlier value already computes: the same load, constant
+// (bit for bit) or operation on the same values, as "v7 = v3" — a Composite's body computes
+// each subexpression once.
+std::vector<std::string> repeated_values(const Kernel& k) {
+  std::vector<std::string> found;
+  for (size_t i = 0; i < k.values.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const KernelValue &a = k.values[i], &b = k.values[j];
+      const bool same_constant = a.kind != KernelValue::Kind::Constant ||
+                                 (std::signbit(a.constant) == std::signbit(b.constant) &&
+                                  (a.constant == b.constant || (std::isnan(a.constant) && std::isnan(b.constant))) &&
+                                  a.int_constant == b.int_constant);
+      if (a.kind == b.kind && a.dtype == b.dtype && a.input == b.input && a.op == b.op && a.reduce_op == b.reduce_op &&
+          a.args == b.args && a.identity_when_empty == b.identity_when_empty && same_constant) {
+        found.push_back("v" + std::to_string(i) + " = v" + std::to_string(j));
+        break;
+      }
+    }
+  return found;
+}
+
 // What is left that the constant rules remove, one line each ("" entries never).
 std::vector<std::string> leftovers(const Graph& graph) {
   std::vector<std::string> found;
@@ -78,6 +99,7 @@ std::vector<std::string> leftovers(const Graph& graph) {
       if (in->kind() == Variable::Kind::Constant && in->type().ndim() > 0 && in->constant_value().numel() == 1)
         found.push_back("a size-1 constant operand: " + where);
     const Kernel& k = comp->kernel();
+    for (const std::string& d : repeated_values(k)) found.push_back("a repeated subexpression " + d + " in " + where);
     for (int i = 0; i < static_cast<int>(k.values.size()); ++i) {
       const KernelValue& v = k.values[i];
       if (v.kind != KernelValue::Kind::Op) continue;
@@ -157,6 +179,25 @@ TEST(OptimizedExamples, NoFoldableWorkIsLeftOnTheCpu) {
   }
 }
 
+// The repeated-subexpression check above finds a repeat (so the examples' check can fail):
+// exp(v0) twice; 0.0 and -0.0 are two constants, not a repeat.
+TEST(OptimizedExamples, TheRepeatCheckFindsARepeatedValue) {
+  Kernel k;
+  k.ndim = 1;
+  k.inputs.push_back({DType::Float32, 1, {kUnknownDim}, false});
+  auto value = [&](KernelValue v) {
+    k.values.push_back(v);
+    return static_cast<int>(k.values.size()) - 1;
+  };
+  const int x = value({.kind = KernelValue::Kind::Load, .dtype = DType::Float32, .input = 0});
+  const int e1 = value({.kind = KernelValue::Kind::Op, .dtype = DType::Float32, .op = ScalarOpKind::Exp, .args = {x}});
+  const int e2 = value({.kind = KernelValue::Kind::Op, .dtype = DType::Float32, .op = ScalarOpKind::Exp, .args = {x}});
+  const int zero = value({.kind = KernelValue::Kind::Constant, .dtype = DType::Float32, .constant = 0.0});
+  const int minus_zero = value({.kind = KernelValue::Kind::Constant, .dtype = DType::Float32, .constant = -0.0});
+  for (int v : {e1, e2, zero, minus_zero}) k.outputs.push_back({v, DType::Float32});
+  EXPECT_EQ(repeated_values(k), std::vector<std::string>{"v2 = v1"});
+}
+
 // The logistic regression's product and bias are one Gemv: stabilize rebuilt dot(x, w) + b
 // for the sigmoid, and merge_stabilized makes it one node with one reader again (specialize
 // folds a product only into its only reader).
@@ -165,6 +206,23 @@ TEST(OptimizedExamples, TheLogisticRegressionsBiasJoinsItsProduct) {
   const std::string text = p.find("train")->function.graph().str();
   EXPECT_TRUE(text.starts_with("t0 = Gemv(x, w, b, 1.0, 1.0)\n")) << text;
   EXPECT_EQ(count(text, "Dot("), 0) << text;
+}
+
+// The multi-output kernels of logreg's and the MLP's steps write an output into the buffer
+// of the product that dies at them (each output into an input it reads): the fused training
+// kernel's cross-entropy into dot(x, w) + b, the ReLU into the hidden layer's product.
+TEST(OptimizedExamples, MultiOutputKernelsComputeInPlace) {
+  for (const char* file : {"logreg.tg", "mlp.tg"}) {
+    lang::TgProgram p = load(example(file));
+    const Function& f = p.find("train")->function;
+    int in_place = 0;
+    for (Node* n : f.graph().toposort()) {
+      const auto* c = dynamic_cast<const Composite*>(&n->op());
+      if (!c || n->num_outputs() < 2) continue;
+      for (int k = 0; k < n->num_outputs(); ++k) in_place += c->inplace_input(k) >= 0;
+    }
+    EXPECT_GE(in_place, 1) << file << "\n" << f.graph().str();
+  }
 }
 
 // The examples with the data as inputs of static shapes (what shape facts make of the

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "compiler/kernel/composite_op.h"
 #include "cpu_test_util.h"
 
 #ifdef _OPENMP
@@ -125,6 +126,58 @@ TEST(CpuLaunchInplace, WritesIntoTheHandedOverInputWithTheSameResults) {
     EXPECT_NE(outputs[1].raw_data(), buffer);
     for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(tensors_equal(outputs[j], want[j])) << "output " << j;
   }
+}
+
+// A multi-output kernel with two outputs in place, each into an input it reads, while the
+// other outputs read those inputs too (Composite::make_inplace): the LLVM loop computes
+// output 0 (which reads neither) first and the overwritten inputs after, yet every output
+// has the out-of-place bits; an input broadcast at run time is not overwritten.
+TEST(CpuLaunchInplace, MultiOutputKernelsWriteTwoInputsWithTheSameResults) {
+  Var m = matrix("m"), v = matrix("v"), u = matrix("u");
+  test::WholeGroup w = test::whole_group({m, v, u}, {-u, sigmoid(v), m * v + u, exp(m) - v});
+  LoweredGroup lowered = lower_group(w.group);
+  ASSERT_EQ(lowered.kernel.inputs.size(), 3u);
+  // The kernel's input positions of m and v (the group lists its inputs as first read).
+  auto position = [&](int graph_input) {
+    for (size_t i = 0; i < lowered.inputs.size(); ++i)
+      if (lowered.inputs[i] == w.graph.inputs()[graph_input]) return static_cast<int>(i);
+    return -1;
+  };
+  const int im = position(0), iv = position(1);
+  Composite base(lowered.kernel);
+  auto once = std::dynamic_pointer_cast<const Composite>(base.make_inplace(1, iv));  // sigmoid(v) into v
+  ASSERT_NE(once, nullptr);
+  auto twice = std::dynamic_pointer_cast<const Composite>(once->make_inplace(3, im));  // exp(m) - v into m
+  ASSERT_NE(twice, nullptr);
+  EXPECT_EQ(base.make_inplace(0, iv), nullptr);  // -u reads no v: the refused pairing
+  const std::vector<Tensor> values{random_tensor({517, 333}, DType::Float32, 7), random_tensor({517, 333}, DType::Float32, 8),
+                                   random_tensor({517, 333}, DType::Float32, 9)};
+  const std::vector<Tensor> args = test::kernel_args(w, lowered, values);
+  const std::vector<Tensor> want = test::run_llvm(lowered.kernel, args);
+  cpu::KernelFn fn = test::memory_compiler().get(lowered.kernel);
+  std::vector<Tensor> inputs{args[0].copy(), args[1].copy(), args[2].copy()};
+  const void* m_buffer = inputs[im].raw_data();
+  const void* v_buffer = inputs[iv].raw_data();
+  std::vector<Tensor> outputs{Tensor(), inputs[iv], Tensor(), inputs[im]};
+  cpu::launch_kernel(lowered.kernel, fn, inputs, outputs, twice->inplace_map());
+  EXPECT_EQ(outputs[1].raw_data(), v_buffer);
+  EXPECT_EQ(outputs[3].raw_data(), m_buffer);
+  for (size_t j = 0; j < want.size(); ++j) EXPECT_TRUE(tensors_equal(outputs[j], want[j])) << "output " << j;
+
+  // m broadcast at run time (a row for an unknown dim): the output meant for its buffer
+  // gets a fresh one, v's still goes in place, and the values are the out-of-place ones.
+  std::vector<Tensor> row_values = values;
+  row_values[0] = random_tensor({1, 333}, DType::Float32, 10);
+  const std::vector<Tensor> row_args = test::kernel_args(w, lowered, row_values);
+  const std::vector<Tensor> row_want = test::run_llvm(lowered.kernel, row_args);
+  std::vector<Tensor> row_inputs{row_args[0].copy(), row_args[1].copy(), row_args[2].copy()};
+  const void* row_buffer = row_inputs[im].raw_data();
+  const void* v2_buffer = row_inputs[iv].raw_data();
+  std::vector<Tensor> row_outputs{Tensor(), row_inputs[iv], Tensor(), row_inputs[im]};
+  cpu::launch_kernel(lowered.kernel, fn, row_inputs, row_outputs, twice->inplace_map());
+  EXPECT_EQ(row_outputs[1].raw_data(), v2_buffer);
+  EXPECT_NE(row_outputs[3].raw_data(), row_buffer);
+  for (size_t j = 0; j < row_want.size(); ++j) EXPECT_TRUE(tensors_equal(row_outputs[j], row_want[j])) << "output " << j;
 }
 
 // One launcher (a thunk's) called with shapes and strides that change from call to call,

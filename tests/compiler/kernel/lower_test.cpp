@@ -124,6 +124,36 @@ TEST(LowerGroup, EpilogueInputsLiveInTheOutputSpace) {
   EXPECT_TRUE(r.kernel.is_reduction());
 }
 
+// Nodes no merge has joined (each exp(x) and x * y written twice, two constants 2 that are
+// distinct variables) lower to one value each: the kernel repeats no subexpression, and the
+// outputs that computed the same thing read the same value.
+TEST(LowerGroup, EqualNodesAndConstantsShareOneValue) {
+  Var x = matrix("x"), y = matrix("y");
+  Var two_a = constant(2.0, DType::Float32), two_b = constant(2.0, DType::Float32);
+  Var first = exp(x) * y + two_a, second = exp(x) * y + two_b;
+  LoweredGroup g = lower({x, y}, {first, second});
+  const Kernel& k = g.kernel;
+  EXPECT_EQ(count(k, Kind::Op, ScalarOpKind::Exp), 1) << k.str();
+  EXPECT_EQ(count(k, Kind::Op, ScalarOpKind::Mul), 1) << k.str();
+  EXPECT_EQ(count(k, Kind::Op, ScalarOpKind::Add), 1) << k.str();
+  EXPECT_EQ(count(k, Kind::Constant), 1) << k.str();
+  ASSERT_EQ(k.outputs.size(), 2u);
+  EXPECT_EQ(k.outputs[0].value, k.outputs[1].value);
+  for (size_t i = 0; i < k.values.size(); ++i)
+    for (size_t j = 0; j < i; ++j) EXPECT_FALSE(k.values[i] == k.values[j]) << "v" << i << " repeats v" << j << "\n" << k.str();
+  // A reduction's prologue and the reduction itself, written twice.
+  LoweredGroup r = lower({x}, {sum(exp(x), 1) * two_a, sum(exp(x), 1) * two_b});
+  EXPECT_EQ(count(r.kernel, Kind::Op, ScalarOpKind::Exp), 1) << r.kernel.str();
+  EXPECT_EQ(count(r.kernel, Kind::Reduce), 1) << r.kernel.str();
+  EXPECT_EQ(count(r.kernel, Kind::Op, ScalarOpKind::Mul), 1) << r.kernel.str();
+  test::expect_kernel_matches_graph({x, y}, {first, second}, {test::random_tensor({3, 4}, DType::Float32, 1),
+                                                                test::random_tensor({3, 4}, DType::Float32, 2)});
+  // 0.0 and -0.0 are different constants (their products differ in sign).
+  Var z = matrix("z");
+  LoweredGroup signs = lower({z}, {z * constant(0.0, DType::Float32), z * constant(-0.0, DType::Float32)});
+  EXPECT_EQ(count(signs.kernel, Kind::Constant), 2) << signs.kernel.str();
+}
+
 TEST(LowerGroup, RejectsGroupsTheKernelIrCannotExpress) {
   Var x = matrix("x"), y = matrix("y");
   auto error = [&](const std::vector<Var>& in, const std::vector<Var>& out) {
