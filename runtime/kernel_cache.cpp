@@ -2,11 +2,14 @@
 // the corruption checks.
 #include "runtime/kernel_cache.h"
 
+#include <pwd.h>
+
 #include <fmt/format.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -108,11 +111,26 @@ std::string expand_home(const std::string& path) {
   if (path == "~" || path.starts_with("~/")) {
     const char* home = std::getenv("HOME");
     if (home && *home) return std::string(home) + path.substr(1);
+    // HOME unset (a service, a cron job): the password database's home. Never the literal
+    // "~", which would create a directory named "~" in the current folder.
+    std::vector<char> buffer(16384);
+    struct passwd entry {};
+    struct passwd* found = nullptr;
+    if (getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found && found->pw_dir &&
+        *found->pw_dir)
+      return std::string(found->pw_dir) + path.substr(1);
+    return "";
   }
   return path;
 }
 
-KernelCache::KernelCache(std::string dir) : dir_(expand_home(dir)), disk_ok_(!dir_.empty()) {}
+KernelCache::KernelCache(std::string dir) : dir_(expand_home(dir)), disk_ok_(!dir_.empty()) {
+  if (dir_.empty() && !dir.empty())
+    std::fprintf(stderr,
+                 "tgc: warning: no home directory for the kernel cache '%s' (HOME is unset and the password "
+                 "database has none): kernels are kept in memory only; set cache_dir to a directory\n",
+                 dir.c_str());
+}
 
 std::string KernelCache::entry_path(const KernelCacheKey& key) const {
   return (fs::path(dir_) / file_name(key.text())).string();

@@ -163,5 +163,20 @@ TEST(KernelCache, HomeIsExpanded) {
   EXPECT_EQ(expand_home("/abs/path"), "/abs/path");
 }
 
+TEST(KernelCache, HomeUnsetUsesThePasswordDatabaseNeverALiteralTilde) {
+  // A service without HOME: the cache goes to the account's home from the password database
+  // (or, with none there, stays in memory), never into a directory named "~" here.
+  const char* saved = std::getenv("HOME");
+  const std::string keep = saved ? saved : "";
+  ::unsetenv("HOME");
+  const std::string expanded = expand_home("~/.cache/tgc");
+  if (saved) ::setenv("HOME", keep.c_str(), 1);
+  EXPECT_FALSE(expanded.starts_with("~")) << expanded;
+  if (!expanded.empty()) {
+    EXPECT_TRUE(expanded.starts_with("/")) << expanded;
+    EXPECT_TRUE(expanded.ends_with("/.cache/tgc")) << expanded;
+  }
+}
+
 }  // namespace
 }  // namespace tgc
