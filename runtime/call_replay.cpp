@@ -2,6 +2,7 @@
 // shared-variable updates that keep a recording's inputs where they were.
 #include "runtime/call_replay.h"
 
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -93,7 +94,15 @@ bool CallReplay::run(std::vector<Tensor>& slots, const ExecOptions& options,
     if (busy) continue;
     device_.note_launch(kReplayLabel);
     e.work->replay();
-    for (size_t i = 0; i < program_.output_slots.size(); ++i) slots[program_.output_slots[i]] = e.outputs[i];
+    for (size_t i = 0; i < program_.output_slots.size(); ++i) {
+      const int slot = program_.output_slots[i];
+      if (!e.in_variable[i]) {
+        slots[slot] = e.outputs[i];
+        continue;
+      }
+      for (const auto& [s, target] : targets)
+        if (s == slot) slots[slot] = *target;
+    }
     ++replays_;
     recordings_since_replay_ = 0;
     return true;
@@ -190,12 +199,21 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
   const std::vector<bool> intermediate = program_.intermediate_mask();
   for (size_t s = 0; s < slots.size(); ++s)
     if (intermediate[s] && slots[s].defined()) e.held.push_back(std::move(slots[s])), slots[s] = Tensor();
+  // An update computed in its variable's own buffer is not held: the variable holds it, and a
+  // reference of the recording's own would keep a later recording (made while a caller still
+  // holds this one's results) from writing that variable in place. A replay takes the
+  // variable's current tensor instead.
   for (int o : program_.output_slots) {
-    e.outputs.push_back(slots[o]);
-    e.in_variable.push_back(in_own_variable(slots, o, updates));
+    const bool in_variable = in_own_variable(slots, o, updates);
+    e.outputs.push_back(in_variable ? Tensor() : slots[o]);
+    e.in_variable.push_back(in_variable);
   }
   // The output slots' references go once the caller has taken the results.
   for (const Tensor& t : e.outputs) {
+    if (!t.defined()) {
+      e.idle_use.push_back(0);
+      continue;
+    }
     long in_slots = 0;
     for (int o : program_.output_slots) in_slots += slots[o].buffer() == t.buffer();
     e.idle_use.push_back(t.buffer_use_count() - in_slots);
@@ -215,8 +233,7 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
 size_t CallReplay::held_bytes(const Entry& e) {
   std::vector<const Buffer*> seen;
   size_t bytes = e.work->kept_bytes();
-  for (size_t i = 0; i < e.outputs.size(); ++i)
-    if (e.in_variable[i]) seen.push_back(e.outputs[i].buffer().get());  // the variable's memory
+  // Updates in their variables' buffers are not in e.outputs (the variables' memory).
   for (const std::vector<Tensor>* list : {&e.outputs, &e.held})
     for (const Tensor& t : *list) {
       const Buffer* b = t.buffer().get();

@@ -66,10 +66,11 @@ class CallReplay {
   struct Entry {
     std::vector<int64_t> key;
     std::unique_ptr<CapturedWork> work;
-    std::vector<Tensor> outputs;  // the output slots' tensors: the recording writes them
+    // The output slots' tensors the recording writes; none for an update in its own variable.
+    std::vector<Tensor> outputs;
     std::vector<long> idle_use;   // each output's buffer use count when only the entry holds it
     // Per output: an update computed in its variable's own buffer (in place). The variable
-    // holds it, not a caller; it is the variable's memory, not the recording's.
+    // holds it, not the entry nor a caller; it is the variable's memory, not the recording's.
     std::vector<char> in_variable;
     // Every other tensor the recording wrote (intermediates, a thunk's kept values): held so
     // that no buffer the recording uses goes back to the allocator while it may be replayed.

@@ -121,13 +121,24 @@ struct ErrorFlag {
   // the axis and its size) if a kernel flagged one. While a call is recorded the device takes
   // the check, and each replay makes it at its end; otherwise the flag is read now (a wait),
   // and cleared when set.
-  void check(const std::shared_ptr<const Op>& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  // The first `data` inputs are the indexed tensor (and a scatter's values): the deferred
+  // check keeps stand-ins of their shape and dtype (one element broadcast, on the host) rather
+  // than the tensors, since the reference raises on the indices alone and a reference kept by
+  // the recording would stop an update from being written into its variable's buffer (the
+  // bag-of-words step copied its 51 MB embedding twice a call).
+  void check(const std::shared_ptr<const Op>& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+             size_t data) {
     GpuDevice* d = device;
-    if (d->recording() && d->defer_flag_check([d, op, in = inputs] {
-          std::vector<Tensor> out(1);
-          run_on_host(*op, *d, in, out);
-        }))
-      return;
+    if (d->recording()) {
+      std::vector<Tensor> kept = inputs;
+      for (size_t i = 0; i < std::min(data, kept.size()); ++i)
+        kept[i] = Tensor::zeros(inputs[i].dtype(), Shape{}).broadcast_to(inputs[i].shape());
+      if (d->defer_flag_check([d, op, in = std::move(kept)] {
+            std::vector<Tensor> out(1);
+            run_on_host(*op, *d, in, out);
+          }))
+        return;
+    }
     if (d->read_int(ptr) == 0) return;
     d->fill_zero(ptr, sizeof(int));
     run_on_host(*op, *d, inputs, outputs);
@@ -300,7 +311,7 @@ void gather(Kernels& k, GatherState& s, const std::vector<Tensor>& inputs, std::
   add_index_operands(args, a);
   k.launch({IndexOp::Gather, cfam::bits_dtype(dtype_size(x.dtype())), a.dtype, i32}, sp.numel(), b, std::move(args));
   // The reference raises the exact error (naming the index, the axis and its size).
-  s.flag.check(s.op, inputs, outputs);
+  s.flag.check(s.op, inputs, outputs, 1);
 }
 
 // ---- scatter (IncSubtensor) --------------------------------------------------------------
@@ -446,7 +457,7 @@ void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor&
   const DType et = op == IndexOp::ScatterSet ? cfam::bits_dtype(dtype_size(t)) : t;
   k.launch({op, et}, n * bn, cb,
            {operand(out), operand(vb), operand(keys.ptr, 8), operand(pos.ptr, 8), operand(s.flag.ptr, sizeof(int))});
-  s.flag.check(s.op, inputs, outputs);
+  s.flag.check(s.op, inputs, outputs, 2);
 }
 
 void inc_subtensor(Kernels& k, ScatterState& s, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
