@@ -142,6 +142,7 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     // allow_gc off: every value the recording wrote stays in its slot, to be held below.
     execute(program_, slots, ExecOptions{/*allow_gc=*/false, options.sync, branches ? &*branches : nullptr}, nullptr);
     // New shared values written into the variables' own buffers, at the end of the recording.
+    int copied = 0;
     for (const auto& [slot, target_ptr] : updates) {
       const Tensor& target = *target_ptr;
       const Tensor& value = slots[slot];
@@ -170,7 +171,10 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
       if (branches) branches->before_copy(target, value);
       device_.copy_on_device(target.raw_data(), value.raw_data(), value.nbytes(), device_.default_stream());
       if (branches) branches->after_copy(target, value);
+      ++copied;
     }
+    copied_updates_ = copied;
+    updates_ = static_cast<int>(updates.size());
     // A result sharing a bound value's buffer would be copied by the caller after the
     // recording changed that buffer in place: such a function is not recorded. (An update
     // computed in its own variable's buffer is the new value, not such a result.)

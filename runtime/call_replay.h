@@ -57,6 +57,10 @@ class CallReplay {
   // repeat, or a recording that would keep more than 256 MiB: used once, then dropped).
   int recordings() const { return recordings_; }
   int replays() const { return replays_; }
+  // Of the latest recording: how many updates it copies into their variables' buffers at its
+  // end (the others are written in place by their ops), and how many updates there are.
+  int copied_updates() const { return copied_updates_; }
+  int updates() const { return updates_; }
   bool disabled() const { return disabled_; }
   // Why recording was given up, in words ("a wait for the device ... cannot be recorded in a
   // CUDA graph"); "" while it is not. Function::cuda_graph_status() and `tgc run` print it.
@@ -91,6 +95,7 @@ class CallReplay {
   std::vector<int64_t> layout_key_, last_layout_key_;
   std::vector<Entry> entries_;
   int recordings_ = 0, replays_ = 0;
+  int copied_updates_ = 0, updates_ = 0;
   int recordings_since_replay_ = 0;
   bool disabled_ = false;
   std::string disabled_reason_;

@@ -393,6 +393,9 @@ std::string Function::cuda_graph_status() const {
   const CallReplay& r = *v.replay;
   std::string s = fmt::format("{} recording{}, {} call{} replayed", r.recordings(), r.recordings() == 1 ? "" : "s",
                               r.replays(), r.replays() == 1 ? "" : "s");
+  if (r.updates() > 0 && r.recordings() > 0)
+    s += fmt::format(", {} of {} update{} written in place", r.updates() - r.copied_updates(), r.updates(),
+                     r.updates() == 1 ? "" : "s");
   if (r.disabled()) s += "; recording given up: " + r.disabled_reason();
   return s;
 }

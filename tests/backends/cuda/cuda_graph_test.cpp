@@ -189,5 +189,30 @@ TEST(CudaGraphs, IndexChecksAreMadeAtTheReplaysEndAndARaisingCallChangesNothing)
   EXPECT_EQ(host(f()[0]), (std::vector<float>{80, 16}));
 }
 
+TEST(CudaGraphs, AnEmbeddingUpdateIsWrittenInPlaceByTheRecordedCall) {
+  TGC_REQUIRE_CUDA();
+  // The bag of words' pattern: a gather of rows, its gradient scattered into the table. The
+  // recording must write the table in place (the scatter), not copy it in at the end: a
+  // reference kept by the gather's deferred index check, or by an earlier recording, used to
+  // force a copy of the whole table per call.
+  RandomState rng(5);
+  Shared emb = shared(rng.rand({200, 16}).astype(DType::Float32), "emb");
+  Shared tokens = shared(Tensor::from_vector<int32_t>({3, 7, 3, 150, 0, 199}), "tokens");
+  Var loss = sum(sqr(take(emb, tokens, 0)));
+  Function f = function({}, {loss}, {{emb, emb - 0.1 * grad(loss, emb)}}, device_result());
+  Shared emb_cpu = shared(emb.get_value().copy(), "emb_cpu");
+  Var loss_cpu = sum(sqr(take(emb_cpu, tokens, 0)));
+  Function g = function({}, {loss_cpu}, {{emb_cpu, emb_cpu - 0.1 * grad(loss_cpu, emb_cpu)}}, cuda_test::on("cpu"));
+  std::vector<Tensor> kept;  // the caller keeps some results: the two recordings alternate
+  for (int k = 0; k < 8; ++k) {
+    Tensor r = f()[0];
+    g();
+    if (k % 3 == 0) kept.push_back(r);
+  }
+  EXPECT_GT(f.cuda_graph_replays(), 0) << f.cuda_graph_status();
+  EXPECT_NE(f.cuda_graph_status().find("1 of 1 update written in place"), std::string::npos) << f.cuda_graph_status();
+  EXPECT_TRUE(tensors_allclose(emb.get_value().to_host(), emb_cpu.get_value(), 1e-5, 1e-6));
+}
+
 }  // namespace
 }  // namespace tgc
