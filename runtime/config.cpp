@@ -124,6 +124,16 @@ const std::vector<KeyInfo>& key_table() {
       bool_key("cuda_tf32", &Config::cuda_tf32),
       bool_key("deterministic", &Config::deterministic),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),
+      {"log_compiles", "true/false (1/0, yes/no, on/off) or passes (true, with every optimizer pass's time)",
+       {"true", "false", "passes"},
+       [](Config& c, std::string_view v) {
+         if (ascii_lower(v) == "passes") return c.log_compiles = "passes", true;
+         bool on = false;
+         if (!parse_bool(v, on)) return false;
+         c.log_compiles = on ? "true" : "false";
+         return true;
+       },
+       [](const Config& c) { return c.log_compiles; }},
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {
          if (v.empty()) return false;

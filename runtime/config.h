@@ -37,6 +37,9 @@ struct Config {
   bool deterministic = true;
   std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
+  // Print, per function(), each compile phase's time and why each kernel-cache miss missed
+  // (runtime/compile_log.h): "false", "true", or "passes" (also every optimizer pass's time).
+  std::string log_compiles = "false";
 
   // Sets one key from text. Throws ConfigError naming the key (with the closest valid key
   // for a typo) or the bad value (with the accepted values); `source` says where it came

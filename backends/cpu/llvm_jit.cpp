@@ -6,10 +6,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
 
 #include "backends/cpu/kernel_codegen.h"
 #include "backends/cpu/libmvec_table.h"
+#include "runtime/compile_log.h"
 #include "runtime/error.h"
 
 namespace tgc::cpu {
@@ -94,6 +96,10 @@ void optimize(llvm::Module& m) {
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 std::string symbol_of(const Kernel& kernel) { return fmt::format("tgc_kernel_{:016x}", kernel.hash()); }
 
 // Renders and optimizes `kernel` for the host (callers hold jit().mutex).
@@ -164,22 +170,33 @@ KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
                         "O3 libmvec " + options_.text()};
 }
 
-KernelFn KernelCompiler::get(const Kernel& kernel) {
+KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
   const KernelCacheKey key = cache_key(kernel);
   const std::string text = key.text();
   std::lock_guard lock(mutex_);
   if (auto it = linked_.find(text); it != linked_.end()) return it->second;
   const std::string symbol = symbol_of(kernel);
   Jit& j = jit();
-  if (auto blob = cache_.get(key)) {
+  CompileLog* log = current_compile_log();
+  std::string why_missed;
+  auto t0 = std::chrono::steady_clock::now();
+  if (auto blob = cache_.get(key, log && log->explain_misses() ? &why_missed : nullptr)) {
     const KernelBlob& bytes = **blob;
     llvm::StringRef ref(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (KernelFn fn = link_object(ref, symbol, /*must_work=*/false)) {
       ++j.loaded;
+      if (log) log->add_load("llvm", seconds_since(t0));
       return linked_[text] = fn;
     }
     // A checksummed entry that does not link (another toolchain wrote it): rebuild below.
+    why_missed = "the cached object code does not link (written by another toolchain?), rebuilt";
   }
+  if (log && log->explain_misses()) {
+    // A fused kernel's node reads like its whole expression: its start names it well enough.
+    const std::string shown = label.size() > 100 ? label.substr(0, 97) + "..." : label;
+    log->add_miss({"llvm", shown.empty() ? symbol : symbol + " (" + shown + ")", why_missed});
+  }
+  t0 = std::chrono::steady_clock::now();
   std::unique_ptr<llvm::MemoryBuffer> object;
   {
     std::lock_guard jit_lock(j.mutex);
@@ -191,7 +208,11 @@ KernelFn KernelCompiler::get(const Kernel& kernel) {
   ++j.compiled;
   const llvm::StringRef bytes = object->getBuffer();
   cache_.put(key, KernelBlob(bytes.begin(), bytes.end()));
-  return linked_[text] = link_object(bytes, symbol, /*must_work=*/true);
+  if (log) log->add_codegen("llvm", seconds_since(t0));
+  t0 = std::chrono::steady_clock::now();
+  KernelFn fn = link_object(bytes, symbol, /*must_work=*/true);
+  if (log) log->add_load("llvm", seconds_since(t0));
+  return linked_[text] = fn;
 }
 
 KernelCompiler& kernel_compiler_for(const std::string& cache_dir, const CodegenOptions& options) {

@@ -39,8 +39,10 @@ class KernelCompiler {
   KernelCompiler(KernelCache& cache, const CodegenOptions& options) : cache_(cache), options_(options) {}
 
   // The compiled kernel: from this compiler's table, else the cache's object code, else
-  // rendered, optimized and compiled now (then stored in the cache).
-  KernelFn get(const Kernel& kernel);
+  // rendered, optimized and compiled now (then stored in the cache). The time spent and a
+  // miss's reason go to the current compile log (runtime/compile_log.h), a miss under
+  // `label` (the node, for a person) when one is given.
+  KernelFn get(const Kernel& kernel, const std::string& label = "");
 
   KernelCacheKey cache_key(const Kernel& kernel) const;
 

@@ -3,6 +3,7 @@
 #include "backends/cuda/cuda_device.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <cstdint>
 
@@ -14,6 +15,7 @@
 #include "backends/cuda/nvrtc_compiler.h"
 #include "backends/cuda/pinned_host_memory.h"
 #include "backends/gpu/device_copy.h"
+#include "runtime/compile_log.h"
 #include "runtime/error.h"
 
 namespace tgc::cuda {
@@ -317,7 +319,11 @@ std::unique_ptr<gpu::GpuModule> CudaDevice::load_module(gpu::ModuleSource source
   options.arch = arch();
   options.fast_math = source.fast_math;
   const std::string cubin = nvrtc_compile(source.render(-1), source.label, options, source.cache_dir);
-  return std::make_unique<CudaModule>(*this, cubin, source.entries, source.label);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto module = std::make_unique<CudaModule>(*this, cubin, source.entries, source.label);
+  if (CompileLog* log = current_compile_log())
+    log->add_load("cuda", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return module;
 }
 
 void CudaDevice::fill_zero(void* ptr, size_t bytes) {

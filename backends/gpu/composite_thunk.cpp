@@ -6,9 +6,12 @@
 // raises the reference's exact error).
 #include "backends/gpu/composite_thunk.h"
 
+#include <chrono>
+
 #include "backends/c_family/call_planner.h"
 #include "backends/c_family/kernel_render.h"
 #include "backends/gpu/host_fallback.h"
+#include "runtime/compile_log.h"
 
 namespace tgc::gpu {
 
@@ -104,7 +107,12 @@ ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite>
   render_options.dialect = device.dialect();
   render_options.fast_math = config.fast_math;
   render_options.float32_in_double = config.float32_math == "double";
+  // Rendering is code generation even when the cache has the binary: the source is its key.
+  const auto t0 = std::chrono::steady_clock::now();
   const cfam::Source source = cfam::render(state->op->kernel(), render_options);
+  if (CompileLog* log = current_compile_log())
+    log->add_codegen(device_kind_name(device.kind()),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), /*kernels=*/0);
   state->may_fail = source.may_fail;
   const cfam::DeviceLimits limits = device.limits();
   state->planner = std::make_unique<cfam::CallPlanner>(state->op->kernel(), source.params_capacity, limits, label);

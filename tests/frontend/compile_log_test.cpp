@@ -1,0 +1,123 @@
+// log_compiles through function() on the LLVM CPU backend: the lines name the function and
+// its phases; a cold cache reports each kernel's miss as a new key and real codegen time (in
+// the log, compile_phases() and the profile); a warm cache (a copied directory: a new
+// process's view) loads and misses nothing; a changed config value of the key is named.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <tgc/tgc.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "backends/cpu/cpu_backend.h"
+
+namespace tgc {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag)
+      : path(fs::temp_directory_path() / ("tgc_compile_log_" + std::to_string(::getpid()) + "_" + tag + "_" +
+                                          ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+// Compiles a function with one fused kernel under `config`; returns what it printed on stderr.
+std::string compile_logged(const std::string& name, std::map<std::string, std::string> config,
+                           CompilePhases* phases = nullptr, std::string* profile = nullptr) {
+  Var x = vector("x");
+  testing::internal::CaptureStderr();
+  std::string err;
+  {
+    Function f = function({x}, {exp(x) * 2.0 + 1.0}, {}, {.name = name, .config = std::move(config)});
+    if (phases) *phases = f.compile_phases();
+    if (profile) *profile = f.profile_report();
+    err = testing::internal::GetCapturedStderr();
+  }
+  return err;
+}
+
+// The milliseconds the head line gives a phase.
+double phase_ms(const std::string& log, const std::string& phase) {
+  std::smatch m;
+  if (!std::regex_search(log, m, std::regex(phase + " ([0-9.]+) ms"))) return -1;
+  return std::stod(m[1]);
+}
+
+TEST(CompileLogFunction, ColdCompileReportsPhasesCodegenAndNewKeys) {
+  if (!llvm_backend_available()) GTEST_SKIP() << "built without LLVM: no kernel is compiled";
+  TempDir cache("cold");
+  CompilePhases phases;
+  std::string profile;
+  const std::string err = compile_logged(
+      "cold_fn", {{"log_compiles", "true"}, {"cache_dir", cache.path.string()}, {"profile", "true"}}, &phases, &profile);
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'cold_fn': ")) << err;
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'cold_fn':   codegen llvm: 1 kernel compiled, ")) << err;
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'cold_fn':   cache miss llvm tgc_kernel_")) << err;
+  EXPECT_THAT(err, HasSubstr("new key: no entry for this kernel in " + cache.path.string())) << err;
+  EXPECT_THAT(err, Not(HasSubstr("pass merge"))) << "passes only with log_compiles=passes";
+  // Plausible times: compiling a kernel with LLVM's O3 pipeline takes real time, and the
+  // phases add up to the head line's total (each printed to 0.1 ms).
+  EXPECT_GT(phases.codegen_s, 0.0);
+  EXPECT_GT(phases.optimize_s, 0.0);
+  EXPECT_GE(phases.link_s, 0.0);
+  EXPECT_GT(phase_ms(err, "codegen"), 0.0) << err;
+  const double total = phases.setup_s + phases.optimize_s + phases.codegen_s + phases.link_s + phases.load_s;
+  EXPECT_NEAR(phase_ms(err, "'cold_fn':"), total * 1e3, 0.3) << err;
+  // The profile's codegen time is the compile's, no longer 0.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(profile, m, std::regex("Codegen time: ([0-9.e+-]+)s"))) << profile;
+  EXPECT_NEAR(std::stod(m[1]), phases.codegen_s, 1e-6 * phases.codegen_s);  // printed with 7 digits
+}
+
+TEST(CompileLogFunction, PassesAreListedWhenAskedFor) {
+  TempDir cache("passes");
+  const std::string err = compile_logged("passes_fn", {{"log_compiles", "passes"}, {"cache_dir", cache.path.string()}});
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'passes_fn':   pass merge: ")) << err;
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'passes_fn':   pass fuse_elemwise: ")) << err;
+}
+
+TEST(CompileLogFunction, WarmStartLoadsAndMissesNothing) {
+  if (!llvm_backend_available()) GTEST_SKIP() << "built without LLVM: no kernel is compiled";
+  TempDir cold("cold"), warm("warm");
+  compile_logged("fill", {{"cache_dir", cold.path.string()}});
+  // A copy of the directory has a cache object and a compiler of its own in this process:
+  // what a new process sees.
+  fs::copy(cold.path, warm.path);
+  CompilePhases phases;
+  const std::string err = compile_logged("warm_fn", {{"log_compiles", "true"}, {"cache_dir", warm.path.string()}}, &phases);
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'warm_fn':   load llvm: 1 kernel loaded, ")) << err;
+  EXPECT_THAT(err, Not(HasSubstr("cache miss"))) << err;
+  EXPECT_THAT(err, Not(HasSubstr("codegen llvm"))) << err;
+  EXPECT_EQ(phases.codegen_s, 0.0);
+  EXPECT_GT(phases.load_s, 0.0);
+}
+
+TEST(CompileLogFunction, AChangedConfigValueOfTheKeyIsTheReason) {
+  if (!llvm_backend_available()) GTEST_SKIP() << "built without LLVM: no kernel is compiled";
+  TempDir cache("config");
+  compile_logged("exact", {{"cache_dir", cache.path.string()}, {"fast_math", "false"}});
+  const std::string err =
+      compile_logged("fast", {{"log_compiles", "true"}, {"cache_dir", cache.path.string()}, {"fast_math", "true"}});
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'fast':   cache miss llvm ")) << err;
+  EXPECT_THAT(err, HasSubstr("flags changed: fast_math=0 -> fast_math=1")) << err;
+  EXPECT_THAT(err, Not(HasSubstr("new key"))) << err;
+}
+
+TEST(CompileLogFunction, SilentByDefault) {
+  TempDir cache("off");
+  CompilePhases phases;
+  const std::string err = compile_logged("quiet_fn", {{"cache_dir", cache.path.string()}}, &phases);
+  EXPECT_THAT(err, Not(HasSubstr("tgc: compile"))) << err;
+  EXPECT_GT(phases.optimize_s, 0.0) << "the phases are measured whether or not they are printed";
+}
+
+}  // namespace
+}  // namespace tgc
