@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tgc {
 
 namespace {
@@ -13,9 +15,10 @@ std::string ms(double seconds) { return fmt::format("{:.1f} ms", seconds * 1e3);
 
 }  // namespace
 
-void CompileLog::add_codegen(std::string_view backend, double seconds, int kernels) {
+void CompileLog::add_codegen(std::string_view backend, double seconds, int kernels, int threads) {
   std::lock_guard lock(mutex_);
   BackendCompileTimes& b = backends_[std::string(backend)];
+  b.threads = std::max(b.threads, threads);
   b.codegen_s += seconds;
   b.compiled += kernels;
 }
@@ -72,8 +75,9 @@ std::string format_compile_log(const std::string& name, const CompilePhases& p, 
       out += fmt::format("{}:   pass {}: {:.2f} ms\n", head, pass, seconds * 1e3);
   for (const auto& [backend, b] : log.backends()) {
     if (b.compiled > 0 || b.codegen_s > 0)
-      out += fmt::format("{}:   codegen {}: {} kernel{} compiled, {}\n", head, backend, b.compiled,
-                         b.compiled == 1 ? "" : "s", ms(b.codegen_s));
+      out += fmt::format("{}:   codegen {}: {} kernel{} compiled, {}{}\n", head, backend, b.compiled,
+                         b.compiled == 1 ? "" : "s", ms(b.codegen_s),
+                         b.threads > 1 ? fmt::format(" ({} threads)", b.threads) : "");
     out += fmt::format("{}:   load {}: {} kernel{} loaded, {}\n", head, backend, b.loaded, b.loaded == 1 ? "" : "s",
                        ms(b.load_s));
   }

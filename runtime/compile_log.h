@@ -27,6 +27,7 @@ struct BackendCompileTimes {
   double load_s = 0;
   int compiled = 0;
   int loaded = 0;
+  int threads = 1;  // the most threads that compiled at once
 };
 
 class CompileLog {
@@ -41,7 +42,8 @@ class CompileLog {
   // Thread-safe: kernels may be compiled on worker threads of one compile.
   // `kernels`: how many kernels the time compiled (0 for work that compiles none by itself,
   // such as rendering the source a cache key is taken from).
-  void add_codegen(std::string_view backend, double seconds, int kernels = 1);
+  // Kernels compiled on several threads at once report the wall time once, with `threads`.
+  void add_codegen(std::string_view backend, double seconds, int kernels = 1, int threads = 1);
   void add_load(std::string_view backend, double seconds, int kernels = 1);
   void add_miss(KernelCacheMiss miss);
 

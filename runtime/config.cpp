@@ -134,6 +134,15 @@ const std::vector<KeyInfo>& key_table() {
          return true;
        },
        [](const Config& c) { return c.log_compiles; }},
+      {"compile_threads", "auto (0: the hardware threads, at most 8) or a number of threads from 1 to 256", {"auto"},
+       [](Config& c, std::string_view v) {
+         std::string t = ascii_lower(v);
+         if (t == "auto" || t == "0") return c.compile_threads = 0, true;
+         if (!all_digits(t) || t.size() > 3 || std::stoi(t) > 256) return false;
+         c.compile_threads = std::stoi(t);
+         return true;
+       },
+       [](const Config& c) { return c.compile_threads == 0 ? std::string("auto") : std::to_string(c.compile_threads); }},
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {
          if (v.empty()) return false;

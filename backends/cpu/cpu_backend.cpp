@@ -10,6 +10,7 @@
 #include "backends/cpu/llvm_jit.h"
 #include "backends/reference/reference_backend.h"
 #include "compiler/kernel/composite_op.h"
+#include "runtime/parallel_jobs.h"
 
 namespace tgc {
 
@@ -17,10 +18,20 @@ namespace {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const Config& config) : compiler_(cpu::kernel_compiler_for(config.cache_dir, cpu::codegen_options(config))) {}
+  explicit CpuBackend(const Config& config)
+      : compiler_(cpu::kernel_compiler_for(config.cache_dir, cpu::codegen_options(config))),
+        compile_threads_(compile_threads(config.compile_threads)) {}
 
   std::string name() const override { return "llvm"; }
   DeviceKind device_kind() const override { return DeviceKind::Host; }
+
+  void prepare(const std::vector<const Node*>& nodes) const override {
+    std::vector<std::pair<const Kernel*, std::string>> kernels;
+    for (const Node* node : nodes)
+      if (const auto* composite = dynamic_cast<const Composite*>(&node->op()))
+        kernels.push_back({&composite->kernel(), node->describe()});
+    compiler_.compile_ahead(kernels, compile_threads_);
+  }
 
   ThunkFn make_thunk(const Node& node) const override {
     std::shared_ptr<const Op> op = node.op_ptr();
@@ -34,6 +45,7 @@ class CpuBackend final : public Backend {
 
  private:
   cpu::KernelCompiler& compiler_;
+  int compile_threads_;
   ReferenceBackend reference_;
 };
 

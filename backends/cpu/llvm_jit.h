@@ -7,7 +7,10 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backends/cpu/codegen_options.h"
 #include "backends/cpu/kernel_abi.h"
@@ -44,6 +47,12 @@ class KernelCompiler {
   // `label` (the node, for a person) when one is given.
   KernelFn get(const Kernel& kernel, const std::string& label = "");
 
+  // Compiles those of `kernels` (each with its node's label) that are neither linked here nor
+  // in the cache, on up to `threads` threads at once, into the cache: the get() of each that
+  // follows loads it. Does nothing for fewer than two such kernels or threads (get() compiles
+  // a lone one as before). Inside function(), before its thunks are made.
+  void compile_ahead(const std::vector<std::pair<const Kernel*, std::string>>& kernels, int threads);
+
   KernelCacheKey cache_key(const Kernel& kernel) const;
 
  private:
@@ -51,6 +60,7 @@ class KernelCompiler {
   CodegenOptions options_;
   std::mutex mutex_;
   std::map<std::string, KernelFn> linked_;  // cache key text -> entry point
+  std::set<std::string> compile_alone_;      // keys compile_ahead left to get(), miss reported
 };
 
 // The process-wide compiler for (cache_dir, options).

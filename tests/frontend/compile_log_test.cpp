@@ -111,6 +111,43 @@ TEST(CompileLogFunction, AChangedConfigValueOfTheKeyIsTheReason) {
   EXPECT_THAT(err, Not(HasSubstr("new key"))) << err;
 }
 
+// Kernels compiled ahead on two threads (compile_threads) log their wall time once and each
+// miss once; the function computes what one-by-one compiled kernels compute.
+TEST(CompileLogFunction, KernelsCompiledAtOnceAreLoggedOnce) {
+  if (!llvm_backend_available()) GTEST_SKIP() << "built without LLVM: no kernel is compiled";
+  TempDir parallel("parallel"), serial("serial");
+  Var x = vector("x"), y = matrix("y");
+  const std::vector<Var> outs = {exp(x) + 1.0, tanh(y) * 2.0, sum(y * y, {1}) - x};
+  const Tensor xv = Tensor::from_vector(std::vector<float>{0.5f, -1.0f}),
+               yv = Tensor::from_vector(std::vector<float>{1, 2, 3, 4}).reshape({2, 2});
+  auto compile = [&](const TempDir& dir, const std::string& threads, std::string& err) {
+    testing::internal::CaptureStderr();
+    Function f = function({x, y}, outs, {},
+                          {.name = "three", .config = {{"log_compiles", "true"}, {"compile_threads", threads},
+                                                       {"cache_dir", dir.path.string()}}});
+    err = testing::internal::GetCapturedStderr();
+    return f({xv, yv});
+  };
+  std::string err_parallel, err_serial;
+  const std::vector<Tensor> got = compile(parallel, "2", err_parallel);
+  const std::vector<Tensor> want = compile(serial, "1", err_serial);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err_parallel, m, std::regex("codegen llvm: ([0-9]+) kernels compiled, [0-9.]+ ms \\(2 threads\\)")))
+      << err_parallel;
+  const int kernels = std::stoi(m[1]);
+  EXPECT_GE(kernels, 2) << err_parallel;
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(err_parallel, "cache miss llvm"), kernels) << err_parallel;
+  EXPECT_EQ(count(err_serial, "cache miss llvm"), kernels) << err_serial;
+  EXPECT_THAT(err_serial, Not(HasSubstr("threads)"))) << err_serial;
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].str(), want[i].str()) << i;
+}
+
 TEST(CompileLogFunction, SilentByDefault) {
   TempDir cache("off");
   CompilePhases phases;

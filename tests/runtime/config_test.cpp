@@ -56,9 +56,20 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "cache_dir"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "compile_threads", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
+}
+
+TEST(Config, CompileThreadsIsAutoOrACount) {
+  Config c;
+  EXPECT_EQ(c.get("compile_threads"), "auto");
+  c.set("compile_threads", "4");
+  EXPECT_EQ(c.compile_threads, 4);
+  c.set("compile_threads", "AUTO");
+  EXPECT_EQ(c.compile_threads, 0);
+  for (const char* bad : {"-1", "many", "1000", ""}) EXPECT_THROW(c.set("compile_threads", bad), ConfigError) << bad;
+  EXPECT_EQ(c.get("compile_threads"), "auto");
 }
 
 TEST(Config, LogCompilesTakesBooleansOrPasses) {
