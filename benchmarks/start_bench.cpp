@@ -33,6 +33,7 @@
 
 #include "bench_util.h"
 #include "frontend/lang/tg_program.h"
+#include "runtime/compile_log.h"
 
 #ifdef START_BENCH_HAVE_CUDA
 #include <cuda_runtime.h>

@@ -35,6 +35,16 @@ void CompileLog::add_miss(KernelCacheMiss miss) {
   misses_.push_back(std::move(miss));
 }
 
+void CompileLog::add_library_setup(std::string what, double seconds) {
+  std::lock_guard lock(mutex_);
+  library_setups_.emplace_back(std::move(what), seconds);
+}
+
+std::vector<std::pair<std::string, double>> CompileLog::library_setups() const {
+  std::lock_guard lock(mutex_);
+  return library_setups_;
+}
+
 std::map<std::string, BackendCompileTimes> CompileLog::backends() const {
   std::lock_guard lock(mutex_);
   return backends_;
@@ -81,6 +91,8 @@ std::string format_compile_log(const std::string& name, const CompilePhases& p, 
     out += fmt::format("{}:   load {}: {} kernel{} loaded, {}\n", head, backend, b.loaded, b.loaded == 1 ? "" : "s",
                        ms(b.load_s));
   }
+  for (const auto& [what, seconds] : log.library_setups())
+    out += fmt::format("{}:   link: {} made, {}\n", head, what, ms(seconds));
   for (const KernelCacheMiss& m : log.misses())
     out += fmt::format("{}:   cache miss {} {}: {}\n", head, m.backend, m.kernel, m.reason);
   return out;

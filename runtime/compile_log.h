@@ -46,9 +46,13 @@ class CompileLog {
   void add_codegen(std::string_view backend, double seconds, int kernels = 1, int threads = 1);
   void add_load(std::string_view backend, double seconds, int kernels = 1);
   void add_miss(KernelCacheMiss miss);
+  // A library's one-time setup in this process (a cuBLAS handle and its workspace), made
+  // while thunks were made: part of the link phase, listed on its own line.
+  void add_library_setup(std::string what, double seconds);
 
   std::map<std::string, BackendCompileTimes> backends() const;
   std::vector<KernelCacheMiss> misses() const;
+  std::vector<std::pair<std::string, double>> library_setups() const;
   double codegen_seconds() const;  // over all backends
   double load_seconds() const;
 
@@ -57,6 +61,7 @@ class CompileLog {
   mutable std::mutex mutex_;
   std::map<std::string, BackendCompileTimes> backends_;
   std::vector<KernelCacheMiss> misses_;
+  std::vector<std::pair<std::string, double>> library_setups_;
 };
 
 // The log of the compile running on this thread; nullptr outside function() (a kernel

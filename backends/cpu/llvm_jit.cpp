@@ -247,7 +247,6 @@ void KernelCompiler::compile_ahead(const std::vector<std::pair<const Kernel*, st
   {
     std::lock_guard lock(mutex_);
     std::set<std::string> seen;
-    std::vector<std::pair<const Kernel*, std::string>> missing;
     for (const auto& [kernel, label] : kernels) {
       KernelCacheKey key = cache_key(*kernel);
       const std::string text = key.text();
@@ -268,8 +267,8 @@ void KernelCompiler::compile_ahead(const std::vector<std::pair<const Kernel*, st
   }
   const auto t1 = std::chrono::steady_clock::now();
   const int used = std::min<int>(threads, static_cast<int>(jobs.size()));
-  // One target machine per thread, made once per thread for the process (they are cheap to
-  // keep and not to remake).
+  // A target machine per thread: the workers' are made for this call, the calling thread's
+  // is kept for its next one.
   run_parallel(jobs.size(), used, [&](size_t i) {
     thread_local std::unique_ptr<llvm::TargetMachine> tm;
     if (!tm) tm = take(jit().tm_builder->createTargetMachine(), "creating a target machine for a compile thread");

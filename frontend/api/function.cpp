@@ -24,6 +24,7 @@
 #include "frontend/api/shape_guard.h"
 #include "ops/core/graph.h"
 #include "runtime/call_replay.h"
+#include "runtime/compile_log.h"
 #include "runtime/executor.h"
 #include "runtime/profiler.h"
 

@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "backends/cpu/cpu_backend.h"
+#include "runtime/compile_log.h"
 
 namespace tgc {
 namespace {

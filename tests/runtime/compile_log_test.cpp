@@ -50,6 +50,7 @@ TEST(CompileLog, PrintsPhasesBackendsAndMisses) {
   log.add_codegen("llvm", 0.0125);
   log.add_load("llvm", 0.0005);
   log.add_miss({"llvm", "tgc_kernel_00ff (out = exp(x))", "new key: no entry for this kernel in /c"});
+  log.add_library_setup("cuBLAS handle on cuda:0", 0.0123);
   CompilePhases p;
   p.setup_s = 0.001;
   p.optimize_s = 0.002;
@@ -64,6 +65,7 @@ TEST(CompileLog, PrintsPhasesBackendsAndMisses) {
   EXPECT_THAT(text, HasSubstr("tgc: compile 'train':   load llvm: 1 kernel loaded, 0.5 ms\n"));
   EXPECT_THAT(text, HasSubstr("tgc: compile 'train':   cache miss llvm tgc_kernel_00ff (out = exp(x)): new key: "
                               "no entry for this kernel in /c\n"));
+  EXPECT_THAT(text, HasSubstr("tgc: compile 'train':   link: cuBLAS handle on cuda:0 made, 12.3 ms\n"));
   EXPECT_THAT(text, Not(HasSubstr("pass merge")));
   const std::string with_passes = format_compile_log("train", p, log, /*with_passes=*/true);
   EXPECT_THAT(with_passes, HasSubstr("tgc: compile 'train':   pass merge: 0.25 ms\n"));

@@ -10,12 +10,11 @@
 
 #include <tgc/var.h>
 
-#include "runtime/compile_log.h"
-
 namespace tgc {
 
 class Graph;
 class Node;
+struct CompilePhases;  // runtime/compile_log.h
 class Profiler;
 struct LinkedProgram;
 
