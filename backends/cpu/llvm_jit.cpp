@@ -196,6 +196,9 @@ KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
 }
 
 KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
+  // From before the key: the first key of a process creates the JIT, counted as loading (as
+  // in compile_ahead, which may come first).
+  auto t0 = std::chrono::steady_clock::now();
   const KernelCacheKey key = cache_key(kernel);
   const std::string text = key.text();
   std::lock_guard lock(mutex_);
@@ -204,7 +207,6 @@ KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
   Jit& j = jit();
   CompileLog* log = current_compile_log();
   std::string why_missed;
-  auto t0 = std::chrono::steady_clock::now();
   if (auto blob = cache_.get(key, log && log->explain_misses() ? &why_missed : nullptr)) {
     const KernelBlob& bytes = **blob;
     llvm::StringRef ref(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -219,6 +221,7 @@ KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
   // A miss compile_ahead found and left to this call was reported there.
   const bool reported_ahead = compile_alone_.erase(text) > 0;
   if (log && log->explain_misses() && !reported_ahead) log->add_miss({"llvm", miss_label(kernel, label), why_missed});
+  if (log) log->add_load("llvm", seconds_since(t0), /*kernels=*/0);  // the lookup that missed
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<llvm::MemoryBuffer> object;
   {
