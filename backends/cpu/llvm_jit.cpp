@@ -238,7 +238,7 @@ KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
 }
 
 void KernelCompiler::compile_ahead(const std::vector<std::pair<const Kernel*, std::string>>& kernels, int threads) {
-  if (threads < 2) return;
+  if (threads < 2 || kernels.size() < 2) return;
   CompileLog* log = current_compile_log();
   const auto t0 = std::chrono::steady_clock::now();
   // The kernels neither linked here nor in the cache (memory or disk), each once.

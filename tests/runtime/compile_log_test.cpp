@@ -69,6 +69,11 @@ TEST(CompileLog, PrintsPhasesBackendsAndMisses) {
   EXPECT_THAT(text, Not(HasSubstr("pass merge")));
   const std::string with_passes = format_compile_log("train", p, log, /*with_passes=*/true);
   EXPECT_THAT(with_passes, HasSubstr("tgc: compile 'train':   pass merge: 0.25 ms\n"));
+  // A backend that rendered sources but loaded nothing (OpenCL builds at the first launch).
+  log.add_codegen("opencl", 0.0004, /*kernels=*/0);
+  const std::string rendered = format_compile_log("train", p, log, false);
+  EXPECT_THAT(rendered, HasSubstr("codegen opencl: 0 kernels compiled, 0.4 ms\n"));
+  EXPECT_THAT(rendered, Not(HasSubstr("load opencl")));
   EXPECT_THAT(with_passes, HasSubstr("tgc: compile 'train':   pass fuse_elemwise: 1.00 ms\n"));
 }
 
