@@ -1,13 +1,16 @@
 // log_compiles through function() on the LLVM CPU backend: the lines name the function and
 // its phases; a cold cache reports each kernel's miss as a new key and real codegen time (in
 // the log, compile_phases() and the profile); a warm cache (a copied directory: a new
-// process's view) loads and misses nothing; a changed config value of the key is named.
+// process's view) loads and misses nothing; a damaged entry is named and recompiled; a
+// changed config value of the key is named; kernels compiled at once are logged once.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <tgc/tgc.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "backends/cpu/cpu_backend.h"
@@ -99,6 +102,36 @@ TEST(CompileLogFunction, WarmStartLoadsAndMissesNothing) {
   EXPECT_THAT(err, Not(HasSubstr("codegen llvm"))) << err;
   EXPECT_EQ(phases.codegen_s, 0.0);
   EXPECT_GT(phases.load_s, 0.0);
+}
+
+// A damaged disk entry is a log line and a compile, never a crash or a wrong result.
+TEST(CompileLogFunction, ACorruptEntryIsReportedAndRecompiled) {
+  if (!llvm_backend_available()) GTEST_SKIP() << "built without LLVM: no kernel is compiled";
+  TempDir cold("cold"), damaged("damaged");
+  compile_logged("fill", {{"cache_dir", cold.path.string()}});
+  fs::copy(cold.path, damaged.path);
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(damaged.path)) {
+    if (e.path().extension() != ".tgck") continue;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(e.file_size() / 2));
+    const char c = static_cast<char>(f.get());
+    f.seekp(static_cast<std::streamoff>(e.file_size() / 2));
+    f.put(static_cast<char>(c ^ 0x5a));  // one byte in the middle: the checksum no longer matches
+    ++entries;
+  }
+  ASSERT_EQ(entries, 1);
+  Var x = vector("x");
+  testing::internal::CaptureStderr();
+  Function f = function({x}, {exp(x) * 2.0 + 1.0}, {},
+                        {.name = "damaged_fn", .config = {{"log_compiles", "true"}, {"cache_dir", damaged.path.string()}}});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("tgc: compile 'damaged_fn':   cache miss llvm ")) << err;
+  EXPECT_THAT(err, HasSubstr("corrupted entry (checksum mismatch), removed")) << err;
+  EXPECT_THAT(err, HasSubstr("codegen llvm: 1 kernel compiled")) << err;
+  const std::vector<float> got = f({Tensor::from_vector(std::vector<float>{0.0f, 1.0f})})[0].to_vector<float>();
+  EXPECT_FLOAT_EQ(got[0], 3.0f);
+  EXPECT_FLOAT_EQ(got[1], static_cast<float>(std::exp(1.0) * 2 + 1));
 }
 
 TEST(CompileLogFunction, AChangedConfigValueOfTheKeyIsTheReason) {
