@@ -259,15 +259,13 @@ void KernelCompiler::compile_ahead(const std::vector<std::pair<const Kernel*, st
       if (log && log->explain_misses()) log->add_miss({"llvm", miss_label(*kernel, label), why_missed});
       jobs.push_back({kernel, std::move(key)});
     }
+    // One kernel gains nothing from a thread: get() compiles it, without reporting its miss
+    // again (under the lock: get() on another thread reads the set).
+    if (jobs.size() == 1) compile_alone_.insert(jobs[0].key.text());
   }
   // The cache reads above are part of loading (get() links what they found).
   if (log) log->add_load("llvm", seconds_since(t0), /*kernels=*/0);
-  if (jobs.size() < 2) {
-    // One kernel gains nothing from a thread: get() compiles it (and would report its miss
-    // again), so it is left entirely to get().
-    if (jobs.size() == 1) compile_alone_.insert(jobs[0].key.text());
-    return;
-  }
+  if (jobs.size() < 2) return;
   const auto t1 = std::chrono::steady_clock::now();
   const int used = std::min<int>(threads, static_cast<int>(jobs.size()));
   // A target machine per thread: the workers' are made for this call, the calling thread's
