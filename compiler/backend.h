@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ops/core/node.h"
 #include "runtime/program.h"
@@ -23,8 +24,12 @@ class Backend {
   // Why `node` stays on the host when runs_on_device says no ("" when the backend has no
   // more to say than that it lacks an implementation): tgc show and assert_no_cpu_op print it.
   virtual std::string host_reason(const Node&) const { return ""; }
+  // Called by the linker with every node this backend will make a thunk for, before the
+  // first make_thunk: a backend may compile their kernels ahead, several at once (the kernels
+  // that missed the cache are independent of each other). The default does nothing.
+  virtual void prepare(const std::vector<const Node*>& /*nodes*/) const {}
   // The function that runs `node` on each call. Called once per node inside function(),
-  // never on a call: all compilation happens here.
+  // never on a call: all compilation happens here (or in prepare).
   virtual ThunkFn make_thunk(const Node& node) const = 0;
   // Whether the thunk of a device-placed `node` touches nothing but its operands on the
   // device (Thunk::self_contained): a recorded call may run its work beside other work.

@@ -58,6 +58,13 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     constant_copies.insert(n->output_raw(0));
     return true;
   });
+  // Each backend sees its nodes first, so it may compile their kernels at once.
+  {
+    std::vector<const Node*> host_nodes, device_nodes;
+    for (Node* node : order) (node->placement() == DeviceKind::Host ? host_nodes : device_nodes).push_back(node);
+    backend.prepare(host_nodes);
+    if (options.device_backend && !device_nodes.empty()) options.device_backend->prepare(device_nodes);
+  }
   const BufferLifetimes life(graph, order);
   for (size_t pos = 0; pos < order.size(); ++pos) {
     Node* node = order[pos];

@@ -137,6 +137,25 @@ const std::vector<KeyInfo>& key_table() {
       bool_key("cuda_tf32", &Config::cuda_tf32),
       bool_key("deterministic", &Config::deterministic),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),
+      {"log_compiles", "true/false (1/0, yes/no, on/off) or passes (true, with every optimizer pass's time)",
+       {"true", "false", "passes"},
+       [](Config& c, std::string_view v) {
+         if (ascii_lower(v) == "passes") return c.log_compiles = "passes", true;
+         bool on = false;
+         if (!parse_bool(v, on)) return false;
+         c.log_compiles = on ? "true" : "false";
+         return true;
+       },
+       [](const Config& c) { return c.log_compiles; }},
+      {"compile_threads", "auto (0: the hardware threads, at most 8) or a number of threads from 1 to 256", {"auto"},
+       [](Config& c, std::string_view v) {
+         std::string t = ascii_lower(v);
+         if (t == "auto" || t == "0") return c.compile_threads = 0, true;
+         if (!all_digits(t) || t.size() > 3 || std::stoi(t) > 256) return false;
+         c.compile_threads = std::stoi(t);
+         return true;
+       },
+       [](const Config& c) { return c.compile_threads == 0 ? std::string("auto") : std::to_string(c.compile_threads); }},
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {
          if (v.empty()) return false;

@@ -37,6 +37,12 @@ struct Config {
   bool deterministic = true;
   std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
+  // Print, per function(), each compile phase's time and why each kernel-cache miss missed
+  // (runtime/compile_log.h): "false", "true", or "passes" (also every optimizer pass's time).
+  std::string log_compiles = "false";
+  // Threads that compile a function's kernels at once when several missed the kernel cache
+  // (LLVM and NVRTC): 0 = auto (the hardware threads, at most 8), 1 = one after the other.
+  int compile_threads = 0;
 
   // Sets one key from text. Throws ConfigError naming the key (with the closest valid key
   // for a typo) or the bad value (with the accepted values); `source` says where it came

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -67,20 +68,97 @@ KernelBlob encode(const std::string& key, const KernelBlob& blob) {
   return out;
 }
 
-// The payload when `file` is a complete, intact entry for `key`.
-std::optional<KernelBlob> decode(const KernelBlob& file, const std::string& key) {
+// The payload when `file` is a complete, intact entry for `key`; else nullopt and, in
+// `why`, what is wrong with it.
+std::optional<KernelBlob> decode(const KernelBlob& file, const std::string& key, std::string& why) {
   const size_t head = sizeof kMagic + 8;
-  if (file.size() < head + 8 + 4 || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) return std::nullopt;
+  if (file.size() < head + 8 + 4 || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0)
+    return why = "corrupted entry (not a tgc cache entry, or truncated), removed", std::nullopt;
   uint64_t key_len = get_u64(file.data() + sizeof kMagic);
-  if (key_len > file.size() - head - 12) return std::nullopt;
+  if (key_len > file.size() - head - 12) return why = "corrupted entry (truncated), removed", std::nullopt;
   uint64_t blob_len = get_u64(file.data() + head + key_len);
-  if (blob_len != file.size() - head - key_len - 8 - 4) return std::nullopt;
+  if (blob_len != file.size() - head - key_len - 8 - 4)
+    return why = "corrupted entry (truncated or lengthened), removed", std::nullopt;
   uint32_t stored = 0;
   for (int i = 0; i < 4; ++i) stored |= uint32_t(file[file.size() - 4 + i]) << (8 * i);
-  if (crc_of(file.data(), file.size() - 4) != stored) return std::nullopt;
-  if (std::string(file.begin() + head, file.begin() + head + key_len) != key) return std::nullopt;
+  if (crc_of(file.data(), file.size() - 4) != stored)
+    return why = "corrupted entry (checksum mismatch), removed", std::nullopt;
+  if (std::string(file.begin() + head, file.begin() + head + key_len) != key)
+    return why = "the entry's file held another key (a file-name collision), replaced", std::nullopt;
   auto begin = file.begin() + static_cast<long>(head + key_len + 8);
   return KernelBlob(begin, begin + static_cast<long>(blob_len));
+}
+
+// The key an entry stores, read from its header alone; nullopt when the file is not a tgc
+// entry or claims a key longer than itself (the directory is untrusted input).
+std::optional<std::string> stored_key(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return std::nullopt;
+  const auto size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  uint8_t head[sizeof kMagic + 8];
+  if (!in.read(reinterpret_cast<char*>(head), sizeof head) || std::memcmp(head, kMagic, sizeof kMagic) != 0)
+    return std::nullopt;
+  const uint64_t key_len = get_u64(head + sizeof kMagic);
+  if (key_len > size - sizeof head || key_len > (64u << 20)) return std::nullopt;
+  std::string key(static_cast<size_t>(key_len), '\0');
+  if (!in.read(key.data(), static_cast<std::streamsize>(key.size()))) return std::nullopt;
+  return key;
+}
+
+// KernelCacheKey::text() read back. The kernel field may span lines (the LLVM backend's
+// holds the Kernel IR), so the last three fields are found from the end.
+std::optional<KernelCacheKey> parse_key(const std::string& text) {
+  KernelCacheKey k;
+  const size_t backend_end = text.find('\n');
+  const size_t flags = text.rfind("\nflags=");
+  if (!text.starts_with("backend=") || backend_end == std::string::npos || flags == std::string::npos ||
+      flags < backend_end)
+    return std::nullopt;
+  const size_t target = text.rfind("\ntarget=", flags);
+  if (target == std::string::npos || target < backend_end) return std::nullopt;
+  const size_t compiler = text.rfind("\ncompiler=", target);
+  if (compiler == std::string::npos || compiler < backend_end || text.compare(backend_end, 8, "\nkernel=") != 0)
+    return std::nullopt;
+  auto field = [&](size_t from, size_t to) { return text.substr(from, to - from); };
+  k.backend = field(8, backend_end);
+  k.kernel = field(backend_end + 8, compiler);
+  k.compiler = field(compiler + 10, target);
+  k.target = field(target + 8, flags);
+  k.flags = field(flags + 7, text.size() - (text.ends_with('\n') ? 1 : 0));
+  return k;
+}
+
+// The words of a flags or target field ("O3 fast_math=0", "+avx2,+fma").
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char c : s) {
+    if (c == ' ' || c == ',') {
+      if (!w.empty()) out.push_back(std::move(w));
+      w.clear();
+    } else {
+      w += c;
+    }
+  }
+  if (!w.empty()) out.push_back(std::move(w));
+  return out;
+}
+
+// "fast_math=0 -> fast_math=1": the words only `was` has, then those only `now` has.
+std::string word_change(const std::string& was, const std::string& now) {
+  const std::vector<std::string> a = words(was), b = words(now);
+  auto only = [](const std::vector<std::string>& x, const std::vector<std::string>& y) {
+    std::string out;
+    int shown = 0;
+    for (const std::string& w : x) {
+      if (std::find(y.begin(), y.end(), w) != y.end()) continue;
+      if (++shown > 6) return out + " ...";
+      out += (out.empty() ? "" : " ") + w;
+    }
+    return out.empty() ? std::string("(nothing)") : out;
+  };
+  return only(a, b) + " -> " + only(b, a);
 }
 
 // The backend named by an entry's stored key (its first line, "backend=llvm"), reading
@@ -136,17 +214,29 @@ std::string KernelCache::entry_path(const KernelCacheKey& key) const {
   return (fs::path(dir_) / file_name(key.text())).string();
 }
 
-std::optional<std::shared_ptr<const KernelBlob>> KernelCache::get(const KernelCacheKey& key) {
+std::optional<std::shared_ptr<const KernelBlob>> KernelCache::get(const KernelCacheKey& key,
+                                                                  std::string* why_missed) {
   std::string text = key.text();
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (auto it = memory_.find(text); it != memory_.end()) return it->second;
-  if (!disk_ok_) return std::nullopt;
+  if (!disk_ok_) {
+    if (why_missed)
+      *why_missed = dir_.empty() ? "new key: the cache keeps kernels in memory only (cache_dir is empty)"
+                                 : "new key: the cache directory is not writable, kernels are kept in memory only";
+    return std::nullopt;
+  }
   std::string path = entry_path(key);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
+  if (!in) {
+    lock.unlock();  // the explanation reads the directory; other kernels need not wait
+    if (why_missed) *why_missed = explain_miss(key);
+    return std::nullopt;
+  }
   KernelBlob file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::optional<KernelBlob> payload = decode(file, text);
+  std::string why;
+  std::optional<KernelBlob> payload = decode(file, text, why);
   if (!payload) {
+    if (why_missed) *why_missed = why;
     std::error_code ec;
     fs::remove(path, ec);  // corrupt, truncated or another key's: the rebuild replaces it
     return std::nullopt;
@@ -183,6 +273,33 @@ void KernelCache::put(const KernelCacheKey& key, KernelBlob blob) {
   }
   fs::rename(tmp, path, ec);
   if (ec) fs::remove(tmp, ec);
+}
+
+std::string KernelCache::explain_miss(const KernelCacheKey& key) const {
+  std::error_code ec;
+  const std::string new_key = "new key: no entry for this kernel in " + dir_;
+  if (dir_.empty() || !fs::is_directory(dir_, ec)) return new_key;
+  // The entry of the same kernel that differs in the fewest fields explains best.
+  std::string best;
+  int best_fields = 4;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    if (!e.is_regular_file(ec) || e.path().extension() != kSuffix) continue;
+    const std::optional<std::string> text = stored_key(e.path());
+    if (!text) continue;
+    const std::optional<KernelCacheKey> k = parse_key(*text);
+    if (!k || k->backend != key.backend || k->kernel != key.kernel) continue;
+    std::vector<std::string> changes;
+    if (k->compiler != key.compiler)
+      changes.push_back(fmt::format("compiler version changed: {} -> {}", k->compiler, key.compiler));
+    if (k->target != key.target) changes.push_back("target changed: " + word_change(k->target, key.target));
+    if (k->flags != key.flags) changes.push_back("flags changed: " + word_change(k->flags, key.flags));
+    if (changes.empty() || static_cast<int>(changes.size()) >= best_fields) continue;
+    best_fields = static_cast<int>(changes.size());
+    best.clear();
+    for (const std::string& c : changes) best += (best.empty() ? "" : "; ") + c;
+  }
+  if (!best.empty()) return best + " (the cache holds this kernel for the old value)";
+  return new_key;
 }
 
 KernelCacheInfo KernelCache::info() const {

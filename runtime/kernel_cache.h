@@ -49,10 +49,19 @@ class KernelCache {
 
   // The entry's bytes: from memory, else from disk (then kept in memory). nullopt when
   // absent, or when the disk entry is corrupt, truncated or holds another key (then it is
-  // removed, so the caller's rebuild replaces it).
-  std::optional<std::shared_ptr<const KernelBlob>> get(const KernelCacheKey& key);
+  // removed, so the caller's rebuild replaces it). With `why_missed`, a miss says why there:
+  // the corrupt entry, or explain_miss's answer (which reads the directory: ask only when
+  // the reason will be shown).
+  std::optional<std::shared_ptr<const KernelBlob>> get(const KernelCacheKey& key,
+                                                       std::string* why_missed = nullptr);
   // Stores the bytes in memory and on disk (temp file + rename: atomic on POSIX).
   void put(const KernelCacheKey& key, KernelBlob blob);
+
+  // Why `key` has no entry, from the keys the directory's entries store: an entry of the
+  // same backend and kernel that differs in compiler, target or flags names those fields
+  // ("flags changed: fast_math=0 -> fast_math=1"); else "new key". Entries that are not
+  // tgc entries, or whose key is malformed, are skipped (the directory is untrusted).
+  std::string explain_miss(const KernelCacheKey& key) const;
 
   KernelCacheInfo info() const;
   // Removes every entry of this cache from memory and disk; returns how many disk entries.

@@ -10,6 +10,7 @@
 #include "backends/cpu/llvm_jit.h"
 #include "backends/reference/reference_backend.h"
 #include "compiler/kernel/composite_op.h"
+#include "runtime/parallel_jobs.h"
 
 namespace tgc {
 
@@ -17,16 +18,26 @@ namespace {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const Config& config) : compiler_(cpu::kernel_compiler_for(config.cache_dir, cpu::codegen_options(config))) {}
+  explicit CpuBackend(const Config& config)
+      : compiler_(cpu::kernel_compiler_for(config.cache_dir, cpu::codegen_options(config))),
+        compile_threads_(compile_threads(config.compile_threads)) {}
 
   std::string name() const override { return "llvm"; }
   DeviceKind device_kind() const override { return DeviceKind::Host; }
+
+  void prepare(const std::vector<const Node*>& nodes) const override {
+    std::vector<std::pair<const Kernel*, std::string>> kernels;
+    for (const Node* node : nodes)
+      if (const auto* composite = dynamic_cast<const Composite*>(&node->op()))
+        kernels.push_back({&composite->kernel(), node->describe()});
+    compiler_.compile_ahead(kernels, compile_threads_);
+  }
 
   ThunkFn make_thunk(const Node& node) const override {
     std::shared_ptr<const Op> op = node.op_ptr();
     const auto* composite = dynamic_cast<const Composite*>(op.get());
     if (!composite) return reference_.make_thunk(node);
-    cpu::KernelFn fn = compiler_.get(composite->kernel());
+    cpu::KernelFn fn = compiler_.get(composite->kernel(), node.describe());
     auto launcher = std::make_shared<cpu::KernelLauncher>(composite->kernel(), fn, composite->inplace_map());
     // The thunk keeps the op alive, and with it the kernel the launcher reads.
     return [op, launcher](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { (*launcher)(inputs, outputs); };
@@ -34,6 +45,7 @@ class CpuBackend final : public Backend {
 
  private:
   cpu::KernelCompiler& compiler_;
+  int compile_threads_;
   ReferenceBackend reference_;
 };
 

@@ -6,11 +6,15 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
+#include <set>
 
 #include "backends/cpu/kernel_codegen.h"
 #include "backends/cpu/libmvec_table.h"
+#include "runtime/compile_log.h"
 #include "runtime/error.h"
+#include "runtime/parallel_jobs.h"
 
 namespace tgc::cpu {
 
@@ -44,9 +48,12 @@ llvm::ArrayRef<llvm::VecDesc> more_libmvec(const std::string& features) {
 
 struct Jit {
   HostTarget host;
+  // A TargetMachine is not safe to use from two threads at once: kernels compiled ahead on
+  // worker threads each make their own from this builder; `tm` serves the calling thread.
+  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> tm_builder;
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<llvm::orc::LLJIT> lljit;
-  std::mutex mutex;  // the TargetMachine and the dylib counter
+  std::mutex mutex;  // `tm` and the dylib counter
   size_t dylibs = 0;
   std::atomic<size_t> compiled{0}, loaded{0};
 };
@@ -62,6 +69,7 @@ Jit& jit() {
     jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
     j->host = {jtmb.getTargetTriple().str(), jtmb.getCPU(), jtmb.getFeatures().getString()};
     j->tm = take(jtmb.createTargetMachine(), "creating the host target machine");
+    j->tm_builder = std::make_unique<llvm::orc::JITTargetMachineBuilder>(jtmb);
     j->lljit = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
                     "creating the LLVM JIT");
     return j;
@@ -69,7 +77,7 @@ Jit& jit() {
   return *instance;
 }
 
-void optimize(llvm::Module& m) {
+void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   Jit& j = jit();
   llvm::Triple triple(m.getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);
@@ -84,7 +92,7 @@ void optimize(llvm::Module& m) {
   llvm::PipelineTuningOptions options;
   options.LoopVectorization = true;
   options.SLPVectorization = true;
-  llvm::PassBuilder pb(j.tm.get(), options);
+  llvm::PassBuilder pb(&tm, options);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -94,14 +102,26 @@ void optimize(llvm::Module& m) {
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 std::string symbol_of(const Kernel& kernel) { return fmt::format("tgc_kernel_{:016x}", kernel.hash()); }
 
-// Renders and optimizes `kernel` for the host (callers hold jit().mutex).
-std::unique_ptr<llvm::Module> build_module(const Kernel& kernel, llvm::LLVMContext& ctx, const CodegenOptions& options) {
+// A kernel in a cache-miss line: its symbol and the start of its node's label (a fused
+// kernel's node reads like its whole expression; the start names it well enough).
+std::string miss_label(const Kernel& kernel, const std::string& label) {
+  if (label.empty()) return symbol_of(kernel);
+  return symbol_of(kernel) + " (" + (label.size() > 100 ? label.substr(0, 97) + "..." : label) + ")";
+}
+
+// Renders and optimizes `kernel` for the host with `tm` (which no other thread uses meanwhile).
+std::unique_ptr<llvm::Module> build_module(const Kernel& kernel, llvm::LLVMContext& ctx, const CodegenOptions& options,
+                                           llvm::TargetMachine& tm) {
   Jit& j = jit();
   std::unique_ptr<llvm::Module> m = render_kernel(kernel, ctx, symbol_of(kernel), options);
   m->setTargetTriple(j.host.triple);
-  m->setDataLayout(j.tm->createDataLayout());
+  m->setDataLayout(tm.createDataLayout());
   const int vector_width = vector_width_for_host(options, j.host.features);
   for (llvm::Function& f : *m) {
     if (f.isDeclaration()) continue;
@@ -110,8 +130,19 @@ std::unique_ptr<llvm::Module> build_module(const Kernel& kernel, llvm::LLVMConte
     // The loop vectorizer and the libmvec variants it picks follow this width.
     if (vector_width != 0) f.addFnAttr("prefer-vector-width", std::to_string(vector_width));
   }
-  optimize(*m);
+  optimize(*m, tm);
   return m;
+}
+
+// `kernel`'s object code, compiled with `tm` in a context of its own.
+std::unique_ptr<llvm::MemoryBuffer> compile_object(const Kernel& kernel, const CodegenOptions& options,
+                                                   llvm::TargetMachine& tm) {
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, options, tm);
+  llvm::orc::SimpleCompiler compile(tm);
+  auto object = take(compile(*m), "compiling a kernel to object code");
+  ++jit().compiled;
+  return object;
 }
 
 // Links object code into a JITDylib of its own (so a kernel may be linked again by another
@@ -164,34 +195,90 @@ KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
                         "O3 libmvec " + options_.text()};
 }
 
-KernelFn KernelCompiler::get(const Kernel& kernel) {
+KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
+  // From before the key: the first key of a process creates the JIT, counted as loading (as
+  // in compile_ahead, which may come first).
+  auto t0 = std::chrono::steady_clock::now();
   const KernelCacheKey key = cache_key(kernel);
   const std::string text = key.text();
   std::lock_guard lock(mutex_);
   if (auto it = linked_.find(text); it != linked_.end()) return it->second;
   const std::string symbol = symbol_of(kernel);
   Jit& j = jit();
-  if (auto blob = cache_.get(key)) {
+  CompileLog* log = current_compile_log();
+  std::string why_missed;
+  if (auto blob = cache_.get(key, log && log->explain_misses() ? &why_missed : nullptr)) {
     const KernelBlob& bytes = **blob;
     llvm::StringRef ref(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (KernelFn fn = link_object(ref, symbol, /*must_work=*/false)) {
       ++j.loaded;
+      if (log) log->add_load("llvm", seconds_since(t0));
       return linked_[text] = fn;
     }
     // A checksummed entry that does not link (another toolchain wrote it): rebuild below.
+    why_missed = "the cached object code does not link (written by another toolchain?), rebuilt";
   }
+  // A miss compile_ahead found and left to this call was reported there.
+  const bool reported_ahead = compile_alone_.erase(text) > 0;
+  if (log && log->explain_misses() && !reported_ahead) log->add_miss({"llvm", miss_label(kernel, label), why_missed});
+  if (log) log->add_load("llvm", seconds_since(t0), /*kernels=*/0);  // the lookup that missed
+  t0 = std::chrono::steady_clock::now();
   std::unique_ptr<llvm::MemoryBuffer> object;
   {
     std::lock_guard jit_lock(j.mutex);
-    llvm::LLVMContext ctx;
-    std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, options_);
-    llvm::orc::SimpleCompiler compile(*j.tm);
-    object = take(compile(*m), "compiling a kernel to object code");
+    object = compile_object(kernel, options_, *j.tm);
   }
-  ++j.compiled;
   const llvm::StringRef bytes = object->getBuffer();
   cache_.put(key, KernelBlob(bytes.begin(), bytes.end()));
-  return linked_[text] = link_object(bytes, symbol, /*must_work=*/true);
+  if (log) log->add_codegen("llvm", seconds_since(t0));
+  t0 = std::chrono::steady_clock::now();
+  KernelFn fn = link_object(bytes, symbol, /*must_work=*/true);
+  if (log) log->add_load("llvm", seconds_since(t0));
+  return linked_[text] = fn;
+}
+
+void KernelCompiler::compile_ahead(const std::vector<std::pair<const Kernel*, std::string>>& kernels, int threads) {
+  if (threads < 2 || kernels.size() < 2) return;
+  CompileLog* log = current_compile_log();
+  const auto t0 = std::chrono::steady_clock::now();
+  // The kernels neither linked here nor in the cache (memory or disk), each once.
+  struct Job {
+    const Kernel* kernel;
+    KernelCacheKey key;
+  };
+  std::vector<Job> jobs;
+  {
+    std::lock_guard lock(mutex_);
+    std::set<std::string> seen;
+    for (const auto& [kernel, label] : kernels) {
+      KernelCacheKey key = cache_key(*kernel);
+      const std::string text = key.text();
+      if (linked_.count(text) || !seen.insert(text).second) continue;
+      std::string why_missed;
+      if (cache_.get(key, log && log->explain_misses() ? &why_missed : nullptr)) continue;  // get() loads it
+      if (log && log->explain_misses()) log->add_miss({"llvm", miss_label(*kernel, label), why_missed});
+      jobs.push_back({kernel, std::move(key)});
+    }
+    // One kernel gains nothing from a thread: get() compiles it, without reporting its miss
+    // again (under the lock: get() on another thread reads the set).
+    if (jobs.size() == 1) compile_alone_.insert(jobs[0].key.text());
+  }
+  // The cache reads above are part of loading (get() links what they found).
+  if (log) log->add_load("llvm", seconds_since(t0), /*kernels=*/0);
+  if (jobs.size() < 2) return;
+  const auto t1 = std::chrono::steady_clock::now();
+  const int used = std::min<int>(threads, static_cast<int>(jobs.size()));
+  // A target machine per thread: the workers' are made for this call, the calling thread's
+  // is kept for its next one.
+  run_parallel(jobs.size(), used, [&](size_t i) {
+    thread_local std::unique_ptr<llvm::TargetMachine> tm;
+    if (!tm) tm = take(jit().tm_builder->createTargetMachine(), "creating a target machine for a compile thread");
+    std::unique_ptr<llvm::MemoryBuffer> object = compile_object(*jobs[i].kernel, options_, *tm);
+    const llvm::StringRef bytes = object->getBuffer();
+    cache_.put(jobs[i].key, KernelBlob(bytes.begin(), bytes.end()));
+  });
+  // Wall time: the threads' times overlap.
+  if (log) log->add_codegen("llvm", seconds_since(t1), static_cast<int>(jobs.size()), used);
 }
 
 KernelCompiler& kernel_compiler_for(const std::string& cache_dir, const CodegenOptions& options) {
@@ -208,7 +295,7 @@ std::string optimized_ir(const Kernel& kernel, const CodegenOptions& options) {
   Jit& j = jit();
   std::lock_guard lock(j.mutex);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, options);
+  std::unique_ptr<llvm::Module> m = build_module(kernel, ctx, options, *j.tm);
   std::string text;
   llvm::raw_string_ostream os(text);
   m->print(os, nullptr);

@@ -7,7 +7,10 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backends/cpu/codegen_options.h"
 #include "backends/cpu/kernel_abi.h"
@@ -39,8 +42,16 @@ class KernelCompiler {
   KernelCompiler(KernelCache& cache, const CodegenOptions& options) : cache_(cache), options_(options) {}
 
   // The compiled kernel: from this compiler's table, else the cache's object code, else
-  // rendered, optimized and compiled now (then stored in the cache).
-  KernelFn get(const Kernel& kernel);
+  // rendered, optimized and compiled now (then stored in the cache). The time spent and a
+  // miss's reason go to the current compile log (runtime/compile_log.h), a miss under
+  // `label` (the node, for a person) when one is given.
+  KernelFn get(const Kernel& kernel, const std::string& label = "");
+
+  // Compiles those of `kernels` (each with its node's label) that are neither linked here nor
+  // in the cache, on up to `threads` threads at once, into the cache: the get() of each that
+  // follows loads it. Does nothing for fewer than two such kernels or threads (get() compiles
+  // a lone one as before). Inside function(), before its thunks are made.
+  void compile_ahead(const std::vector<std::pair<const Kernel*, std::string>>& kernels, int threads);
 
   KernelCacheKey cache_key(const Kernel& kernel) const;
 
@@ -49,6 +60,7 @@ class KernelCompiler {
   CodegenOptions options_;
   std::mutex mutex_;
   std::map<std::string, KernelFn> linked_;  // cache key text -> entry point
+  std::set<std::string> compile_alone_;      // keys compile_ahead left to get(), miss reported
 };
 
 // The process-wide compiler for (cache_dir, options).

@@ -5,12 +5,14 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
 
 #include "backends/cuda/cublaslt_gemm.h"
 #include "backends/cuda/cuda_error.h"
+#include "runtime/compile_log.h"
 
 namespace tgc::cuda {
 
@@ -35,6 +37,7 @@ BlasContext& blas_context(CudaDevice& device) {
   std::lock_guard<std::mutex> lock(mutex);
   auto& c = (*contexts)[device.ordinal()];
   if (!c) {
+    const auto t0 = std::chrono::steady_clock::now();
     DeviceGuard guard(device.ordinal());
     auto ctx = std::make_unique<BlasContext>();
     cublasHandle_t h = nullptr;
@@ -44,6 +47,10 @@ BlasContext& blas_context(CudaDevice& device) {
     ctx->workspace = device.allocate(kWorkspaceBytes, device.default_stream());
     TGC_CUBLAS_CHECK(cublasSetWorkspace(h, ctx->workspace, kWorkspaceBytes));
     c = std::move(ctx);
+    // Once per device and process: a warm start in a new process pays it (log_compiles shows it).
+    if (CompileLog* log = current_compile_log())
+      log->add_library_setup("cuBLAS handle on " + device.name(),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return *c;
 }

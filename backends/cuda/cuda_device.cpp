@@ -3,6 +3,7 @@
 #include "backends/cuda/cuda_device.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <cstdint>
 
@@ -14,7 +15,9 @@
 #include "backends/cuda/nvrtc_compiler.h"
 #include "backends/cuda/pinned_host_memory.h"
 #include "backends/gpu/device_copy.h"
+#include "runtime/compile_log.h"
 #include "runtime/error.h"
+#include "runtime/parallel_jobs.h"
 
 namespace tgc::cuda {
 
@@ -317,7 +320,36 @@ std::unique_ptr<gpu::GpuModule> CudaDevice::load_module(gpu::ModuleSource source
   options.arch = arch();
   options.fast_math = source.fast_math;
   const std::string cubin = nvrtc_compile(source.render(-1), source.label, options, source.cache_dir);
-  return std::make_unique<CudaModule>(*this, cubin, source.entries, source.label);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto module = std::make_unique<CudaModule>(*this, cubin, source.entries, source.label);
+  if (CompileLog* log = current_compile_log())
+    log->add_load("cuda", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return module;
+}
+
+void CudaDevice::compile_ahead(const std::vector<gpu::ModuleSource>& sources, int threads) {
+  if (sources.size() < 2 || threads < 2) return;
+  CompileLog* log = current_compile_log();
+  // The workers report into a log of their own (each thread has no current log); the
+  // function's log gets their misses and the section's wall time, since their times overlap.
+  CompileLog workers(log && log->explain_misses());
+  const int used = std::min<int>(threads, static_cast<int>(sources.size()));
+  const auto t0 = std::chrono::steady_clock::now();
+  run_parallel(sources.size(), used, [&](size_t i) {
+    CompileLogScope scope(&workers);
+    NvrtcOptions options;
+    options.arch = arch();
+    options.fast_math = sources[i].fast_math;
+    nvrtc_compile(sources[i].render(-1), sources[i].label, options, sources[i].cache_dir);
+  });
+  if (!log) return;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (KernelCacheMiss& m : workers.misses()) log->add_miss(std::move(m));
+  const auto backends = workers.backends();
+  const int compiled = backends.count("cuda") ? backends.at("cuda").compiled : 0;
+  // Cached binaries were only read (into memory: load_module takes them from there).
+  if (compiled > 0) log->add_codegen("cuda", wall, compiled, used);
+  else log->add_load("cuda", wall, /*kernels=*/0);
 }
 
 void CudaDevice::fill_zero(void* ptr, size_t bytes) {

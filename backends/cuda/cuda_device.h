@@ -90,6 +90,8 @@ class CudaDevice final : public gpu::GpuDevice {
   cfam::DeviceLimits limits() const override;
   // NVRTC compiles the whole unit once (through the kernel cache) for this device's arch.
   std::unique_ptr<gpu::GpuModule> load_module(gpu::ModuleSource source) override;
+  // NVRTC builds of `sources` on several threads (NVRTC is thread-safe), into the cache.
+  void compile_ahead(const std::vector<gpu::ModuleSource>& sources, int threads) override;
   void fill_zero(void* ptr, size_t bytes) override;
   int read_int(const void* ptr) override;
   // While recording: taken (gpu_device.h). The recording ends with a copy of the error word

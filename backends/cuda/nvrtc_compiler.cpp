@@ -5,14 +5,20 @@
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include <chrono>
 #include <memory>
 
+#include "runtime/compile_log.h"
 #include "runtime/error.h"
 #include "runtime/kernel_cache.h"
 
 namespace tgc::cuda {
 
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, const std::string& detail) {
   throw InternalError(what, "NVRTC, program " + name,
@@ -52,7 +58,15 @@ std::string nvrtc_compile(const std::string& source, const std::string& name, co
                            fmt::format("{}_{}", options.ptx_only ? "compute" : "sm", options.arch),
                            flags};
   KernelCache& cache = kernel_cache_for(cache_dir);
-  if (auto hit = cache.get(key)) return std::string((*hit)->begin(), (*hit)->end());
+  CompileLog* compile_log = current_compile_log();
+  std::string why_missed;
+  auto t0 = std::chrono::steady_clock::now();
+  if (auto hit = cache.get(key, compile_log && compile_log->explain_misses() ? &why_missed : nullptr)) {
+    if (compile_log) compile_log->add_load("cuda", seconds_since(t0), /*kernels=*/0);  // the module's load counts it
+    return std::string((*hit)->begin(), (*hit)->end());
+  }
+  if (compile_log && compile_log->explain_misses()) compile_log->add_miss({"cuda", name, why_missed});
+  t0 = std::chrono::steady_clock::now();
 
   nvrtcProgram prog = nullptr;
   check(nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram",
@@ -82,6 +96,7 @@ std::string nvrtc_compile(const std::string& source, const std::string& name, co
     check(nvrtcGetCUBIN(prog, cubin.data()), "nvrtcGetCUBIN", name);
   }
   cache.put(key, KernelBlob(cubin.begin(), cubin.end()));
+  if (compile_log) compile_log->add_codegen("cuda", seconds_since(t0));
   return cubin;
 }
 

@@ -24,7 +24,8 @@ struct NvrtcOptions {
 // `name` labels the program in errors. A compile error throws InternalError carrying the
 // NVRTC log and the numbered source (a renderer bug, never the user's).
 // `cache_dir` empty: memory cache only; else the disk cache there too (runtime/kernel_cache.h),
-// keyed by the source, NVRTC version, arch and options.
+// keyed by the source, NVRTC version, arch and options. NVRTC's time (codegen), the cache
+// read's (load) and a miss's reason go to the current compile log (runtime/compile_log.h).
 std::string nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& options,
                           const std::string& cache_dir = "");
 

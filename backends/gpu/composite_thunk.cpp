@@ -6,9 +6,12 @@
 // raises the reference's exact error).
 #include "backends/gpu/composite_thunk.h"
 
+#include <chrono>
+
 #include "backends/c_family/call_planner.h"
 #include "backends/c_family/kernel_render.h"
 #include "backends/gpu/host_fallback.h"
+#include "runtime/compile_log.h"
 
 namespace tgc::gpu {
 
@@ -94,34 +97,53 @@ struct CompositeState {
 
 }  // namespace
 
+cfam::Source render_composite(const GpuDevice& device, const Composite& op, const cfam::RenderOptions& options) {
+  // Rendering is code generation even when the cache has the binary: the source is its key.
+  const auto t0 = std::chrono::steady_clock::now();
+  cfam::Source source = cfam::render(op.kernel(), options);
+  if (CompileLog* log = current_compile_log())
+    log->add_codegen(device_kind_name(device.kind()),
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), /*kernels=*/0);
+  return source;
+}
+
+cfam::RenderOptions composite_render_options(const GpuDevice& device, const Config& config) {
+  cfam::RenderOptions options;
+  options.dialect = device.dialect();
+  options.fast_math = config.fast_math;
+  options.float32_in_double = config.float32_math == "double";
+  return options;
+}
+
+ModuleSource composite_module_source(std::shared_ptr<const Composite> op, const cfam::RenderOptions& options,
+                                     const cfam::Source& whole, const Config& config, const std::string& label) {
+  ModuleSource module_source;
+  module_source.label = "kernel of '" + label + "'";
+  module_source.entries = whole.entries;
+  module_source.fast_math = config.fast_math;
+  module_source.render = [op = std::move(op), options, code = whole.code](int only_entry) {
+    if (only_entry < 0) return code;
+    cfam::RenderOptions one = options;
+    one.only_entry = only_entry;
+    return cfam::render(op->kernel(), one).code;
+  };
+  module_source.cache_dir = config.cache_dir;
+  return module_source;
+}
+
 ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite> op, const Config& config,
-                             const std::string& label) {
+                             const std::string& label, const cfam::Source* rendered) {
   auto state = std::make_shared<CompositeState>();
   state->device = &device;
   state->op = std::move(op);
   state->label = label;
   for (size_t i = 0; i < state->op->kernel().inputs.size(); ++i) state->every_input.push_back(static_cast<int>(i));
-  cfam::RenderOptions render_options;
-  render_options.dialect = device.dialect();
-  render_options.fast_math = config.fast_math;
-  render_options.float32_in_double = config.float32_math == "double";
-  const cfam::Source source = cfam::render(state->op->kernel(), render_options);
+  const cfam::RenderOptions render_options = composite_render_options(device, config);
+  const cfam::Source source = rendered ? *rendered : render_composite(device, *state->op, render_options);
   state->may_fail = source.may_fail;
   const cfam::DeviceLimits limits = device.limits();
   state->planner = std::make_unique<cfam::CallPlanner>(state->op->kernel(), source.params_capacity, limits, label);
-  ModuleSource module_source;
-  module_source.label = "kernel of '" + label + "'";
-  module_source.entries = source.entries;
-  module_source.fast_math = config.fast_math;
-  // The whole unit is rendered already; an entry alone is rendered again when asked for.
-  module_source.render = [op = state->op, render_options, whole = source.code](int only_entry) {
-    if (only_entry < 0) return whole;
-    cfam::RenderOptions one = render_options;
-    one.only_entry = only_entry;
-    return cfam::render(op->kernel(), one).code;
-  };
-  module_source.cache_dir = config.cache_dir;
-  state->module = device.load_module(std::move(module_source));
+  state->module = device.load_module(composite_module_source(state->op, render_options, source, config, label));
   // Where the last block combines, room for the tickets of every output count that runs the
   // pass-1 schedule (fewer outputs than twice the multiprocessors: launch_plan.cpp), so no
   // call grows it while recording.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "backends/c_family/kernel_render.h"
 #include "backends/gpu/gpu_device.h"
 #include "compiler/kernel/composite_op.h"
 #include "runtime/config.h"
@@ -13,8 +14,20 @@
 
 namespace tgc::gpu {
 
-// `label` names the node in compile and launch errors.
+// How a Composite renders on `device` under `config` (the options the thunk uses too).
+cfam::RenderOptions composite_render_options(const GpuDevice& device, const Config& config);
+
+// The Composite's whole unit, rendered with `options`; the time goes to the compile log.
+cfam::Source render_composite(const GpuDevice& device, const Composite& op, const cfam::RenderOptions& options);
+
+// The module of a Composite whose whole unit `whole` was rendered with `options` (an entry
+// alone is rendered again when the device asks for it). `label` names the node.
+ModuleSource composite_module_source(std::shared_ptr<const Composite> op, const cfam::RenderOptions& options,
+                                     const cfam::Source& whole, const Config& config, const std::string& label);
+
+// `label` names the node in compile and launch errors. `rendered`: the whole unit rendered
+// already with composite_render_options (by GpuBackend::prepare), else it is rendered here.
 ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite> op, const Config& config,
-                             const std::string& label);
+                             const std::string& label, const cfam::Source* rendered = nullptr);
 
 }  // namespace tgc::gpu

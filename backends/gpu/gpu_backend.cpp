@@ -1,6 +1,9 @@
 // GpuBackend: the rule table as a Backend.
 #include "backends/gpu/gpu_backend.h"
 
+#include "backends/gpu/composite_thunk.h"
+#include "runtime/parallel_jobs.h"
+
 namespace tgc::gpu {
 
 GpuBackend::GpuBackend(std::string name, GpuDevice& device, const Config& config, std::vector<DeviceOpRule> rules)
@@ -8,11 +11,41 @@ GpuBackend::GpuBackend(std::string name, GpuDevice& device, const Config& config
 
 bool GpuBackend::runs_on_device(const Node& node) const { return find_rule(rules_, node, nullptr) != nullptr; }
 
+void GpuBackend::prepare(const std::vector<const Node*>& nodes) const {
+  std::lock_guard lock(rendered_mutex_);
+  rendered_.clear();
+  const int threads = compile_threads(config_.compile_threads);
+  if (threads < 2) return;
+  std::vector<const Node*> composites;
+  for (const Node* node : nodes) {
+    const DeviceOpRule* rule = find_rule(rules_, *node, nullptr);
+    if (rule && rule->name == "Composite") composites.push_back(node);
+  }
+  if (composites.size() < 2) return;  // one kernel gains nothing from a thread
+  const cfam::RenderOptions options = composite_render_options(device_, config_);
+  std::vector<ModuleSource> sources;
+  for (const Node* node : composites) {
+    auto op = std::dynamic_pointer_cast<const Composite>(node->op_ptr());
+    const cfam::Source& source = rendered_[node] = render_composite(device_, *op, options);
+    sources.push_back(composite_module_source(op, options, source, config_, node->describe()));
+  }
+  device_.compile_ahead(sources, threads);
+}
+
 ThunkFn GpuBackend::make_thunk(const Node& node) const {
   std::string why;
   const DeviceOpRule* rule = find_rule(rules_, node, &why);
   TGC_INTERNAL_CHECK(rule != nullptr, "node " + node.describe() + " was placed on " + device_.name() + " but the " +
                                           name_ + " backend cannot run it: " + why);
+  std::unique_lock lock(rendered_mutex_);
+  if (auto it = rendered_.find(&node); it != rendered_.end()) {
+    const cfam::Source source = std::move(it->second);
+    rendered_.erase(it);
+    lock.unlock();
+    return make_composite_thunk(device_, std::dynamic_pointer_cast<const Composite>(node.op_ptr()), config_,
+                                node.describe(), &source);
+  }
+  lock.unlock();
   return rule->make(device_, node, config_);
 }
 

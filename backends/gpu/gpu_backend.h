@@ -3,10 +3,13 @@
 // and does not decline, its thunk is that rule's, and so is whether it is self-contained.
 #pragma once
 
+#include <mutex>
 #include <span>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
+#include "backends/c_family/kernel_render.h"
 #include "backends/gpu/device_op_rules.h"
 #include "backends/gpu/gpu_device.h"
 #include "compiler/backend.h"
@@ -23,6 +26,9 @@ class GpuBackend final : public Backend {
   DeviceKind device_kind() const override { return device_.kind(); }
   Device* device() const override { return &device_; }
   bool runs_on_device(const Node& node) const override;
+  // Renders the Composites among `nodes` and has the device compile them at once
+  // (GpuDevice::compile_ahead) when several are to be built.
+  void prepare(const std::vector<const Node*>& nodes) const override;
   ThunkFn make_thunk(const Node& node) const override;
   bool self_contained(const Node& node) const override;
   // The scatter (its kernels return at once when the error word is set).
@@ -38,6 +44,10 @@ class GpuBackend final : public Backend {
   GpuDevice& device_;
   Config config_;
   std::vector<DeviceOpRule> rules_;
+  // The Composites prepare() rendered, taken by their make_thunk (the same link: the nodes
+  // outlive it); cleared by each prepare().
+  mutable std::mutex rendered_mutex_;
+  mutable std::unordered_map<const Node*, cfam::Source> rendered_;
 };
 
 // shared_device_op_rules() followed by `library_rules`.

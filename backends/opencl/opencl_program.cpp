@@ -4,13 +4,19 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 
 #include "backends/opencl/cl_error.h"
+#include "runtime/compile_log.h"
 #include "runtime/kernel_cache.h"
 
 namespace tgc::opencl {
 
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 std::string build_log(cl_program program, cl_device_id device) {
   size_t n = 0;
@@ -47,7 +53,12 @@ OpenCLProgram::OpenCLProgram(OpenCLDevice& device, const std::string& source, co
   KernelCache& cache = kernel_cache_for(cache_dir);
   const cl_device_id id = device.id();
   cl_int err = CL_SUCCESS;
-  if (auto hit = cache.get(key); hit && !(*hit)->empty()) {
+  // Programs build on their first launch, usually after function() returned: then no compile
+  // log is open and their times go nowhere (docs/profiling.md says so).
+  CompileLog* compile_log = current_compile_log();
+  std::string why_missed;
+  auto t0 = std::chrono::steady_clock::now();
+  if (auto hit = cache.get(key, compile_log && compile_log->explain_misses() ? &why_missed : nullptr); hit && !(*hit)->empty()) {
     const size_t size = (*hit)->size();
     const unsigned char* bytes = (*hit)->data();
     cl_int binary_status = CL_SUCCESS;
@@ -58,9 +69,13 @@ OpenCLProgram::OpenCLProgram(OpenCLDevice& device, const std::string& source, co
     } else if (program_) {  // a binary the driver no longer takes: compile the source again
       clReleaseProgram(program_);
       program_ = nullptr;
+      why_missed = "the driver refused the cached program binary, rebuilt";
     }
   }
+  if (compile_log && from_cache_) compile_log->add_load("opencl", seconds_since(t0));
   if (!program_) {
+    if (compile_log && compile_log->explain_misses()) compile_log->add_miss({"opencl", label_, why_missed});
+    t0 = std::chrono::steady_clock::now();
     const char* text = source.c_str();
     const size_t length = source.size();
     program_ = clCreateProgramWithSource(device.context(), 1, &text, &length, &err);
@@ -78,6 +93,7 @@ OpenCLProgram::OpenCLProgram(OpenCLDevice& device, const std::string& source, co
                                             "meanwhile and report it with the log");
     }
     cache.put(key, program_binary(program_));
+    if (compile_log) compile_log->add_codegen("opencl", seconds_since(t0));
   }
   for (const std::string& name : entries) {
     cl_kernel k = clCreateKernel(program_, name.c_str(), &err);

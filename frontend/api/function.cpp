@@ -24,6 +24,7 @@
 #include "frontend/api/shape_guard.h"
 #include "ops/core/graph.h"
 #include "runtime/call_replay.h"
+#include "runtime/compile_log.h"
 #include "runtime/executor.h"
 #include "runtime/profiler.h"
 
@@ -173,6 +174,7 @@ struct Function::Impl {
     std::vector<std::string> optimizer_warnings;
     std::unordered_map<const Node*, std::string> host_reasons;  // the placement pass's
     std::vector<PassTiming> optimizer_timings;
+    CompilePhases phases;
     LinkedProgram linked;
     // Shared slots whose value lives on the device (moved there on the first call).
     std::vector<bool> shared_on_device;
@@ -208,8 +210,9 @@ struct Function::Impl {
   std::unordered_set<std::string> warned;  // optimizer warnings already printed
 
   void check_args(const std::vector<Tensor>& args) const;
-  // Optimizes and links raw_graph under `guard`'s facts; `t0` is when the compile began.
-  std::unique_ptr<Variant> compile(ShapeGuard guard, std::chrono::steady_clock::time_point t0);
+  // Optimizes and links raw_graph under `guard`'s facts; `setup_s`: the time spent making the
+  // backends for it (0 for a later program of the same function).
+  std::unique_ptr<Variant> compile(ShapeGuard guard, double setup_s);
   // The program for the shared values' shapes now: a kept one whose facts hold, or a new one.
   Variant& variant_for_shared_shapes();
 };
@@ -366,6 +369,7 @@ std::string Function::host_reason(const Node& node) const {
     if (auto it = v->host_reasons.find(&node); it != v->host_reasons.end()) return it->second;
   return "";
 }
+const CompilePhases& Function::compile_phases() const { return impl_->current->phases; }
 std::vector<std::pair<std::string, double>> Function::optimizer_timings() const {
   std::vector<std::pair<std::string, double>> out;
   for (auto& t : impl_->current->optimizer_timings) out.push_back({t.name, t.seconds});
@@ -420,8 +424,12 @@ std::vector<std::string> Function::toposort() const {
   return out;
 }
 
-std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guard,
-                                                                  std::chrono::steady_clock::time_point t0) {
+std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guard, double setup_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every kernel compiled or loaded while this program links reports its time (and, when the
+  // log is printed, why the cache missed) here.
+  CompileLog log(/*explain_misses=*/config.log_compiles != "false");
+  CompileLogScope log_scope(&log);
   auto v = std::make_unique<Variant>();
   v->guard = std::move(guard);
   v->graph = Graph::clone_of(raw_graph.inputs(), raw_graph.outputs());
@@ -478,7 +486,20 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     v->slots[slot] = value;
     v->constant_slot[slot] = true;
   }
-  double link_s = seconds_since(t1);
+  const double link_total_s = seconds_since(t1);
+  // Code generation and kernel loading happen inside linking (a thunk is made per node);
+  // the log separates them out.
+  v->phases.setup_s = setup_s;
+  v->phases.optimize_s = optimizer_s;
+  v->phases.codegen_s = log.codegen_seconds();
+  v->phases.load_s = log.load_seconds();
+  v->phases.link_s = std::max(0.0, link_total_s - v->phases.codegen_s - v->phases.load_s);
+  for (const PassTiming& t : v->optimizer_timings) v->phases.passes.push_back({t.name, t.seconds});
+  if (config.log_compiles != "false") {
+    std::string label = name;
+    if (!variants.empty()) label += " (program " + std::to_string(variants.size() + 1) + ")";
+    std::cerr << format_compile_log(label, v->phases, log, config.log_compiles == "passes") << std::flush;
+  }
 
   if (config.profile) {
     // A program compiled again for other shared shapes is profiled apart, under the shapes.
@@ -490,7 +511,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
       profiled += " (program " + std::to_string(variants.size() + 1) + ": " + shapes + ")";
     }
     v->profiler = std::make_unique<Profiler>(profiled, v->linked.program);
-    v->profiler->set_compile_times(optimizer_s, /*codegen_s=*/0.0, link_s);
+    v->profiler->set_compile_times(setup_s + optimizer_s, v->phases.codegen_s, v->phases.link_s + v->phases.load_s);
   }
   // Per-node profiling and sync=true need the nodes run one by one. Whether the device can
   // record at all is its own answer (Device::begin_capture: only CUDA's can).
@@ -520,7 +541,7 @@ Function::Impl::Variant& Function::Impl::variant_for_shared_shapes() {
   for (const std::string& line : log) std::cerr << "tgc: " << name << ": " << line << "\n";
   std::cerr << "tgc: " << name << ": shared variable " << why << "; compiling program "
             << variants.size() + 1 << " for the new shapes (docs/optimizations.md#shape-facts)\n";
-  variants.push_back(compile(std::move(guard), std::chrono::steady_clock::now()));
+  variants.push_back(compile(std::move(guard), /*setup_s=*/0.0));
   return *variants.back();
 }
 
@@ -572,7 +593,11 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   // optimizer=none runs no rule that could use a shape fact: nothing to assume or guard.
   if (impl->config.optimizer != "none") impl->shared_shapes = SharedShapeHistory(impl->raw_graph);
   std::vector<std::string> log;
-  impl->variants.push_back(impl->compile(impl->shared_shapes.facts_now(log), t0));
+  ShapeGuard guard = impl->shared_shapes.facts_now(log);
+  // Setup: checking the arguments, copying the graph, making the backends (a device's
+  // context and library handles the first time in a process).
+  const double setup_s = seconds_since(t0);
+  impl->variants.push_back(impl->compile(std::move(guard), setup_s));
   impl->current = impl->variants.back().get();
   return Function(std::move(impl));
 }

@@ -25,6 +25,7 @@ struct GlobalFlags {
   std::optional<std::string> assert_no_cpu_op;
   bool warn_float64 = false;
   std::optional<std::string> cache_dir;
+  std::optional<std::string> log_compiles;  // "true" for the bare flag, or the value given
 };
 
 // Adds the flags to `app` (they may also be written after the subcommand: the app should

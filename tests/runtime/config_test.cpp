@@ -57,9 +57,34 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "cache_dir"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "compile_threads", "cache_dir"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
+}
+
+TEST(Config, CompileThreadsIsAutoOrACount) {
+  Config c;
+  EXPECT_EQ(c.get("compile_threads"), "auto");
+  c.set("compile_threads", "4");
+  EXPECT_EQ(c.compile_threads, 4);
+  c.set("compile_threads", "AUTO");
+  EXPECT_EQ(c.compile_threads, 0);
+  for (const char* bad : {"-1", "many", "1000", ""}) EXPECT_THROW(c.set("compile_threads", bad), ConfigError) << bad;
+  EXPECT_EQ(c.get("compile_threads"), "auto");
+}
+
+TEST(Config, LogCompilesTakesBooleansOrPasses) {
+  Config c;
+  EXPECT_EQ(c.get("log_compiles"), "false");
+  c.set("log_compiles", "on");
+  EXPECT_EQ(c.get("log_compiles"), "true");
+  c.set("log_compiles", "PASSES");
+  EXPECT_EQ(c.get("log_compiles"), "passes");
+  c.set("log_compiles", "0");
+  EXPECT_EQ(c.get("log_compiles"), "false");
+  auto e = catch_error<ConfigError>([&] { c.set("log_compiles", "pases", "TGC_FLAGS"); });
+  EXPECT_THAT(e.hint(), HasSubstr("did you mean 'passes'"));
+  EXPECT_EQ(c.get("log_compiles"), "false");
 }
 
 TEST(Config, Float32MathTakesFloat32OrDouble) {

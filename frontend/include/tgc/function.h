@@ -14,6 +14,7 @@ namespace tgc {
 
 class Graph;
 class Node;
+struct CompilePhases;  // runtime/compile_log.h
 class Profiler;
 struct LinkedProgram;
 
@@ -78,6 +79,9 @@ class Function {
   std::string host_reason(const Node& node) const;
   // Seconds spent in each optimizer pass, in order: (pass name, seconds).
   std::vector<std::pair<std::string, double>> optimizer_timings() const;
+  // Where the compile of the program that ran last spent its time: making the backends,
+  // optimizing, code generation, linking and loading kernels (what log_compiles prints).
+  const CompilePhases& compile_phases() const;
   // The profile report so far; empty when profiling is off.
   std::string profile_report() const;
   // Calls served by replaying a recorded CUDA graph (cuda_graphs=auto, docs/gpu.md); 0 when
