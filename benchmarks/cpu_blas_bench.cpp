@@ -8,7 +8,7 @@
 // all threads. The peak is a register-only FMA loop (AVX-512 where the CPU has it, else AVX2),
 // timed the same way. Output: one table, GFLOP/s and percent of peak.
 //
-//   cpu_blas_bench [--reps N] [--threads a,b] [--lib name=path ...] [--only mlp|bigmlp]
+//   cpu_blas_bench [--reps N] [--threads a,b] [--lib name=path ...] [--only mlp|bigmlp|sweep]
 //
 // A library that is not installed is reported as missing, never a failure: the benchmark is
 // for choosing, on the machine at hand, among what is there.
@@ -62,6 +62,22 @@ const std::vector<Product> kProducts = {
     {"bigmlp", "gh2·W2ᵀ 4096x4096·4096x4096", 4096, 4096, 4096, false, true},
     {"bigmlp", "h1ᵀ·gh2 4096x4096·4096x4096", 4096, 4096, 4096, true, false},
     {"bigmlp", "xᵀ·gh1 784x4096·4096x4096", 784, 4096, 4096, true, false},
+    // Cubes and flat products around the size where a second thread starts to pay
+    // (ops/blas/product_library.h's threshold): run with --only sweep --threads 1,2.
+    {"sweep", "32^3", 32, 32, 32, false, false},
+    {"sweep", "48^3", 48, 48, 48, false, false},
+    {"sweep", "64^3", 64, 64, 64, false, false},
+    {"sweep", "80^3", 80, 80, 80, false, false},
+    {"sweep", "96^3", 96, 96, 96, false, false},
+    {"sweep", "128^3", 128, 128, 128, false, false},
+    {"sweep", "160^3", 160, 160, 160, false, false},
+    {"sweep", "192^3", 192, 192, 192, false, false},
+    {"sweep", "256^3", 256, 256, 256, false, false},
+    {"sweep", "384^3", 384, 384, 384, false, false},
+    {"sweep", "512^3", 512, 512, 512, false, false},
+    {"sweep", "256x32x512", 256, 32, 512, false, false},
+    {"sweep", "256x10x2048", 256, 10, 2048, false, false},
+    {"sweep", "1024x10x512", 1024, 10, 512, false, false},
 };
 
 // One library's row-major sgemm, whatever its own entry point.
@@ -217,7 +233,7 @@ int main(int argc, char** argv) {
       libs.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
     } else {
       std::fprintf(stderr,
-                   "usage: cpu_blas_bench [--reps N] [--threads 1,2] [--only mlp|bigmlp] "
+                   "usage: cpu_blas_bench [--reps N] [--threads 1,2] [--only mlp|bigmlp|sweep] "
                    "[--lib name=path]...\n");
       return 2;
     }
@@ -245,7 +261,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < loaded.size(); ++i) std::printf("---|");
     std::printf("\n");
     for (const Product& p : kProducts) {
-      if (!only.empty() && only != p.net) continue;
+      if (only.empty() ? std::strcmp(p.net, "sweep") == 0 : only != p.net) continue;  // sweep on request
       const size_t a_size = size_t(p.m) * p.k, b_size = size_t(p.k) * p.n, c_size = size_t(p.m) * p.n;
       std::vector<float> a(a_size), b(b_size), c(c_size);
       for (size_t i = 0; i < a_size; ++i) a[i] = float((i * 7) % 13) * 0.01f;
