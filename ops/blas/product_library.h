@@ -21,7 +21,8 @@ struct ProductChoice {
 // tgc is built with it: from 80^3 up it beat OpenBLAS on every measured shape on one thread
 // (128^3: 174 vs 138 GFLOP/s; the MLP's 256x512x784: 158 vs 143; its 10-column products
 // 1.3-1.7x), while below, OpenBLAS's lighter call wins (32^3: 153 vs 98 GFLOP/s, 64^3: 170 vs
-// 155). 64^3 is where the two meet.
+// 155). The crossing lies between 64^3 and 80^3; the boundary sits at its lower end, where
+// the loser is 10% behind on a product of about 3 microseconds.
 inline constexpr int64_t kOneDnnMinWork = int64_t(1) << 18;
 
 // From this many multiply-adds a oneDNN product uses every OpenMP thread: at 2 threads it won
