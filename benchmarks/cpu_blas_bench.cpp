@@ -3,18 +3,23 @@
 //
 // Every library a user could have is loaded side by side in one process with dlopen(RTLD_LOCAL |
 // RTLD_DEEPBIND), so two BLAS builds that export the same symbols (Debian's OpenBLAS, BLIS, a
-// wheel's OpenBLAS) never see each other; oneDNN is called through its dnnl_sgemm. Each product
+// wheel's OpenBLAS) never see each other; oneDNN is called through its dnnl_sgemm and through
+// its matmul primitive (one primitive per shape, made on the first call). Each product
 // is timed for every library in turn, interleaved, median of the repetitions, at 1 thread and at
 // all threads. The peak is a register-only FMA loop (AVX-512 where the CPU has it, else AVX2),
 // timed the same way. Output: one table, GFLOP/s and percent of peak.
 //
-//   cpu_blas_bench [--reps N] [--threads a,b] [--lib name=path ...] [--only mlp|bigmlp]
+//   cpu_blas_bench [--reps N] [--threads a,b] [--lib name=path ...] [--only mlp|bigmlp|sweep]
 //
 // A library that is not installed is reported as missing, never a failure: the benchmark is
 // for choosing, on the machine at hand, among what is there.
 #include <dlfcn.h>
 #include <immintrin.h>
 #include <omp.h>
+#if __has_include(<oneapi/dnnl/dnnl_types.h>)
+#include <oneapi/dnnl/dnnl_types.h>  // types only: the functions come from dlsym
+#define TGC_BENCH_DNNL_TYPES 1
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +27,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,6 +69,22 @@ const std::vector<Product> kProducts = {
     {"bigmlp", "gh2·W2ᵀ 4096x4096·4096x4096", 4096, 4096, 4096, false, true},
     {"bigmlp", "h1ᵀ·gh2 4096x4096·4096x4096", 4096, 4096, 4096, true, false},
     {"bigmlp", "xᵀ·gh1 784x4096·4096x4096", 784, 4096, 4096, true, false},
+    // Cubes and flat products around the size where a second thread starts to pay
+    // (ops/blas/product_library.h's threshold): run with --only sweep --threads 1,2.
+    {"sweep", "32^3", 32, 32, 32, false, false},
+    {"sweep", "48^3", 48, 48, 48, false, false},
+    {"sweep", "64^3", 64, 64, 64, false, false},
+    {"sweep", "80^3", 80, 80, 80, false, false},
+    {"sweep", "96^3", 96, 96, 96, false, false},
+    {"sweep", "128^3", 128, 128, 128, false, false},
+    {"sweep", "160^3", 160, 160, 160, false, false},
+    {"sweep", "192^3", 192, 192, 192, false, false},
+    {"sweep", "256^3", 256, 256, 256, false, false},
+    {"sweep", "384^3", 384, 384, 384, false, false},
+    {"sweep", "512^3", 512, 512, 512, false, false},
+    {"sweep", "256x32x512", 256, 32, 512, false, false},
+    {"sweep", "256x10x2048", 256, 10, 2048, false, false},
+    {"sweep", "1024x10x512", 1024, 10, 512, false, false},
 };
 
 // One library's row-major sgemm, whatever its own entry point.
@@ -116,6 +139,84 @@ bool load_dnnl(Library& lib) {
   lib.set_threads = [](int t) { omp_set_num_threads(t); };  // oneDNN's Debian build uses OpenMP
   return true;
 }
+
+#if TGC_BENCH_DNNL_TYPES
+// oneDNN's matmul primitive (brgemm kernels on AVX-512), one primitive per product shape made
+// on its first call, as a library would cache them; the call then only rebinds the pointers.
+bool load_dnnl_matmul(Library& lib) {
+  lib.handle = open_local(lib.path);
+  if (!lib.handle) return false;
+  auto sym = [&](const char* name) { return dlsym(lib.handle, name); };
+  using EngineCreate = dnnl_status_t (*)(dnnl_engine_t*, dnnl_engine_kind_t, size_t);
+  using StreamCreate = dnnl_status_t (*)(dnnl_stream_t*, dnnl_engine_t, unsigned);
+  using MdInit = dnnl_status_t (*)(dnnl_memory_desc_t*, int, const dnnl_dims_t, dnnl_data_type_t, const dnnl_dims_t);
+  using MatmulInit = dnnl_status_t (*)(dnnl_matmul_desc_t*, const dnnl_memory_desc_t*, const dnnl_memory_desc_t*,
+                                       const dnnl_memory_desc_t*, const dnnl_memory_desc_t*);
+  using PdCreate = dnnl_status_t (*)(dnnl_primitive_desc_t*, const_dnnl_op_desc_t, const_dnnl_primitive_attr_t,
+                                     dnnl_engine_t, const_dnnl_primitive_desc_t);
+  using PrimCreate = dnnl_status_t (*)(dnnl_primitive_t*, const_dnnl_primitive_desc_t);
+  using MemCreate = dnnl_status_t (*)(dnnl_memory_t*, const dnnl_memory_desc_t*, dnnl_engine_t, void*);
+  using SetHandle = dnnl_status_t (*)(dnnl_memory_t, void*);
+  using Execute = dnnl_status_t (*)(const_dnnl_primitive_t, dnnl_stream_t, int, const dnnl_exec_arg_t*);
+  using Wait = dnnl_status_t (*)(dnnl_stream_t);
+  auto engine_create = reinterpret_cast<EngineCreate>(sym("dnnl_engine_create"));
+  auto stream_create = reinterpret_cast<StreamCreate>(sym("dnnl_stream_create"));
+  auto md_init = reinterpret_cast<MdInit>(sym("dnnl_memory_desc_init_by_strides"));
+  auto matmul_init = reinterpret_cast<MatmulInit>(sym("dnnl_matmul_desc_init"));
+  auto pd_create = reinterpret_cast<PdCreate>(sym("dnnl_primitive_desc_create"));
+  auto prim_create = reinterpret_cast<PrimCreate>(sym("dnnl_primitive_create"));
+  auto mem_create = reinterpret_cast<MemCreate>(sym("dnnl_memory_create"));
+  auto set_handle = reinterpret_cast<SetHandle>(sym("dnnl_memory_set_data_handle"));
+  auto execute = reinterpret_cast<Execute>(sym("dnnl_primitive_execute"));
+  auto wait = reinterpret_cast<Wait>(sym("dnnl_stream_wait"));
+  if (!engine_create || !stream_create || !md_init || !matmul_init || !pd_create || !prim_create || !mem_create ||
+      !set_handle || !execute || !wait)
+    return false;
+  dnnl_engine_t engine = nullptr;
+  dnnl_stream_t stream = nullptr;
+  if (engine_create(&engine, dnnl_cpu, 0) != dnnl_success) return false;
+  if (stream_create(&stream, engine, dnnl_stream_default_flags) != dnnl_success) return false;
+  struct Prim {
+    dnnl_primitive_t prim;
+    dnnl_memory_t a, b, c;
+  };
+  auto cache = std::make_shared<std::map<const Product*, Prim>>();
+  lib.sgemm = [=](const Product& p, const float* a, const float* b, float* c) {
+    auto it = cache->find(&p);
+    if (it == cache->end()) {
+      dnnl_memory_desc_t amd, bmd, cmd;
+      const dnnl_dims_t adims = {p.m, p.k}, bdims = {p.k, p.n}, cdims = {p.m, p.n};
+      const dnnl_dims_t astr = {p.trans_a ? 1 : p.k, p.trans_a ? p.m : 1};
+      const dnnl_dims_t bstr = {p.trans_b ? 1 : p.n, p.trans_b ? p.k : 1};
+      const dnnl_dims_t cstr = {p.n, 1};
+      md_init(&amd, 2, adims, dnnl_f32, astr);
+      md_init(&bmd, 2, bdims, dnnl_f32, bstr);
+      md_init(&cmd, 2, cdims, dnnl_f32, cstr);
+      dnnl_matmul_desc_t desc;
+      matmul_init(&desc, &amd, &bmd, nullptr, &cmd);
+      dnnl_primitive_desc_t pd;
+      pd_create(&pd, &desc, nullptr, engine, nullptr);
+      Prim pr{};
+      prim_create(&pr.prim, pd);
+      mem_create(&pr.a, &amd, engine, const_cast<float*>(a));
+      mem_create(&pr.b, &bmd, engine, const_cast<float*>(b));
+      mem_create(&pr.c, &cmd, engine, c);
+      it = cache->emplace(&p, pr).first;
+    }
+    Prim& pr = it->second;
+    set_handle(pr.a, const_cast<float*>(a));
+    set_handle(pr.b, const_cast<float*>(b));
+    set_handle(pr.c, c);
+    const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, pr.a}, {DNNL_ARG_WEIGHTS, pr.b}, {DNNL_ARG_DST, pr.c}};
+    execute(pr.prim, stream, 3, args);
+    wait(stream);
+  };
+  lib.set_threads = [](int t) { omp_set_num_threads(t); };
+  return true;
+}
+#else
+bool load_dnnl_matmul(Library&) { return false; }  // no oneDNN headers to describe its types
+#endif
 
 // Single-precision peak of one core: 12 independent FMA chains on registers, so neither memory
 // nor latency limits it. Returns GFLOP/s of `threads` threads together.
@@ -201,6 +302,7 @@ int main(int argc, char** argv) {
       {"OpenBLAS (Debian, pthread)", "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"},
       {"BLIS (Debian, OpenMP)", "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4"},
       {"oneDNN dnnl_sgemm", "libdnnl.so.2"},
+      {"oneDNN matmul primitive", "libdnnl.so.2"},
   };
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -217,7 +319,7 @@ int main(int argc, char** argv) {
       libs.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
     } else {
       std::fprintf(stderr,
-                   "usage: cpu_blas_bench [--reps N] [--threads 1,2] [--only mlp|bigmlp] "
+                   "usage: cpu_blas_bench [--reps N] [--threads 1,2] [--only mlp|bigmlp|sweep] "
                    "[--lib name=path]...\n");
       return 2;
     }
@@ -225,7 +327,8 @@ int main(int argc, char** argv) {
   std::vector<Library*> loaded;
   for (Library& lib : libs) {
     bool ok = false;
-    if (lib.name.find("oneDNN") != std::string::npos) ok = load_dnnl(lib);
+    if (lib.name.find("oneDNN matmul") != std::string::npos) ok = load_dnnl_matmul(lib);
+    else if (lib.name.find("oneDNN") != std::string::npos) ok = load_dnnl(lib);
     else if (lib.name.find("numpy") != std::string::npos) ok = load_cblas(lib, "64_", "openblas_set_num_threads64_");
     else if (lib.name.find("BLIS") != std::string::npos) ok = load_cblas(lib, "", "bli_thread_set_num_threads");
     else ok = load_cblas(lib, "", "openblas_set_num_threads");
@@ -245,7 +348,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < loaded.size(); ++i) std::printf("---|");
     std::printf("\n");
     for (const Product& p : kProducts) {
-      if (!only.empty() && only != p.net) continue;
+      if (only.empty() ? std::strcmp(p.net, "sweep") == 0 : only != p.net) continue;  // sweep on request
       const size_t a_size = size_t(p.m) * p.k, b_size = size_t(p.k) * p.n, c_size = size_t(p.m) * p.n;
       std::vector<float> a(a_size), b(b_size), c(c_size);
       for (size_t i = 0; i < a_size; ++i) a[i] = float((i * 7) % 13) * 0.01f;

@@ -246,6 +246,18 @@ void copy_elements(const Tensor& src, const Tensor& dst) {
   const auto e = static_cast<int64_t>(esize);
   const char* in = static_cast<const char*>(src.raw_data());
   char* out = static_cast<char*>(dst.raw_data());
+  const int nd = src.ndim();
+  if (nd >= 2 && src.strides()[nd - 1] == 1 && dst.strides()[nd - 1] == 1) {
+    // Rows contiguous in both (a bias row broadcast over a matrix, a slice of columns): one
+    // memcpy per row instead of one per element (Gemm's addend: 256 x 512 floats took 0.4 ms).
+    const Shape outer(src.shape().begin(), src.shape().end() - 1);
+    const Strides src_outer(src.strides().begin(), src.strides().end() - 1);
+    const Strides dst_outer(dst.strides().begin(), dst.strides().end() - 1);
+    const size_t row = static_cast<size_t>(src.shape()[nd - 1]) * esize;
+    strided_loop(outer, {src_outer, dst_outer},
+                 [&](const int64_t* off) { std::memcpy(out + off[1] * e, in + off[0] * e, row); });
+    return;
+  }
   strided_loop(src.shape(), {src.strides(), dst.strides()},
                [&](const int64_t* off) { std::memcpy(out + off[1] * e, in + off[0] * e, esize); });
 }

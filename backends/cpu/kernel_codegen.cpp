@@ -5,11 +5,13 @@
 // Reduction kernels: loops over the kept dims; at each output point accumulators are set,
 // the reduced dims are looped (prologue values folded in), and the epilogue computes and
 // stores the outputs (or, split by the launcher, store or combine chunk accumulators: the
-// ReductionSplit of kernel_abi.h). Float max/min fold in a vectorizable form (NaN-free max plus an
+// ReductionSplit of kernel_abi.h); a reduction whose innermost kept dim is contiguous folds
+// whole rows into rows of accumulators instead (column mode). Float max/min fold in a vectorizable form (NaN-free max plus an
 // any-NaN flag); the rare points where that form could differ from the reference in the bits
 // (a NaN, or a zero result whose sign depends on order) are folded again the exact way.
 #include "backends/cpu/kernel_codegen.h"
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 
@@ -92,7 +94,11 @@ class Renderer {
             nan_slot_[static_cast<int>(i)] = b_.CreateAlloca(b_.getInt1Ty(), nullptr, "any_nan");
         }
       read_split();
-      outer_loops(0, ptrs, [&](const std::vector<Value*>& p) { output_point(p); });
+      if (column_mode_possible())
+        for (auto& [i, slot] : acc_slot_)
+          column_slot_[i] =
+              b_.CreateAlloca(llvm::ArrayType::get(accumulator_type(k_.values[i]), kColumnTile), nullptr, "acc.row");
+      kept_loops(0, ptrs);
     } else {
       outer_loops(0, ptrs, [&](const std::vector<Value*>& p) {
         inner_loop(rank - 1, p, all_operands(), [&](const std::vector<Value*>& q) { store_outputs(q, {}); });
@@ -174,15 +180,12 @@ class Renderer {
     return next;
   }
 
-  // Loops over dims [d, outer_rank - 1) of the outer space (elementwise: all but the inner
-  // dim; reduction: all kept dims), then body at each point.
+  // Elementwise kernels: loops over dims [d, outer_rank - 1) (all but the inner dim), then
+  // body at each point. (Reductions loop over their kept dims in kept_loops.)
   void outer_loops(int d, const std::vector<Value*>& ptrs, const Body& body) {
-    const int last = reduction_ ? layout_.outer_rank : layout_.outer_rank - 1;
-    if (d >= last) return body(ptrs);
-    const std::vector<int> ops = reduction_ ? outputs_and_all_inputs() : all_operands();
-    loop(shape_[d], [&](Value* i) { outer_loops(d + 1, advance(ptrs, ops, d, i), body); });
+    if (d >= layout_.outer_rank - 1) return body(ptrs);
+    loop(shape_[d], [&](Value* i) { outer_loops(d + 1, advance(ptrs, all_operands(), d, i), body); });
   }
-  std::vector<int> outputs_and_all_inputs() const { return all_operands(); }
 
   // Whether input `op` is broadcast along loop dim `axis` by its static shape (a missing or
   // known-1 dim): its stride there is 0 whenever the fast path applies.
@@ -460,6 +463,112 @@ class Renderer {
     return nullptr;
   }
 
+  // ---- Column mode: a reduction whose innermost kept dim is contiguous (a sum over axis 0
+  // of a row-major matrix: the bias gradient) folds whole rows into a row of accumulators,
+  // kColumnTile output points at a time, instead of walking each output point's column
+  // with a stride: the row loop is unit-stride and vectorizes, and no point waits on its own
+  // chain of dependent adds. Each point still folds its elements in the reduced dims' order.
+
+  // Output points per tile: the accumulator rows (8 KiB each for double) stay in L1.
+  static constexpr uint64_t kColumnTile = 1024;
+
+  // The last kernel axis that is not reduced (the innermost kept dim of the layout); -1 if
+  // every axis is reduced.
+  int last_kept_axis() const {
+    for (int a = k_.ndim - 1; a >= 0; --a)
+      if (std::find(k_.reduce_axes.begin(), k_.reduce_axes.end(), a) == k_.reduce_axes.end()) return a;
+    return -1;
+  }
+
+  // Column mode folds every accumulator element by element; a float max/min is left to the
+  // point-by-point path, whose refold of NaN and zero results walks one point at a time.
+  bool column_mode_possible() const {
+    if (!reduction_ || layout_.outer_rank < 1 || last_kept_axis() < 0) return false;
+    for (const KernelValue& v : k_.values)
+      if (v.kind == KernelValue::Kind::Reduce && is_float_max_min(v)) return false;
+    return true;
+  }
+
+  // The loops over the kept dims of a reduction, then each output point. With column mode
+  // the innermost kept dim runs in tiles when, at run time, no ReductionSplit is given, it
+  // has more than one point, and every loop-space input and output is contiguous along it
+  // (inputs broadcast along it by their static shape: stride 0).
+  void kept_loops(int d, const std::vector<Value*>& ptrs) {
+    const int outer = layout_.outer_rank;
+    if (d >= outer) return output_point(ptrs);
+    auto points = [&] {
+      loop(shape_[d], [&](Value* i) { kept_loops(d + 1, advance(ptrs, all_operands(), d, i)); });
+    };
+    if (d != outer - 1 || column_slot_.empty()) return points();
+    const int axis = last_kept_axis();
+    Value* column = b_.CreateAnd(b_.CreateICmpEQ(split_mode_, b_.getInt64(0)), b_.CreateICmpSGT(shape_[d], b_.getInt64(1)));
+    for (int op : loop_space_inputs())
+      column = b_.CreateAnd(column, b_.CreateICmpEQ(strides_[op][d], b_.getInt64(statically_broadcast(op, axis) ? 0 : 1)));
+    for (int op = nin_; op < nops_; ++op) column = b_.CreateAnd(column, b_.CreateICmpEQ(strides_[op][d], b_.getInt64(1)));
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* tiles = llvm::BasicBlock::Create(ctx_, "column.tiles", f);
+    llvm::BasicBlock* each = llvm::BasicBlock::Create(ctx_, "column.points", f);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "column.done", f);
+    b_.CreateCondBr(column, tiles, each);
+    b_.SetInsertPoint(tiles);
+    column_tiles(d, ptrs);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(each);
+    points();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  // Kept dim d in tiles of kColumnTile points: set a row of accumulators, fold every reduced
+  // point's row into it, then finish and store the row's outputs.
+  void column_tiles(int d, const std::vector<Value*>& ptrs) {
+    Value* n = shape_[d];
+    Value* tile = b_.getInt64(kColumnTile);
+    Value* count = b_.CreateUDiv(b_.CreateAdd(n, b_.getInt64(kColumnTile - 1)), tile);
+    loop(count, [&](Value* t) {
+      Value* first = b_.CreateMul(t, tile);
+      Value* left = b_.CreateSub(n, first);
+      Value* len = b_.CreateSelect(b_.CreateICmpSLT(left, tile), left, tile);
+      const std::vector<Value*> row = advance(ptrs, all_operands(), d, first);
+      loop(len, [&](Value* j) {
+        for (auto& [i, slot] : column_slot_) {
+          const KernelValue& v = k_.values[i];
+          b_.CreateStore(initial(v), b_.CreateGEP(accumulator_type(v), slot, j));
+        }
+      });
+      column_fold(layout_.outer_rank, row, len);
+      loop(len, [&](Value* j) {
+        std::vector<std::pair<int, Value*>> reduced;
+        for (auto& [i, slot] : column_slot_) {
+          const KernelValue& v = k_.values[i];
+          reduced.emplace_back(i, finish(v, b_.CreateLoad(accumulator_type(v), b_.CreateGEP(accumulator_type(v), slot, j))));
+        }
+        store_outputs(advance(row, all_operands(), d, j), reduced);
+      });
+    });
+  }
+
+  // The reduced loops of a tile from dim rd on; at each reduced point the tile's row of
+  // `len` elements is folded into the accumulator rows (unit stride: column mode's condition).
+  void column_fold(int rd, const std::vector<Value*>& ptrs, Value* len) {
+    const std::vector<int> ops = loop_space_inputs();
+    if (rd < layout_.rank()) {
+      loop(shape_[rd], [&](Value* i) { column_fold(rd + 1, advance(ptrs, ops, rd, i), len); });
+      return;
+    }
+    const int axis = last_kept_axis();
+    loop(len, [&](Value* j) {
+      std::vector<Value*> prologue_ptrs(static_cast<size_t>(nops_), nullptr);
+      for (int op : ops) prologue_ptrs[op] = statically_broadcast(op, axis) ? ptrs[op] : b_.CreateGEP(elem_type(op), ptrs[op], j);
+      Region r{std::vector<Value*>(k_.values.size(), nullptr), prologue_ptrs};
+      for (auto& [i, slot] : column_slot_) {
+        const KernelValue& v = k_.values[i];
+        Value* at = b_.CreateGEP(accumulator_type(v), slot, j);
+        b_.CreateStore(fold(v, b_.CreateLoad(accumulator_type(v), at), value(r, v.args[0])), at);
+      }
+    });
+  }
+
   // The accumulators of one output point over the call's reduced range, exact.
   void compute_point(const std::vector<Value*>& ptrs) {
     for (auto& [i, slot] : acc_slot_) b_.CreateStore(initial(k_.values[i]), slot);
@@ -530,6 +639,7 @@ class Renderer {
   std::vector<std::vector<Value*>> strides_;
   std::map<int, Value*> acc_slot_;  // Reduce value index -> its accumulator
   std::map<int, llvm::AllocaInst*> nan_slot_;  // float max/min Reduce value -> its any-NaN flag
+  std::map<int, llvm::AllocaInst*> column_slot_;  // column mode: Reduce value -> its accumulator row
   Value* split_mode_ = nullptr;      // reductions: the ReductionSplit's mode (0 without one),
   Value* split_chunks_ = nullptr;    // chunk count
   Value* split_partials_ = nullptr;  // and partials pointer

@@ -7,6 +7,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/opencl/opencl_backend.h"
+#include "ops/blas/dnnl_gemm.h"
 #include "frontend/cli/errors.h"
 
 namespace tgc::cli {
@@ -17,9 +18,11 @@ CLI::App* add_devices_command(CLI::App& app) {
 
 int devices_command(const GlobalFlags& flags) {
   // Fused kernels run LLVM-JIT code or the Kernel IR interpreter; every other node runs its
-  // reference perform (BLAS through OpenBLAS).
-  fmt::print("cpu      available  ({}; other nodes: reference evaluator, BLAS through OpenBLAS)\n",
-             cpu_backend_description(effective_config(flags)));
+  // reference perform (matrix products through OpenBLAS, and oneDNN when built with it:
+  // ops/blas/product_library.h).
+  fmt::print("cpu      available  ({}; other nodes: reference evaluator, BLAS through {})\n",
+             cpu_backend_description(effective_config(flags)),
+             dnnl_available() ? "OpenBLAS and oneDNN (float32 matrix products)" : "OpenBLAS");
   // Says why CUDA is unavailable (not built, no driver, no device) or lists the devices.
   fmt::print("{}\n", cuda_devices_description());
   // Each OpenCL device with its platform and device names, or why there is none.

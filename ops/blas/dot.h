@@ -1,5 +1,6 @@
 // Dot: NumPy's dot for vectors and matrices (vector.vector -> 0-d, matrix.vector,
-// vector.matrix, matrix.matrix), mixed dtypes promoted; floats through OpenBLAS.
+// vector.matrix, matrix.matrix), mixed dtypes promoted; floats through OpenBLAS or oneDNN
+// (ops/blas/product_library.h chooses).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// Host matrix products: cblas for floats (no copies for transposed/sliced operands), a
-// loop for integers and bool.
+// Host matrix products: OpenBLAS's cblas or oneDNN's sgemm for floats, as product_library.h
+// chooses (no copies for transposed/sliced operands), a loop for integers and bool.
 #include "ops/blas/matmul_kernel.h"
 
 #include <cblas.h>
@@ -9,6 +9,8 @@
 
 #include "ops/blas/blas_layout.h"
 #include "ops/blas/blas_threads.h"
+#include "ops/blas/dnnl_gemm.h"
+#include "ops/blas/product_library.h"
 
 namespace tgc {
 namespace {
@@ -94,7 +96,7 @@ struct Scale {
 
 template <typename T>
 T blas_dot(blasint n, const BlasVector<T>& x, const BlasVector<T>& y) {
-  use_blas_threads_for(1, 1, n);
+  use_blas_threads(1);  // a vector product (product_library.h)
   if constexpr (std::is_same_v<T, float>) return cblas_sdot(n, x.data, x.inc, y.data, y.inc);
   else return cblas_ddot(n, x.data, x.inc, y.data, y.inc);
 }
@@ -107,7 +109,7 @@ void blas_gemv(const Tensor& A, const Tensor& x, T* y, Scale<T> s) {
   // Row-major gemv takes the dims of the matrix as stored: (m, k), or (k, m) when transposed.
   blasint m = static_cast<blasint>(A.shape()[0]), k = static_cast<blasint>(A.shape()[1]);
   blasint rows = a.trans == CblasNoTrans ? m : k, cols = a.trans == CblasNoTrans ? k : m;
-  use_blas_threads_for(m, 1, k);
+  use_blas_threads(1);  // a vector product (product_library.h)
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemv(CblasRowMajor, a.trans, rows, cols, s.alpha, a.data, a.ld, v.data, v.inc, s.beta, y, 1);
   else
@@ -120,7 +122,17 @@ void blas_gemm(const Tensor& A, const Tensor& B, T* c, Scale<T> s) {
   BlasMatrix<T> a = blas_matrix<T>(A), b = blas_matrix<T>(B);
   blasint m = static_cast<blasint>(A.shape()[0]), k = static_cast<blasint>(A.shape()[1]);
   blasint n = static_cast<blasint>(B.shape()[1]);
-  use_blas_threads_for(m, n, k);
+  const ProductChoice choice =
+      choose_product(std::is_same_v<T, float> ? DType::Float32 : DType::Float64, m, n, k, dnnl_available(),
+                     dnnl_max_threads(), blas_max_threads());
+  if constexpr (std::is_same_v<T, float>) {
+    if (choice.library == ProductLibrary::OneDnn) {
+      dnnl_sgemm_row_major(a.trans == CblasTrans, b.trans == CblasTrans, m, n, k, s.alpha, a.data, a.ld, b.data, b.ld,
+                           s.beta, c, n, choice.threads);
+      return;
+    }
+  }
+  use_blas_threads(choice.threads);
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemm(CblasRowMajor, a.trans, b.trans, m, n, k, s.alpha, a.data, a.ld, b.data, b.ld, s.beta, c, n);
   else

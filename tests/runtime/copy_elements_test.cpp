@@ -30,6 +30,23 @@ TEST(CopyElements, BroadcastSourceFillsEveryRow) {
   EXPECT_THAT(dst.to_vector<double>(), ElementsAre(7, 8, 9, 7, 8, 9));
 }
 
+// Rows contiguous in source and destination are copied a row at a time: a broadcast row over a
+// 3-d destination, and a column slice into a column slice (row strides wider than the rows).
+TEST(CopyElements, ContiguousRowsOfStridedTensors) {
+  Tensor row = Tensor::from_vector(std::vector<float>{1, 2, 3}, {3});
+  Tensor dst = Tensor::zeros(DType::Float32, {2, 2, 3});
+  copy_elements(row.broadcast_to({2, 2, 3}), dst);
+  EXPECT_THAT(dst.to_vector<float>(), ElementsAre(1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3));
+  Tensor wide = Tensor::from_vector(std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {2, 5});
+  Tensor into = Tensor::zeros(DType::Int32, {2, 4});
+  copy_elements(wide.view({2, 3}, {5, 1}, 1), into.view({2, 3}, {4, 1}, 1));  // wide[:, 1:4] -> into[:, 1:4]
+  EXPECT_THAT(into.to_vector<int32_t>(), ElementsAre(0, 1, 2, 3, 0, 6, 7, 8));
+  // Rows reversed (a negative row stride), rows still contiguous.
+  Tensor flipped = Tensor::zeros(DType::Int32, {2, 5});
+  copy_elements(wide.view({2, 5}, {-5, 1}, 5), flipped);
+  EXPECT_THAT(flipped.to_vector<int32_t>(), ElementsAre(5, 6, 7, 8, 9, 0, 1, 2, 3, 4));
+}
+
 TEST(CopyElements, ConvertsLikeAstype) {
   Tensor src = Tensor::from_vector(std::vector<double>{-1.5, 2.7, std::numeric_limits<double>::quiet_NaN(), 1e10},
                                    {4});

@@ -160,5 +160,34 @@ TEST(CpuReductions, SplitReductionsOverChunksKeepTheReferencesResults) {
   expect_llvm_matches_graph({m}, {mean(m), sum(m)}, {random_tensor({3000, 700}, DType::Float32, 24)}, 1e-12);
 }
 
+// A reduction whose innermost kept dim is contiguous folds rows into rows of accumulators
+// (column mode, kernel_codegen.cpp), each point in the reduced dims' order in double: the
+// reference's order, so float sums and means equal it exactly. Tiles of 1024 points (2500
+// columns: two full tiles and a partial one), a kept dim before the reduced one, an epilogue
+// reading an output-space input (the bias update of an MLP), inputs broadcast along the kept
+// dim by their static shape, and non-float accumulators.
+TEST(CpuReductions, ColumnSumsOverContiguousRowsEqualTheReference) {
+  Var m = matrix("m"), b = vector("b");
+  const Tensor rows = random_tensor({37, 2500}, DType::Float32, 31), bias = random_tensor({2500}, DType::Float32, 32);
+  expect_llvm_matches_graph({m}, {sum(m, 0), mean(m * m, 0)}, {rows});
+  expect_llvm_matches_graph({m, b}, {b - 0.1 * sum(m, 0)}, {rows, bias});
+  expect_llvm_matches_graph({m}, {sum(m, 0, /*keepdims=*/true) * 2.0}, {rows});
+  // Broadcast along the kept dim: a (37, 1) column scales each row.
+  Var col = tensor("col", DType::Float32, {-1, 1});
+  expect_llvm_matches_graph({m, col}, {sum(m * col, 0)}, {rows, random_tensor({37, 1}, DType::Float32, 33)});
+  // A kept dim before the reduced one: axis 1 of (4, 9, 1100).
+  Var x = tensor3("x", DType::Float64);
+  const Tensor xv = random_tensor({4, 9, 1100}, DType::Float64, 34);
+  expect_llvm_matches_graph({x}, {sum(exp(x), std::vector<int>{1})}, {xv}, 1e-14);  // libmvec exp: ulps
+  expect_llvm_matches_graph({x}, {prod(x * 0.01 + 1.0, std::vector<int>{0, 1})}, {xv}, 1e-14);
+  // Integer and bool accumulators.
+  Var i = matrix("i", DType::Int32), f = matrix("f", DType::Bool);
+  expect_llvm_matches_graph({i}, {sum(i, 0), max(i, 0)}, {random_tensor({19, 1500}, DType::Int32, 35)});
+  expect_llvm_matches_graph({f}, {all(f, 0)}, {random_tensor({19, 1500}, DType::Bool, 36)});
+  expect_llvm_matches_graph({f}, {any(f, 0)}, {random_tensor({19, 1500}, DType::Bool, 36)});
+  // The same values column-major take the point-by-point path: equal within rounding.
+  expect_llvm_matches_graph({m}, {sum(m, 0)}, {rows.transpose().copy().transpose()}, 1e-6);
+}
+
 }  // namespace
 }  // namespace tgc
