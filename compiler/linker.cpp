@@ -2,6 +2,7 @@
 #include "compiler/linker.h"
 
 #include <algorithm>
+#include <chrono>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -9,6 +10,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/placement.h"
 #include "compiler/update_in_place.h"
+#include "runtime/compile_log.h"
 
 namespace tgc {
 
@@ -41,6 +43,11 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
   }
 
   std::vector<Node*> order = schedule(graph);
+  // log_compiles: what linking spends beyond code generation and loading (the constants' copies,
+  // a thunk that takes long to make) gets lines of its own.
+  CompileLog* log = current_compile_log();
+  const auto constants_start = std::chrono::steady_clock::now();
+  int constants_copied = 0;
   // Constants moved to the device: transferred now, once, into constant slots.
   for (Node* node : order) {
     if (!node->op().is_transfer() || node->placement() == DeviceKind::Host) continue;
@@ -51,7 +58,12 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     options.device_backend->make_thunk(*node)({in->constant_value()}, outs);
     const int s = new_slot(node->output_raw(0));
     prog.constants.push_back({s, outs[0]});
+    ++constants_copied;
   }
+  if (log && constants_copied > 0)
+    log->add_library_setup(std::to_string(constants_copied) + " device cop" + (constants_copied == 1 ? "y" : "ies") +
+                               " of constants",
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - constants_start).count());
   std::unordered_set<const Variable*> constant_copies;
   std::erase_if(order, [&](Node* n) {
     if (!slot_of.count(n->output_raw(0))) return false;
@@ -103,7 +115,12 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     t.device = on_device ? maker.device() : nullptr;
     t.self_contained = on_device && maker.self_contained(*node);
     t.skips_writes_once_flagged = on_device && maker.skips_writes_once_flagged(*node);
+    const auto thunk_start = std::chrono::steady_clock::now();
     t.run = maker.make_thunk(*node);
+    if (log) {
+      const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - thunk_start).count();
+      if (took > 1e-3) log->add_library_setup("the thunk of '" + t.label + "'", took);  // a slow one: say which
+    }
     // schedule() ran every node that writes a variable last: from the first, each is checked
     // before any writes (a node whose variable's buffer was not handed over checks too: it
     // may fail after another wrote).

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_error.h"
+#include "runtime/compile_log.h"
 #include "runtime/kernel_cache.h"
 
 namespace tgc::cuda {
@@ -58,10 +60,14 @@ LtContext& lt_context(CudaDevice& device) {
   std::lock_guard<std::mutex> lock(mutex);
   auto& c = (*contexts)[device.ordinal()];
   if (!c) {
+    const auto t0 = std::chrono::steady_clock::now();
     DeviceGuard guard(device.ordinal());
     auto ctx = std::make_unique<LtContext>();
     TGC_CUBLAS_CHECK(cublasLtCreate(&ctx->handle));
     c = std::move(ctx);
+    if (CompileLog* log = current_compile_log())
+      log->add_library_setup("cuBLASLt handle on " + device.name(),
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return *c;
 }

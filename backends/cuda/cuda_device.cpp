@@ -514,7 +514,15 @@ CudaDevice& cuda_device(int ordinal) {
   static auto* devices = new std::vector<std::unique_ptr<CudaDevice>>(st.devices.size());
   std::lock_guard<std::mutex> lock(mutex);
   auto& slot = (*devices)[static_cast<size_t>(ordinal)];
-  if (!slot) slot = std::make_unique<CudaDevice>(st.devices[static_cast<size_t>(ordinal)]);
+  if (!slot) {
+    const auto t0 = std::chrono::steady_clock::now();
+    slot = std::make_unique<CudaDevice>(st.devices[static_cast<size_t>(ordinal)]);
+    // Once per device and process, like the library handles: log_compiles shows what a start
+    // in a new process pays for it.
+    if (CompileLog* log = current_compile_log())
+      log->add_library_setup("CUDA device cuda:" + std::to_string(ordinal) + " (stream, memory pool)",
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
   return *slot;
 }
 
