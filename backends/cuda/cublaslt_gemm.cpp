@@ -43,16 +43,23 @@ struct LtGemm::Plan {
 namespace {
 
 // The candidates the heuristic is asked for: enough to hold the fastest on every MLP product
-// measured (it was within the first 8), few enough that timing them stays under a millisecond.
+// measured (it was within the first 8), few enough that timing them costs a few milliseconds
+// per problem, once (about 30 ms for the MLP's five on an H100, kernel loading included).
 constexpr int kCandidates = 8;
+
+}  // namespace
 
 // Per device: the handle, and the plans by problem key. Calls hold the mutex: a plan's
 // descriptor takes the call's bias pointer.
-struct LtContext {
+struct LtGemm::Context {
   cublasLtHandle_t handle = nullptr;
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<LtGemm::Plan>> plans;
 };
+
+namespace {
+
+using LtContext = LtGemm::Context;
 
 LtContext& lt_context(CudaDevice& device) {
   static std::mutex mutex;
@@ -136,17 +143,16 @@ KernelCacheKey choice_key(const CudaDevice& device, const LtProblem& p, bool tf3
 
 LtGemm::LtGemm(CudaDevice& device, const Config& config, void* workspace, size_t workspace_bytes)
     : device_(device),
+      ctx_(lt_context(device)),  // the handle now, inside function(), not on the first call
       tf32_(config.cuda_tf32),
       cache_dir_(config.cache_dir),
       workspace_(workspace),
-      workspace_bytes_(workspace_bytes) {
-  lt_context(device);  // the handle now, inside function(), not on the first call
-}
+      workspace_bytes_(workspace_bytes) {}
 
 LtGemm::~LtGemm() = default;
 
 std::shared_ptr<LtGemm::Plan> LtGemm::plan_for(const LtProblem& p, const void* a, const void* b, const void* bias) {
-  LtContext& ctx = lt_context(device_);
+  Context& ctx = ctx_;
   auto& plan = ctx.plans[p.key()];
   if (!plan) plan = make_plan(ctx.handle, p, tf32_ && p.dtype == DType::Float32, workspace_bytes_);
   // Timing synchronises: never while the call is being recorded (the recording keeps the
@@ -209,10 +215,14 @@ std::shared_ptr<LtGemm::Plan> LtGemm::plan_for(const LtProblem& p, const void* a
 
 bool LtGemm::run(const LtProblem& p, double alpha, const void* a, const void* b, double beta, void* c,
                  const void* bias) {
-  LtContext& ctx = lt_context(device_);
+  Context& ctx = ctx_;
   std::lock_guard<std::mutex> lock(ctx.mutex);
   DeviceGuard guard(device_.ordinal());
-  std::shared_ptr<Plan> plan = plan_for(p, a, b, bias);
+  if (!last_plan_ || !last_plan_->tuned || !(p == last_)) {
+    last_plan_ = plan_for(p, a, b, bias);
+    last_ = p;
+  }
+  const std::shared_ptr<Plan>& plan = last_plan_;
   if (!plan->ok) return false;
   if (p.bias)
     TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));

@@ -36,6 +36,7 @@ struct LtProblem {
   // algorithms differ in the alignment they need (a view into a buffer may be less aligned).
   int align_a = 256, align_b = 256, align_c = 256;
   std::string key() const;
+  bool operator==(const LtProblem&) const = default;
 };
 
 class LtGemm {
@@ -52,12 +53,19 @@ class LtGemm {
   bool run(const LtProblem& p, double alpha, const void* a, const void* b, double beta, void* c,
            const void* bias = nullptr);
 
-  struct Plan;  // descriptors and the chosen algorithm of one problem (cublaslt_gemm.cpp)
+  struct Plan;     // descriptors and the chosen algorithm of one problem (cublaslt_gemm.cpp)
+  struct Context;  // the device's handle and plans, shared by every LtGemm of the device
 
  private:
   std::shared_ptr<Plan> plan_for(const LtProblem& p, const void* a, const void* b, const void* bias);
 
   CudaDevice& device_;
+  Context& ctx_;
+  // The last problem this thunk's library ran and its chosen plan: a call of a compiled
+  // function repeats its shapes, so it skips the key's formatting and the map (the plan's
+  // choice is final once tuned).
+  LtProblem last_;
+  std::shared_ptr<Plan> last_plan_;
   bool tf32_;
   std::string cache_dir_;
   void* workspace_;
