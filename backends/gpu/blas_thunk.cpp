@@ -125,6 +125,10 @@ struct BlasState {
     const bool row = (c.ndim() == 1 && c.shape()[0] == n && (n == 1 || c.strides()[0] == 1)) ||
                      (c.ndim() == 2 && c.shape()[0] == 1 && c.shape()[1] == n && (n == 1 || c.strides()[1] == 1));
     if (!row || c.dtype() != out.dtype() || out.shares_buffer(c)) return false;
+    // Operands BLAS can read in place only: a copy made here would be made again by the plain
+    // path if the library then declined the epilogue.
+    for (const Tensor* t : {&a, &b})
+      if (!blas_matrix_layout(t->shape()[0], t->shape()[1], t->strides()[0], t->strides()[1])) return false;
     MatrixArg A = matrix_arg(*device, a), B = matrix_arg(*device, b);
     return lib->gemm_bias(out.dtype(), m, n, k, al, A.m, B.m, c.raw_data(), out.raw_data(), std::max<int64_t>(n, 1));
   }
