@@ -32,6 +32,8 @@ const char* op_name(IndexOp op) {
     case IndexOp::SortTile: return "sort_tile";
     case IndexOp::SortStep: return "sort_step";
     case IndexOp::SortMerge: return "sort_merge";
+    case IndexOp::RankCount: return "rank_count";
+    case IndexOp::RankPlace: return "rank_place";
     case IndexOp::ScatterSet: return "scatter_set";
     case IndexOp::ScatterInc: return "scatter_inc";
     case IndexOp::ScatterAtomicInc: return "scatter_atomic_inc";
@@ -51,7 +53,8 @@ bool by_size(IndexOp op) {
 bool has_index_dtype(IndexOp op) { return op == IndexOp::Gather || op == IndexOp::ScatterKeys; }
 bool has_index32(IndexOp op) { return op == IndexOp::Copy || op == IndexOp::Add || op == IndexOp::Gather; }
 bool has_dtype(IndexOp op) {
-  return op != IndexOp::ScatterKeys && op != IndexOp::SortTile && op != IndexOp::SortStep && op != IndexOp::SortMerge;
+  return op != IndexOp::ScatterKeys && op != IndexOp::SortTile && op != IndexOp::SortStep && op != IndexOp::SortMerge &&
+         op != IndexOp::RankCount && op != IndexOp::RankPlace;
 }
 
 std::vector<IndexKernel> make_list(Dialect dialect) {
@@ -64,7 +67,8 @@ std::vector<IndexKernel> make_list(Dialect dialect) {
     for (DType t : kBitsDTypes)
       for (DType ix : kIndexDTypes) l.push_back({IndexOp::Gather, t, ix, i32});
   for (DType ix : kIndexDTypes) l.push_back({IndexOp::ScatterKeys, DType::Int64, ix, false});
-  for (IndexOp op : {IndexOp::SortTile, IndexOp::SortStep, IndexOp::SortMerge}) l.push_back({op, DType::Int64});
+  for (IndexOp op : {IndexOp::SortTile, IndexOp::SortStep, IndexOp::SortMerge, IndexOp::RankCount, IndexOp::RankPlace})
+    l.push_back({op, DType::Int64});
   for (DType t : kBitsDTypes) l.push_back({IndexOp::ScatterSet, t});
   for (DType t : kAllDTypes) l.push_back({IndexOp::ScatterInc, t});
   // OpenCL 1.2 has 32-bit atomics only (64-bit ones are an extension): float64 stays sorted.
@@ -217,6 +221,38 @@ std::string sort_entry(const DialectHooks& d, const IndexKernel& k, const std::s
   return s;
 }
 
+// The rank sort (render_index.h). A pair's composite (key + 1) * n + position is below 2^32 by
+// the planner's choice, so a comparison is one 32-bit compare of values staged in local memory;
+// the padding of a chunk's last tile is the largest composite, which no pair's composite reaches.
+std::string rank_entry(const DialectHooks& d, const IndexKernel& k, const std::string& name) {
+  using namespace ixp;
+  if (k.op == IndexOp::RankCount) {
+    std::string s = open_entry(d, name, {{d.i64(), true, "keys"}, {"int", false, "part"}});
+    s += fmt::format("  const $I64 n = P.v[{}], chunk = P.v[{}];\n", kN, kRankChunk);
+    s += "  const unsigned int un = (unsigned int)n;\n";
+    s += "  const $I64 nbi = (n + $ST - 1) / $ST, c = ($I64)$BID / nbi;\n";
+    s += "  const $I64 i = (($I64)$BID - c * nbi) * $ST + $TID;\n";
+    s += "  const unsigned int ci = i < n ? (unsigned int)(keys[i] + 1) * un + (unsigned int)i : 0u;\n";
+    s += "  const $I64 lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;\n";
+    s += "  $SHARED unsigned int C[$ST];\n  int count = 0;\n";
+    s += "  for ($I64 t0 = lo; t0 < hi; t0 += $ST) {\n";
+    s += "    const $I64 j = t0 + $TID;\n";
+    s += "    C[$TID] = j < hi ? (unsigned int)(keys[j] + 1) * un + (unsigned int)j : 0xffffffffu;\n";
+    s += "    $BARRIER;\n";
+    s += "    for (int q = 0; q < $ST; ++q) count += C[q] < ci ? 1 : 0;\n";
+    s += "    $BARRIER;\n  }\n";
+    s += "  if (i < n) part[c * n + i] = count;\n}\n";
+    return s;
+  }
+  std::string s = open_entry(d, name, {{d.i64(), true, "keys_in"}, {"int", true, "part"}, {d.i64(), false, "keys"},
+                                       {d.i64(), false, "pos"}});
+  s += fmt::format("  const $I64 n = P.v[{}], chunks = P.v[{}];\n", kN, kRankChunks);
+  s += grid_loop(d.i64(), "i", "n");
+  s += "    $I64 r = 0;\n    for ($I64 c = 0; c < chunks; ++c) r += part[c * n + i];\n";
+  s += "    keys[r] = keys_in[i];\n    pos[r] = i;\n  }\n}\n";
+  return s;
+}
+
 std::string scatter_entry(const DialectHooks& d, const IndexKernel& k, const std::string& name) {
   using namespace ixp;
   const std::string t = memory_type(k.dtype, d.dialect());
@@ -229,37 +265,49 @@ std::string scatter_entry(const DialectHooks& d, const IndexKernel& k, const std
   s += fmt::format("  const $I64 n = P.v[{}], bn = P.v[{}];\n", kN, kCBasicN);
   s += fmt::format("  const int brank = (int)P.v[{}], lrank = (int)P.v[{}], na = (int)P.v[{}];\n", kCBasicRank,
                    kCListRank, kCArrays);
-  s += grid_loop(d.i64(), "g", "n * bn");
-  s += "    const $I64 i = g / bn, e = g - i * bn;\n    const $I64 key = keys[i];\n    if (key < 0) continue;\n";
+  // `lanes` threads share a pair (its key, run and destination are theirs alike) and stride
+  // over its basic elements: no per-element division of a flat index, and the one-array,
+  // rank-1 layouts of embedding gradients skip the digit and coordinate loops.
+  s += fmt::format("  const int lanes = (int)P.v[{}];\n", kCLanes);
+  s += "  const $I64 per = ($I64)($BDIM / lanes);\n  const $I64 lane = ($I64)($TID % lanes);\n";
+  s += "  for ($I64 i = ($I64)$BID * per + ($I64)($TID / lanes); i < n; i += ($I64)$GDIM * per) {\n";
+  s += "    const $I64 key = keys[i];\n    if (key < 0) continue;\n";
   if (k.op != IndexOp::ScatterAtomicInc) {
-    // Runs of equal keys: the run's first thread (per basic element) writes the destination.
+    // Runs of equal keys: the run's first pair writes the destination.
     s += "    if (i > 0 && keys[i - 1] == key) continue;\n";
     s += "    $I64 j = i + 1;\n    while (j < n && keys[j] == key) ++j;\n";
   }
-  // The destination: the key's digits (index values) times their axes' strides.
-  s += fmt::format("    $I64 dst = P.v[{}], bo = 0, bv = 0;\n", kCBase);
-  s += "    for (int a = 0; a < na; ++a) {\n";
+  // The destination: the key's digits (index values) times their axes' strides; one array's
+  // key is its index value (radix 1).
+  s += fmt::format("    $I64 dst = P.v[{}];\n", kCBase);
+  s += fmt::format("    if (na == 1) dst += key * P.v[{} + 2];\n", kCArray0);
+  s += "    else for (int a = 0; a < na; ++a) {\n";
   s += fmt::format("      const $I64 m_ = P.v[{0} + 3 * a], r_ = P.v[{0} + 3 * a + 1];\n", kCArray0);
   s += fmt::format("      dst += (key / r_ % m_) * P.v[{} + 3 * a + 2];\n    }}\n", kCArray0);
+  s += "    for ($I64 e = lane; e < bn; e += lanes) {\n";
+  s += "    $I64 bo = 0, bv = 0;\n";
+  s += fmt::format("    if (brank == 1) {{ bo = e * P.v[{}]; bv = e * P.v[{}]; }} else\n", kCBasicOut, kCBasicVal);
   s += decompose(d.i64(), "e", "brank", kCBasicShape, {{"bo", kCBasicOut}, {"bv", kCBasicVal}}, "    ");
-  s += "    dst += bo;\n";
+  s += "    const $I64 at = dst + bo;\n";
   auto value_at = [&](const std::string& p) {
-    return "    { $I64 vo = bv;\n" + decompose(d.i64(), p, "lrank", kCListShape, {{"vo", kCListVal}}, "      ");
+    return "    { $I64 vo = bv;\n" + fmt::format("      if (lrank == 1) vo += ({}) * P.v[{}]; else\n", p, kCListVal) +
+           decompose(d.i64(), p, "lrank", kCListShape, {{"vo", kCListVal}}, "      ");
   };
   if (k.op == IndexOp::ScatterSet) {
-    s += value_at("pos[j - 1]") + "      out[dst] = v[vo];\n    }\n";
+    s += value_at("pos[j - 1]") + "      out[at] = v[vo];\n    }\n";
   } else if (k.op == IndexOp::ScatterInc) {
-    s += fmt::format("    {} acc = out[dst];\n", t);
+    s += fmt::format("    {} acc = out[at];\n", t);
     s += "    for ($I64 m = i; m < j; ++m)\n";
     s += value_at("pos[m]");
     if (k.dtype == DType::Bool) s += "      acc = (unsigned char)(acc | v[vo]);\n    }\n";
     else s += fmt::format("      acc = ({})(acc + v[vo]);\n    }}\n", t);
-    s += "    out[dst] = acc;\n";
+    s += "    out[at] = acc;\n";
   } else {
     s += value_at("i");
-    if (d.cuda()) s += "      atomicAdd(&out[dst], v[vo]);\n    }\n";
-    else s += "      tgc_ix_atomic_add_f32(&out[dst], v[vo]);\n    }\n";
+    if (d.cuda()) s += "      atomicAdd(&out[at], v[vo]);\n    }\n";
+    else s += "      tgc_ix_atomic_add_f32(&out[at], v[vo]);\n    }\n";
   }
+  s += "    }\n";
   return s + "  }\n}\n";
 }
 
@@ -371,6 +419,8 @@ std::string render_entry(const DialectHooks& d, const IndexKernel& k) {
     case IndexOp::SortTile:
     case IndexOp::SortStep:
     case IndexOp::SortMerge: return sort_entry(d, k, name);
+    case IndexOp::RankCount:
+    case IndexOp::RankPlace: return rank_entry(d, k, name);
     case IndexOp::ScatterSet:
     case IndexOp::ScatterInc:
     case IndexOp::ScatterAtomicInc: return scatter_entry(d, k, name);

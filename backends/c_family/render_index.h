@@ -24,6 +24,10 @@ constexpr int kIndexMaxArrays = 4;   // index arrays of one gather or scatter
 constexpr int kIndexParams = 64;     // long longs in the params blob of every index entry
 constexpr int kSortThreads = 256;    // threads of the sort entries' blocks
 constexpr int kSortTile = 2 * kSortThreads;  // keys a sort block holds in local memory
+// The longest list the rank sort takes: its n^2 comparisons (n = 8,192: 67M, about 4 us on an
+// H100 in one launch pair) beat the bitonic sort's log^2 n launches (15 at n = 8,192, 32 us)
+// up to here; past it the bitonic sort's n log^2 n work wins.
+constexpr int64_t kRankSortMax = 16384;
 constexpr int kArgBlockThreads = 256;        // threads of the block-per-output arg reduction
 
 enum class IndexOp : uint8_t {
@@ -49,7 +53,16 @@ enum class IndexOp : uint8_t {
   SortTile,
   SortStep,
   SortMerge,
-  // (out, v, keys, pos): over the sorted pairs x the basic elements; the first thread of each
+  // (keys_in, part) and (keys_in, part, keys, pos): the short lists' sort (n <= kRankSortMax
+  // and (range + 1) * n below 2^32, see index_thunks): each pair's rank is the number of
+  // pairs before it, counted with 32-bit composites (key + 1) * n + position. RankCount: block
+  // b counts, for the kSortThreads positions of b mod ceil(n / kSortThreads), the pairs of
+  // chunk b div that number below each; part[chunk * n + i] = the count. RankPlace sums a
+  // position's counts r and writes keys[r] = keys_in[i], pos[r] = i. Two launches, no atomics.
+  RankCount,
+  RankPlace,
+  // (out, v, keys, pos): over the sorted pairs x the basic elements, `lanes` threads per pair
+  // (blocks of kSortThreads, grid-stride over the pairs); the first pair of each
   // run of equal keys writes its destination: Set the value of the run's last position (the
   // last wins, as the reference's loop), Inc the destination plus every value of the run in
   // position order (the reference's order, so its bits). Set by element size, Inc by dtype.
@@ -102,8 +115,9 @@ constexpr int kGXStride = 2 + kIndexMaxRank, kGBase = 2 + 2 * kIndexMaxRank, kGA
 constexpr int kArrayStride = 2 + kIndexMaxRank;  // slots per array record
 // ScatterKeys: n, rank, bshape, n_pad, arrays; per array: axis size, radix, strides over bshape.
 constexpr int kKNPad = 2 + kIndexMaxRank, kKArrays = kKNPad + 1, kKArray0 = kKArrays + 1;
-// Sorts: n_pad, k, j.
+// Sorts: n_pad, k, j. Rank sort: n, chunks, chunk length (a multiple of kSortThreads).
 constexpr int kSNPad = 0, kSK = 1, kSJ = 2;
+constexpr int kRankChunks = 1, kRankChunk = 2;
 // Scatter Set / Inc / AtomicInc: n (list length), basic n, basic rank, basic shape, basic
 // out strides, basic value strides, list rank, list shape, list value strides, base offset
 // into out, arrays; per array: axis size, radix, out stride of its axis.
@@ -112,6 +126,8 @@ constexpr int kCBasicN = 1, kCBasicRank = 2, kCBasicShape = 3, kCBasicOut = kCBa
               kCListShape = kCListRank + 1, kCListVal = kCListShape + kIndexMaxRank,
               kCBase = kCListVal + kIndexMaxRank, kCArrays = kCBase + 1, kCArray0 = kCArrays + 1;
 constexpr int kCArrayStride = 3;
+// ... and after the arrays: the lanes per list position (a power of two dividing the block).
+constexpr int kCLanes = kCArray0 + kIndexMaxArrays * kCArrayStride;
 // Arg reductions: outputs, reduced count, kept rank, reduced rank, kept shape, reduced shape,
 // kept strides, reduced strides (out is dense).
 constexpr int kANOut = 0, kANRed = 1, kAKeptRank = 2, kARedRank = 3, kAKeptShape = 4,
@@ -125,7 +141,7 @@ constexpr int kECols = 1, kEK = 2, kEOne = 3;
 
 static_assert(ixp::kGArray0 + kIndexMaxArrays * ixp::kArrayStride <= kIndexParams);
 static_assert(ixp::kKArray0 + kIndexMaxArrays * ixp::kArrayStride <= kIndexParams);
-static_assert(ixp::kCArray0 + kIndexMaxArrays * ixp::kCArrayStride <= kIndexParams);
+static_assert(ixp::kCLanes + 1 <= kIndexParams);
 static_assert(ixp::kARedStride + kIndexMaxRank <= kIndexParams);
 
 }  // namespace tgc::cfam

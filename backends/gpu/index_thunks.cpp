@@ -348,6 +348,25 @@ void sort_pairs(Kernels& k, void* keys, void* pos, int64_t npad) {
   }
 }
 
+// The short lists' sort (cfam::IndexOp::RankCount): each pair's rank counted in chunks spread
+// over about two blocks per multiprocessor, then placed. `keys_in` holds the unsorted keys.
+void rank_sort_pairs(Kernels& k, const void* keys_in, void* keys, void* pos, int64_t n) {
+  using namespace cfam;
+  const int64_t nbi = (n + kSortThreads - 1) / kSortThreads;
+  const int64_t want = std::max<int64_t>(1, 2 * int64_t{k.device.limits().multiprocessors});
+  const int64_t chunks_wanted = std::clamp<int64_t>((want + nbi - 1) / nbi, 1, nbi);
+  const int64_t chunk = ((n + chunks_wanted - 1) / chunks_wanted + kSortThreads - 1) / kSortThreads * kSortThreads;
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  Scratch part(k.device, static_cast<size_t>(chunks * n) * sizeof(int));
+  Blob b = new_blob();
+  b[ixp::kN] = n;
+  b[ixp::kRankChunks] = chunks;
+  b[ixp::kRankChunk] = chunk;
+  k.launch_blocks({IndexOp::RankCount}, nbi * chunks, kSortThreads, b, {operand(keys_in, 8), operand(part.ptr, sizeof(int))});
+  k.launch({IndexOp::RankPlace}, n, b,
+           {operand(keys_in, 8), operand(part.ptr, sizeof(int)), operand(keys, 8), operand(pos, 8)});
+}
+
 // The advanced IncSubtensor. Deterministic (the default, and every set): sort the index list's
 // (key, position) pairs, then the first thread of each run of equal keys writes its
 // destination — set the run's last value, inc the destination plus the run's values in
@@ -366,6 +385,8 @@ void sort_pairs(Kernels& k, void* keys, void* pos, int64_t npad) {
 // atomics, no per-row scratch, and the reference's bits. The serial part is a row's own run: a token
 // seen m times costs m dependent adds in one thread (a padding token filling half of the
 // batch is the slow case; summing it in position order is what gives the reference's bits).
+// Lists of up to kRankSortMax pairs whose composites fit 32 bits take the rank sort instead:
+// two launches of n^2 32-bit comparisons (at n = 8,192 the bitonic sort was 15 launches).
 // deterministic=false with a float dtype the dialect has atomics for: no sort, one atomic add
 // per value (the fastest for long lists; the order of the adds, so the last bits, varies).
 void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor& out, const Tensor& v,
@@ -415,8 +436,12 @@ void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor&
   const DType t = out.dtype();
   const bool atomic = !s.deterministic && !set &&
                       cfam::index_entry(k.device.dialect(), {IndexOp::ScatterAtomicInc, t}) >= 0;
-  const int64_t npad = atomic ? n : std::max<int64_t>(cfam::kSortTile, next_pow2(n));
+  // Composites (key + 1) * n + position below 2^32 - 1 (key -1 marks a flagged pair).
+  const bool rank_sort = !atomic && n <= cfam::kRankSortMax &&
+                         (range + 1) * static_cast<long double>(n) < 4294967295.0L;
+  const int64_t npad = atomic || rank_sort ? n : std::max<int64_t>(cfam::kSortTile, next_pow2(n));
   Scratch keys(k.device, static_cast<size_t>(npad) * 8), pos(k.device, static_cast<size_t>(npad) * 8);
+  Scratch unsorted(k.device, rank_sort ? static_cast<size_t>(n) * 8 : 0);
 
   Blob kb = new_blob();
   kb[kN] = n;
@@ -430,10 +455,12 @@ void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor&
     kb[rec + 1] = radix[i];
     put_dims(kb, rec + 2, list.strides[1 + i]);
   }
-  std::vector<LaunchArg> kargs = {operand(keys.ptr, 8), operand(pos.ptr, 8), operand(s.flag.ptr, sizeof(int))};
+  std::vector<LaunchArg> kargs = {operand(rank_sort ? unsorted.ptr : keys.ptr, 8), operand(pos.ptr, 8),
+                                  operand(s.flag.ptr, sizeof(int))};
   add_index_operands(kargs, a);
   k.launch({IndexOp::ScatterKeys, DType::Int64, a.dtype}, npad, kb, std::move(kargs));
-  if (!atomic) sort_pairs(k, keys.ptr, pos.ptr, npad);
+  if (rank_sort) rank_sort_pairs(k, unsorted.ptr, keys.ptr, pos.ptr, n);
+  else if (!atomic) sort_pairs(k, keys.ptr, pos.ptr, npad);
 
   Blob cb = new_blob();
   cb[kN] = n;
@@ -453,10 +480,16 @@ void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor&
     cb[rec + 1] = radix[i];
     cb[rec + 2] = l.view_strides[a.entries[i]->view_axis];
   }
+  // Lanes per pair: the basic elements' count up to a block, so a pair's row is one block's
+  // coalesced stretch and short rows share a block with other pairs.
+  const int64_t lanes = std::min<int64_t>(cfam::kSortThreads, next_pow2(bn));
+  cb[kCLanes] = lanes;
+  const int64_t per_block = cfam::kSortThreads / lanes;
+  const int64_t cap = std::max<int64_t>(1, int64_t{k.device.limits().multiprocessors} * 32);
   const IndexOp op = atomic ? IndexOp::ScatterAtomicInc : set ? IndexOp::ScatterSet : IndexOp::ScatterInc;
   const DType et = op == IndexOp::ScatterSet ? cfam::bits_dtype(dtype_size(t)) : t;
-  k.launch({op, et}, n * bn, cb,
-           {operand(out), operand(vb), operand(keys.ptr, 8), operand(pos.ptr, 8), operand(s.flag.ptr, sizeof(int))});
+  k.launch_blocks({op, et}, std::clamp<int64_t>((n + per_block - 1) / per_block, 1, cap), cfam::kSortThreads, cb,
+                  {operand(out), operand(vb), operand(keys.ptr, 8), operand(pos.ptr, 8), operand(s.flag.ptr, sizeof(int))});
   s.flag.check(s.op, inputs, outputs, 2);
 }
 

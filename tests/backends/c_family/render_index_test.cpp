@@ -74,7 +74,7 @@ TEST(RenderIndex, DialectsDifferOnlyInTheirSpellings) {
   EXPECT_NE(cl.find("dst += dst_off;"), std::string::npos);
   EXPECT_NE(cu.find("__shared__ long long K[512]"), std::string::npos);
   EXPECT_NE(cl.find("__local long K[512]"), std::string::npos);
-  EXPECT_NE(cu.find("atomicAdd(&out[dst], v[vo])"), std::string::npos);
+  EXPECT_NE(cu.find("atomicAdd(&out[at], v[vo])"), std::string::npos);
   EXPECT_NE(cl.find("atomic_cmpxchg"), std::string::npos);  // OpenCL 1.2's float add
   EXPECT_NE(cu.find("atomicOr(flag, 1)"), std::string::npos);
   EXPECT_NE(cl.find("atomic_or(flag, 1)"), std::string::npos);

@@ -133,20 +133,39 @@ TEST(GpuIndexThunks, IncAccumulatesEveryDuplicateInIndexOrderAndSetKeepsTheLast)
 
 TEST(GpuIndexThunks, LongIndexListsSortAcrossTilesAndMatchTheReferenceBitForBit) {
   TGC_REQUIRE_GPU();
-  // 9000 indices into 100 rows: 16,384 padded keys, so the sort runs its global steps and merges
-  // at five sizes past its 512-pair tiles, and each row gets about 90 values, summed in index
-  // order.
-  RandomState rng(7);
-  std::vector<int64_t> iv(9000);
-  const std::vector<double> u = rng.rand({9000}).to_vector<double>();
-  for (size_t i = 0; i < iv.size(); ++i) iv[i] = static_cast<int64_t>(u[i] * 200) - 100;
-  const Tensor x = dev(uniform({100, 8}, 8)), v = dev(uniform({9000, 8}, 9)), idx = dev(ints(iv, {9000}, DType::Int16));
-  expect_same_bits(run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray})), {x, v, idx}));
-  // deterministic=false: float atomics (OpenCL: a compare-exchange loop), close but unordered.
-  Config fast;
-  fast.deterministic = false;
-  const Outcome r = run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray})), {x, v, idx}, fast);
-  EXPECT_TRUE(tensors_allclose(r.device.at(0), r.reference.at(0), 1e-5, 1e-5));
+  // Indices into 100 rows, each row getting many values, summed in index order. 9000 indices
+  // take the rank sort (up to cfam::kRankSortMax), 20000 the bitonic sort: 32,768 padded keys,
+  // its global steps and merges at six sizes past its 512-pair tiles.
+  for (const int64_t n : {int64_t{9000}, int64_t{20000}}) {
+    SCOPED_TRACE("list of " + std::to_string(n));
+    RandomState rng(7);
+    std::vector<int64_t> iv(static_cast<size_t>(n));
+    const std::vector<double> u = rng.rand({n}).to_vector<double>();
+    for (size_t i = 0; i < iv.size(); ++i) iv[i] = static_cast<int64_t>(u[i] * 200) - 100;
+    const Tensor x = dev(uniform({100, 8}, 8)), v = dev(uniform({n, 8}, 9)), idx = dev(ints(iv, {n}, DType::Int16));
+    expect_same_bits(run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray})), {x, v, idx}));
+    // Set keeps each row's last value: the sort's order within a run is the list's.
+    expect_same_bits(run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Set, spec({kArray})), {x, v, idx}));
+    if (n > 10000) continue;
+    // deterministic=false: float atomics (OpenCL: a compare-exchange loop), close but unordered.
+    Config fast;
+    fast.deterministic = false;
+    const Outcome r = run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray})), {x, v, idx}, fast);
+    EXPECT_TRUE(tensors_allclose(r.device.at(0), r.reference.at(0), 1e-5, 1e-5));
+  }
+  // Two index arrays and single elements (one lane per pair), with a key range whose
+  // composites pass 2^32 (2000 x 2000 destinations x 2000 positions): the bitonic sort.
+  const int64_t n = 2000;
+  RandomState rng(11);
+  std::vector<int64_t> rv(n), cv(n);
+  const std::vector<double> u = rng.rand({2 * n}).to_vector<double>();
+  for (size_t i = 0; i < rv.size(); ++i) {
+    rv[i] = static_cast<int64_t>(u[i] * 50);  // repeats: 50 rows x 1999 columns
+    cv[i] = 1999 - static_cast<int64_t>(u[rv.size() + i] * 1999);
+  }
+  const Tensor x = dev(uniform({2000, 2000}, 12)), v = dev(uniform({n}, 13));
+  expect_same_bits(run(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, spec({kArray, kArray})),
+                       {x, v, dev(ints(rv, {n})), dev(ints(cv, {n}))}));
 }
 
 TEST(GpuIndexThunks, SliceAssignAndAddThroughNegativeStepsAndBroadcasts) {
