@@ -88,6 +88,7 @@ Tokens base_tokens(const DialectHooks& d) {
   t.insert({{"I64MAX", d.cuda() ? "0x7fffffffffffffffLL" : "0x7fffffffffffffffL"},
             {"TILE", std::to_string(kSortTile)},
             {"ST", std::to_string(kSortThreads)},
+            {"UNROLL", std::to_string(kIndexUnroll)},
             {"ABT", std::to_string(kArgBlockThreads)},
             {"ABT2", std::to_string(kArgBlockThreads / 2)}});
   return t;
@@ -140,6 +141,10 @@ std::string read_index(const std::string& ix, int a, int rec, const std::string&
       a, rec, target, ix);
 }
 
+// A gather's element is an index load, then a load of x through it: one element per thread
+// at a time keeps too few bytes in flight to fill an H100's memory (a 2M-element gather of
+// rows ran at a third of its bandwidth), so each thread takes kIndexUnroll elements a grid
+// stride apart and issues their loads together.
 std::string gather_entry(const DialectHooks& d, const IndexKernel& k, const std::string& name) {
   using namespace ixp;
   const std::string ix = ix_type(d, k.index32), t = memory_type(k.dtype, d.dialect());
@@ -148,15 +153,26 @@ std::string gather_entry(const DialectHooks& d, const IndexKernel& k, const std:
   std::string s = open_entry(d, name, ptrs);
   s += fmt::format("  const {0} n = ({0})P.v[{1}];\n  const int rank = (int)P.v[{2}];\n", ix, kN, kRank);
   s += fmt::format("  const int na = (int)P.v[{}];\n", kGArrays);
-  s += grid_loop(ix, "i", "n");
-  s += fmt::format("    {0} q = ({0})P.v[{1}], a0 = 0, a1 = 0, a2 = 0, a3 = 0;\n", ix, kGBase);
+  s += fmt::format("  const {0} stride = ({0})$GDIM * ({0})$BDIM;\n", ix);
+  s += fmt::format("  for ({0} g0 = ({0})$BID * ({0})$BDIM + ({0})$TID; g0 < n; g0 += $UNROLL * stride) {{\n", ix);
+  s += fmt::format("    {0} qs[$UNROLL];\n    int ok[$UNROLL];\n    {1} vals[$UNROLL];\n", ix, t);
+  s += "    for (int u = 0; u < $UNROLL; ++u) {\n";
+  s += fmt::format("      const {} i = g0 + u * stride;\n      ok[u] = 0;\n      if (i >= n) continue;\n", ix);
+  s += fmt::format("      {0} q = ({0})P.v[{1}], a0 = 0, a1 = 0, a2 = 0, a3 = 0;\n", ix, kGBase);
   std::vector<std::pair<std::string, int>> offs = {{"q", kGXStride}};
   for (int a = 0; a < kIndexMaxArrays; ++a) offs.emplace_back(fmt::format("a{}", a), kGArray0 + a * kArrayStride + 2);
-  s += decompose(ix, "i", "rank", kShape, offs, "    ");
-  s += "    int bad = 0;\n";
-  for (int a = 0; a < kIndexMaxArrays; ++a) s += read_index(ix, a, kGArray0 + a * kArrayStride, "q");
-  s += "    if (bad) { " + d.atomic_or("flag", "1") + "; continue; }\n";
-  s += "    out[i] = x[q];\n";
+  s += decompose(ix, "i", "rank", kShape, offs, "      ");
+  s += "      int bad = 0;\n";
+  std::string reads;
+  for (int a = 0; a < kIndexMaxArrays; ++a) reads += read_index(ix, a, kGArray0 + a * kArrayStride, "q");
+  // read_index's lines are indented for a loop body one level up.
+  size_t at = 0;
+  while ((at = reads.find("\n    ", at)) != std::string::npos) { reads.insert(at + 1, "  "); at += 7; }
+  s += "  " + reads;
+  s += "      if (bad) { " + d.atomic_or("flag", "1") + "; continue; }\n";
+  s += "      ok[u] = 1;\n      qs[u] = q;\n    }\n";
+  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u]) vals[u] = x[qs[u]];\n";
+  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u]) out[g0 + u * stride] = vals[u];\n";
   return s + "  }\n}\n";
 }
 
@@ -227,21 +243,27 @@ std::string sort_entry(const DialectHooks& d, const IndexKernel& k, const std::s
 std::string rank_entry(const DialectHooks& d, const IndexKernel& k, const std::string& name) {
   using namespace ixp;
   if (k.op == IndexOp::RankCount) {
+    // Each thread ranks kIndexUnroll positions, so a composite read from local memory serves
+    // that many comparisons.
     std::string s = open_entry(d, name, {{d.i64(), true, "keys"}, {"int", false, "part"}});
     s += fmt::format("  const $I64 n = P.v[{}], chunk = P.v[{}];\n", kN, kRankChunk);
     s += "  const unsigned int un = (unsigned int)n;\n";
-    s += "  const $I64 nbi = (n + $ST - 1) / $ST, c = ($I64)$BID / nbi;\n";
-    s += "  const $I64 i = (($I64)$BID - c * nbi) * $ST + $TID;\n";
-    s += "  const unsigned int ci = i < n ? (unsigned int)(keys[i] + 1) * un + (unsigned int)i : 0u;\n";
+    s += "  const $I64 span = $UNROLL * $ST, nbi = (n + span - 1) / span, c = ($I64)$BID / nbi;\n";
+    s += "  const $I64 first = (($I64)$BID - c * nbi) * span + $TID;\n";
+    s += "  unsigned int ci[$UNROLL];\n  int count[$UNROLL];\n";
+    s += "  for (int u = 0; u < $UNROLL; ++u) {\n    const $I64 i = first + u * $ST;\n";
+    s += "    ci[u] = i < n ? (unsigned int)(keys[i] + 1) * un + (unsigned int)i : 0u;\n    count[u] = 0;\n  }\n";
     s += "  const $I64 lo = c * chunk, hi = lo + chunk < n ? lo + chunk : n;\n";
-    s += "  $SHARED unsigned int C[$ST];\n  int count = 0;\n";
+    s += "  $SHARED unsigned int C[$ST];\n";
     s += "  for ($I64 t0 = lo; t0 < hi; t0 += $ST) {\n";
     s += "    const $I64 j = t0 + $TID;\n";
     s += "    C[$TID] = j < hi ? (unsigned int)(keys[j] + 1) * un + (unsigned int)j : 0xffffffffu;\n";
     s += "    $BARRIER;\n";
-    s += "    for (int q = 0; q < $ST; ++q) count += C[q] < ci ? 1 : 0;\n";
+    s += "    for (int q = 0; q < $ST; ++q) {\n      const unsigned int cq = C[q];\n";
+    s += "      for (int u = 0; u < $UNROLL; ++u) count[u] += cq < ci[u] ? 1 : 0;\n    }\n";
     s += "    $BARRIER;\n  }\n";
-    s += "  if (i < n) part[c * n + i] = count;\n}\n";
+    s += "  for (int u = 0; u < $UNROLL; ++u) {\n    const $I64 i = first + u * $ST;\n";
+    s += "    if (i < n) part[c * n + i] = count[u];\n  }\n}\n";
     return s;
   }
   std::string s = open_entry(d, name, {{d.i64(), true, "keys_in"}, {"int", true, "part"}, {d.i64(), false, "keys"},
@@ -265,8 +287,9 @@ std::string scatter_entry(const DialectHooks& d, const IndexKernel& k, const std
   s += fmt::format("  const $I64 n = P.v[{}], bn = P.v[{}];\n", kN, kCBasicN);
   s += fmt::format("  const int brank = (int)P.v[{}], lrank = (int)P.v[{}], na = (int)P.v[{}];\n", kCBasicRank,
                    kCListRank, kCArrays);
-  // `lanes` threads share a pair (its key, run and destination are theirs alike) and stride
-  // over its basic elements: no per-element division of a flat index, and the one-array,
+  // `lanes` threads share a pair (its key, run and destination are theirs alike), each taking
+  // kIndexUnroll of its basic elements `lanes` apart with their loads issued together (as the
+  // gather, for bytes in flight); no per-element division of a flat index, and the one-array,
   // rank-1 layouts of embedding gradients skip the digit and coordinate loops.
   s += fmt::format("  const int lanes = (int)P.v[{}];\n", kCLanes);
   s += "  const $I64 per = ($I64)($BDIM / lanes);\n  const $I64 lane = ($I64)($TID % lanes);\n";
@@ -284,28 +307,33 @@ std::string scatter_entry(const DialectHooks& d, const IndexKernel& k, const std
   s += "    else for (int a = 0; a < na; ++a) {\n";
   s += fmt::format("      const $I64 m_ = P.v[{0} + 3 * a], r_ = P.v[{0} + 3 * a + 1];\n", kCArray0);
   s += fmt::format("      dst += (key / r_ % m_) * P.v[{} + 3 * a + 2];\n    }}\n", kCArray0);
-  s += "    for ($I64 e = lane; e < bn; e += lanes) {\n";
-  s += "    $I64 bo = 0, bv = 0;\n";
-  s += fmt::format("    if (brank == 1) {{ bo = e * P.v[{}]; bv = e * P.v[{}]; }} else\n", kCBasicOut, kCBasicVal);
-  s += decompose(d.i64(), "e", "brank", kCBasicShape, {{"bo", kCBasicOut}, {"bv", kCBasicVal}}, "    ");
-  s += "    const $I64 at = dst + bo;\n";
-  auto value_at = [&](const std::string& p) {
-    return "    { $I64 vo = bv;\n" + fmt::format("      if (lrank == 1) vo += ({}) * P.v[{}]; else\n", p, kCListVal) +
-           decompose(d.i64(), p, "lrank", kCListShape, {{"vo", kCListVal}}, "      ");
+  s += "    for ($I64 e0 = lane; e0 < bn; e0 += $UNROLL * lanes) {\n";
+  s += fmt::format("      $I64 at_[$UNROLL], bv_[$UNROLL];\n      {} acc_[$UNROLL];\n", t);
+  s += "      for (int u = 0; u < $UNROLL; ++u) {\n";
+  s += "        const $I64 e = e0 + u * lanes;\n        if (e >= bn) break;\n";
+  s += "        $I64 bo = 0, bv = 0;\n";
+  s += fmt::format("        if (brank == 1) {{ bo = e * P.v[{}]; bv = e * P.v[{}]; }} else\n", kCBasicOut, kCBasicVal);
+  s += decompose(d.i64(), "e", "brank", kCBasicShape, {{"bo", kCBasicOut}, {"bv", kCBasicVal}}, "        ");
+  s += "        at_[u] = dst + bo;\n        bv_[u] = bv;\n";
+  if (k.op == IndexOp::ScatterInc) s += "        acc_[u] = out[at_[u]];\n";
+  s += "      }\n";
+  // The value's offset of list position p, for every element alike.
+  auto list_offset = [&](const std::string& p) {
+    return fmt::format("        $I64 lo = 0;\n        if (lrank == 1) lo = ({}) * P.v[{}]; else\n", p, kCListVal) +
+           decompose(d.i64(), p, "lrank", kCListShape, {{"lo", kCListVal}}, "        ");
   };
+  const std::string each = "        for (int u = 0; u < $UNROLL; ++u)\n          if (e0 + u * lanes < bn) ";
   if (k.op == IndexOp::ScatterSet) {
-    s += value_at("pos[j - 1]") + "      out[at] = v[vo];\n    }\n";
+    s += "      {\n" + list_offset("pos[j - 1]") + each + "out[at_[u]] = v[bv_[u] + lo];\n      }\n";
   } else if (k.op == IndexOp::ScatterInc) {
-    s += fmt::format("    {} acc = out[at];\n", t);
-    s += "    for ($I64 m = i; m < j; ++m)\n";
-    s += value_at("pos[m]");
-    if (k.dtype == DType::Bool) s += "      acc = (unsigned char)(acc | v[vo]);\n    }\n";
-    else s += fmt::format("      acc = ({})(acc + v[vo]);\n    }}\n", t);
-    s += "    out[at] = acc;\n";
+    s += "      for ($I64 m = i; m < j; ++m) {\n" + list_offset("pos[m]");
+    if (k.dtype == DType::Bool) s += each + "acc_[u] = (unsigned char)(acc_[u] | v[bv_[u] + lo]);\n";
+    else s += each + fmt::format("acc_[u] = ({})(acc_[u] + v[bv_[u] + lo]);\n", t);
+    s += "      }\n      for (int u = 0; u < $UNROLL; ++u)\n        if (e0 + u * lanes < bn) out[at_[u]] = acc_[u];\n";
   } else {
-    s += value_at("i");
-    if (d.cuda()) s += "      atomicAdd(&out[at], v[vo]);\n    }\n";
-    else s += "      tgc_ix_atomic_add_f32(&out[at], v[vo]);\n    }\n";
+    s += "      {\n" + list_offset("i");
+    if (d.cuda()) s += each + "atomicAdd(&out[at_[u]], v[bv_[u] + lo]);\n      }\n";
+    else s += each + "tgc_ix_atomic_add_f32(&out[at_[u]], v[bv_[u] + lo]);\n      }\n";
   }
   s += "    }\n";
   return s + "  }\n}\n";

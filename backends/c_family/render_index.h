@@ -29,6 +29,9 @@ constexpr int kSortTile = 2 * kSortThreads;  // keys a sort block holds in local
 // up to here; past it the bitonic sort's n log^2 n work wins.
 constexpr int64_t kRankSortMax = 16384;
 constexpr int kArgBlockThreads = 256;        // threads of the block-per-output arg reduction
+// Elements a gather or scatter thread takes at once, their loads issued together: one 4-byte
+// element per thread at a time left an H100's memory two-thirds idle (index_thunks.cpp).
+constexpr int kIndexUnroll = 4;
 
 enum class IndexOp : uint8_t {
   // (dst, src): dst[q_dst] = src[q_src] over a strided space; by element size (the dtype
@@ -56,8 +59,8 @@ enum class IndexOp : uint8_t {
   // (keys_in, part) and (keys_in, part, keys, pos): the short lists' sort (n <= kRankSortMax
   // and (range + 1) * n below 2^32, see index_thunks): each pair's rank is the number of
   // pairs before it, counted with 32-bit composites (key + 1) * n + position. RankCount: block
-  // b counts, for the kSortThreads positions of b mod ceil(n / kSortThreads), the pairs of
-  // chunk b div that number below each; part[chunk * n + i] = the count. RankPlace sums a
+  // b counts, for the kIndexUnroll x kSortThreads positions of b mod ceil(n / that), the pairs
+  // of chunk b div that number below each; part[chunk * n + i] = the count. RankPlace sums a
   // position's counts r and writes keys[r] = keys_in[i], pos[r] = i. Two launches, no atomics.
   RankCount,
   RankPlace,

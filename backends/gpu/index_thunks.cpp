@@ -309,7 +309,9 @@ void gather(Kernels& k, GatherState& s, const std::vector<Tensor>& inputs, std::
   }
   std::vector<LaunchArg> args = {operand(out), operand(x), operand(s.flag.ptr, sizeof(int))};
   add_index_operands(args, a);
-  k.launch({IndexOp::Gather, cfam::bits_dtype(dtype_size(x.dtype())), a.dtype, i32}, sp.numel(), b, std::move(args));
+  // Each thread takes up to kIndexUnroll elements (render_index.cpp): a grid for that many fewer.
+  k.launch({IndexOp::Gather, cfam::bits_dtype(dtype_size(x.dtype())), a.dtype, i32},
+           (sp.numel() + cfam::kIndexUnroll - 1) / cfam::kIndexUnroll, b, std::move(args));
   // The reference raises the exact error (naming the index, the axis and its size).
   s.flag.check(s.op, inputs, outputs, 1);
 }
@@ -352,9 +354,9 @@ void sort_pairs(Kernels& k, void* keys, void* pos, int64_t npad) {
 // over about two blocks per multiprocessor, then placed. `keys_in` holds the unsorted keys.
 void rank_sort_pairs(Kernels& k, const void* keys_in, void* keys, void* pos, int64_t n) {
   using namespace cfam;
-  const int64_t nbi = (n + kSortThreads - 1) / kSortThreads;
+  const int64_t span = int64_t{kIndexUnroll} * kSortThreads, nbi = (n + span - 1) / span;
   const int64_t want = std::max<int64_t>(1, 2 * int64_t{k.device.limits().multiprocessors});
-  const int64_t chunks_wanted = std::clamp<int64_t>((want + nbi - 1) / nbi, 1, nbi);
+  const int64_t chunks_wanted = std::clamp<int64_t>((want + nbi - 1) / nbi, 1, (n + kSortThreads - 1) / kSortThreads);
   const int64_t chunk = ((n + chunks_wanted - 1) / chunks_wanted + kSortThreads - 1) / kSortThreads * kSortThreads;
   const int64_t chunks = (n + chunk - 1) / chunk;
   Scratch part(k.device, static_cast<size_t>(chunks * n) * sizeof(int));
@@ -480,9 +482,10 @@ void advanced_scatter(Kernels& k, ScatterState& s, const IndexLayout& l, Tensor&
     cb[rec + 1] = radix[i];
     cb[rec + 2] = l.view_strides[a.entries[i]->view_axis];
   }
-  // Lanes per pair: the basic elements' count up to a block, so a pair's row is one block's
-  // coalesced stretch and short rows share a block with other pairs.
-  const int64_t lanes = std::min<int64_t>(cfam::kSortThreads, next_pow2(bn));
+  // Lanes per pair: the basic elements' count over kIndexUnroll up to a block, so a pair's row
+  // is coalesced stretches of one block and short rows share a block with other pairs.
+  const int64_t lanes =
+      std::min<int64_t>(cfam::kSortThreads, next_pow2((bn + cfam::kIndexUnroll - 1) / cfam::kIndexUnroll));
   cb[kCLanes] = lanes;
   const int64_t per_block = cfam::kSortThreads / lanes;
   const int64_t cap = std::max<int64_t>(1, int64_t{k.device.limits().multiprocessors} * 32);

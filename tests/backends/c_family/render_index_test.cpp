@@ -74,7 +74,7 @@ TEST(RenderIndex, DialectsDifferOnlyInTheirSpellings) {
   EXPECT_NE(cl.find("dst += dst_off;"), std::string::npos);
   EXPECT_NE(cu.find("__shared__ long long K[512]"), std::string::npos);
   EXPECT_NE(cl.find("__local long K[512]"), std::string::npos);
-  EXPECT_NE(cu.find("atomicAdd(&out[at], v[vo])"), std::string::npos);
+  EXPECT_NE(cu.find("atomicAdd(&out[at_[u]], v[bv_[u] + lo])"), std::string::npos);
   EXPECT_NE(cl.find("atomic_cmpxchg"), std::string::npos);  // OpenCL 1.2's float add
   EXPECT_NE(cu.find("atomicOr(flag, 1)"), std::string::npos);
   EXPECT_NE(cl.find("atomic_or(flag, 1)"), std::string::npos);
@@ -87,13 +87,13 @@ TEST(RenderIndex, ScattersSumEachDestinationInIndexOrder) {
   const std::string s = render_index(Dialect::Cuda, index_entry(Dialect::Cuda, {IndexOp::ScatterInc, DType::Float32}));
   EXPECT_NE(s.find("if (i > 0 && keys[i - 1] == key) continue;"), std::string::npos);
   EXPECT_NE(s.find("for (long long m = i; m < j; ++m)"), std::string::npos);
-  EXPECT_NE(s.find("acc = (float)(acc + v[vo]);"), std::string::npos);
+  EXPECT_NE(s.find("acc_[u] = (float)(acc_[u] + v[bv_[u] + lo]);"), std::string::npos);
   EXPECT_EQ(s.find("atomic"), std::string::npos);
   // Once the device's error word is set the scatter writes nothing (the call raises, and a
   // shared variable scattered into in place keeps its value): the check precedes every store.
   const size_t guard = s.find("if (*flag) return;");
   ASSERT_NE(guard, std::string::npos) << s;
-  EXPECT_LT(guard, s.find("out[dst] = acc;"));
+  EXPECT_LT(guard, s.find("out[at_[u]] = acc_[u];"));
 }
 
 #if TGC_HAVE_CUDA
