@@ -156,8 +156,9 @@ std::string gather_entry(const DialectHooks& d, const IndexKernel& k, const std:
   s += fmt::format("  const {0} stride = ({0})$GDIM * ({0})$BDIM;\n", ix);
   s += fmt::format("  for ({0} g0 = ({0})$BID * ({0})$BDIM + ({0})$TID; g0 < n; g0 += $UNROLL * stride) {{\n", ix);
   s += fmt::format("    {0} qs[$UNROLL];\n    int ok[$UNROLL];\n    {1} vals[$UNROLL];\n", ix, t);
+  s += "    for (int u = 0; u < $UNROLL; ++u) ok[u] = 0;\n";
   s += "    for (int u = 0; u < $UNROLL; ++u) {\n";
-  s += fmt::format("      const {} i = g0 + u * stride;\n      ok[u] = 0;\n      if (i >= n) continue;\n", ix);
+  s += fmt::format("      const {} i = g0 + u * stride;\n      if (i >= n) break;\n", ix);
   s += fmt::format("      {0} q = ({0})P.v[{1}], a0 = 0, a1 = 0, a2 = 0, a3 = 0;\n", ix, kGBase);
   std::vector<std::pair<std::string, int>> offs = {{"q", kGXStride}};
   for (int a = 0; a < kIndexMaxArrays; ++a) offs.emplace_back(fmt::format("a{}", a), kGArray0 + a * kArrayStride + 2);
@@ -169,10 +170,13 @@ std::string gather_entry(const DialectHooks& d, const IndexKernel& k, const std:
   size_t at = 0;
   while ((at = reads.find("\n    ", at)) != std::string::npos) { reads.insert(at + 1, "  "); at += 7; }
   s += "  " + reads;
-  s += "      if (bad) { " + d.atomic_or("flag", "1") + "; continue; }\n";
-  s += "      ok[u] = 1;\n      qs[u] = q;\n    }\n";
-  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u]) vals[u] = x[qs[u]];\n";
-  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u]) out[g0 + u * stride] = vals[u];\n";
+  s += "      ok[u] = bad ? -1 : 1;\n      qs[u] = q;\n    }\n";
+  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u] > 0) vals[u] = x[qs[u]];\n";
+  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u] > 0) out[g0 + u * stride] = vals[u];\n";
+  // The flag after the loads: an atomic between them would keep the compiler from issuing
+  // the elements' index loads together.
+  s += "    int bad_ = 0;\n    for (int u = 0; u < $UNROLL; ++u) bad_ |= ok[u] < 0;\n";
+  s += "    if (bad_) " + d.atomic_or("flag", "1") + ";\n";
   return s + "  }\n}\n";
 }
 
