@@ -100,13 +100,8 @@ std::optional<LaunchPlan> plan_elementwise(const Kernel& k, const std::vector<Ge
   plan.variant.contiguous = contiguous;
   plan.variant.vector_width = vector ? w : 1;
 
-  // The strided entry's threads take kStridedUnroll elements each once the tensor fills every
-  // multiprocessor's resident threads (2048); below that each element keeps its own thread.
-  const bool unrolled = !contiguous && n > int64_t{limits.multiprocessors} * 2048;
-  const int64_t items = vector ? std::max<int64_t>(1, n / w) : unrolled ? ceil_div(n, detail::kStridedUnroll) : n;
-  const int64_t blocks = blocks_for(items, threads, limits);
-  // The strided entry's element indices reach n + kStridedUnroll grid strides.
-  bool index32 = n + (contiguous ? 1 : detail::kStridedUnroll) * blocks * threads <= kInt32Max;
+  const int64_t blocks = blocks_for(vector ? std::max<int64_t>(1, n / w) : n, threads, limits);
+  bool index32 = n + blocks * threads <= kInt32Max;
   for (size_t op = 0; op < ops.size(); ++op) index32 = index32 && max_offset(shape, strides[op]) <= kInt32Max;
   plan.variant.index32 = index32;
 

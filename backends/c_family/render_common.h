@@ -34,11 +34,6 @@ enum class EntryKind {
 // Vectors a lane of the vector reductions loads before folding the first: the renderer's
 // batch, and the planner's bound on how far past n_red a lane's index runs (int32 or not).
 constexpr int kReductionLoadBatch = 4;
-// Elements a thread of the strided elementwise entry takes at once, a grid stride apart, with
-// their loads issued together: one element at a time kept too few bytes in flight (a 2M-element
-// strided kernel on an H100 ran at 1.3 TB/s). The planner gives threads that many elements
-// only when the tensor fills the device's resident threads (its bound on the index range too).
-constexpr int kStridedUnroll = 4;
 
 struct EntrySpec {
   EntryKind kind;

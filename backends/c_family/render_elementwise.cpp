@@ -98,41 +98,30 @@ std::string dense_entry(const Ctx& c, bool index32, bool vector) {
 std::string strided_entry(const Ctx& c, bool index32) {
   const std::string idx = index32 ? "int" : c.d.i64();
   const ParamLayout& l = c.layout;
-  const std::string U = std::to_string(kStridedUnroll);
   std::string s = open_entry(c, EntryKind::EwStrided, index32, idx);
   s += fmt::format("  const int rank = (int)P.v[{}];\n", ParamLayout::kRank);
-  s += fmt::format("  for ({0} i0 = tid; i0 < n; i0 += {1} * step) {{\n", idx, U);
-  // Pass 1: every element's offsets; pass 2: every load; pass 3: compute and store.
-  for (int op = 0; op < c.nops(); ++op) s += fmt::format("    {} q{}_[{}];\n", idx, op, U);
-  for (int j = 0; j < c.nin(); ++j)
-    s += fmt::format("    {} a{}_[{}];\n", register_type(c.k.inputs[j].dtype, c.d.dialect()), j, U);
-  const std::string each = fmt::format("    for (int u = 0; u < {}; ++u) {{\n", U) +
-                           fmt::format("      const {} i = i0 + ({})u * step;\n      if (i >= n) break;\n", idx, idx);
-  s += each;
+  s += fmt::format("  for ({} i = tid; i < n; i += step) {{\n", idx);
   std::vector<std::pair<std::string, int>> offsets;
-  std::string decl = fmt::format("      {} ", idx);
+  std::string decl = fmt::format("    {} ", idx);
   for (int op = 0; op < c.nops(); ++op) {
     decl += fmt::format("{}q{} = 0", op ? ", " : "", op);
     offsets.emplace_back(fmt::format("q{}", op), l.kept_strides(op));
   }
   s += decl + ";\n";
   s += decompose(c, idx, "i", l.kept_shape(), l.kept_cap, "rank", offsets);
-  for (int op = 0; op < c.nops(); ++op) s += fmt::format("      q{0}_[u] = q{0};\n", op);
-  s += "    }\n" + each;
-  for (int j = 0; j < c.nin(); ++j) s += fmt::format("      a{}_[u] = {};\n", j, load(c, j, fmt::format("q{}_[u]", j)));
-  s += "    }\n" + each;
   std::vector<std::string> in;
-  for (int j = 0; j < c.nin(); ++j) in.push_back(fmt::format("a{}_[u]", j));
+  for (int j = 0; j < c.nin(); ++j) in.push_back(load(c, j, fmt::format("q{}", j)));
   // Outputs may differ in strides: store each at its own offset.
+  std::string body = "    {\n";
   std::vector<std::string> results;
   for (size_t o = 0; o < c.k.outputs.size(); ++o) {
-    s += fmt::format("      {} o{};\n", register_type(c.k.outputs[o].dtype, c.d.dialect()), o);
+    body += fmt::format("      {} o{};\n", register_type(c.k.outputs[o].dtype, c.d.dialect()), o);
     results.push_back(fmt::format("o{}", o));
   }
-  s += "      " + element_call(elem_name(c), in, results) + "\n";
+  body += "      " + element_call(elem_name(c), in, results) + "\n";
   for (size_t o = 0; o < c.k.outputs.size(); ++o)
-    s += "      " + store(c, static_cast<int>(o), fmt::format("q{}_[u]", c.nin() + static_cast<int>(o)), fmt::format("o{}", o)) + "\n";
-  s += "    }\n  }\n";
+    body += "      " + store(c, static_cast<int>(o), fmt::format("q{}", c.nin() + static_cast<int>(o)), fmt::format("o{}", o)) + "\n";
+  s += body + "    }\n  }\n";
   return s + flush_errors(c) + "}\n";
 }
 

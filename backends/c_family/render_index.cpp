@@ -141,10 +141,6 @@ std::string read_index(const std::string& ix, int a, int rec, const std::string&
       a, rec, target, ix);
 }
 
-// A gather's element is an index load, then a load of x through it: one element per thread
-// at a time keeps too few bytes in flight to fill an H100's memory (a 2M-element gather of
-// rows ran at a third of its bandwidth), so each thread takes kIndexUnroll elements a grid
-// stride apart and issues their loads together.
 std::string gather_entry(const DialectHooks& d, const IndexKernel& k, const std::string& name) {
   using namespace ixp;
   const std::string ix = ix_type(d, k.index32), t = memory_type(k.dtype, d.dialect());
@@ -153,30 +149,15 @@ std::string gather_entry(const DialectHooks& d, const IndexKernel& k, const std:
   std::string s = open_entry(d, name, ptrs);
   s += fmt::format("  const {0} n = ({0})P.v[{1}];\n  const int rank = (int)P.v[{2}];\n", ix, kN, kRank);
   s += fmt::format("  const int na = (int)P.v[{}];\n", kGArrays);
-  s += fmt::format("  const {0} stride = ({0})$GDIM * ({0})$BDIM;\n", ix);
-  s += fmt::format("  for ({0} g0 = ({0})$BID * ({0})$BDIM + ({0})$TID; g0 < n; g0 += $UNROLL * stride) {{\n", ix);
-  s += fmt::format("    {0} qs[$UNROLL];\n    int ok[$UNROLL];\n    {1} vals[$UNROLL];\n", ix, t);
-  s += "    for (int u = 0; u < $UNROLL; ++u) ok[u] = 0;\n";
-  s += "    for (int u = 0; u < $UNROLL; ++u) {\n";
-  s += fmt::format("      const {} i = g0 + u * stride;\n      if (i >= n) break;\n", ix);
-  s += fmt::format("      {0} q = ({0})P.v[{1}], a0 = 0, a1 = 0, a2 = 0, a3 = 0;\n", ix, kGBase);
+  s += grid_loop(ix, "i", "n");
+  s += fmt::format("    {0} q = ({0})P.v[{1}], a0 = 0, a1 = 0, a2 = 0, a3 = 0;\n", ix, kGBase);
   std::vector<std::pair<std::string, int>> offs = {{"q", kGXStride}};
   for (int a = 0; a < kIndexMaxArrays; ++a) offs.emplace_back(fmt::format("a{}", a), kGArray0 + a * kArrayStride + 2);
-  s += decompose(ix, "i", "rank", kShape, offs, "      ");
-  s += "      int bad = 0;\n";
-  std::string reads;
-  for (int a = 0; a < kIndexMaxArrays; ++a) reads += read_index(ix, a, kGArray0 + a * kArrayStride, "q");
-  // read_index's lines are indented for a loop body one level up.
-  size_t at = 0;
-  while ((at = reads.find("\n    ", at)) != std::string::npos) { reads.insert(at + 1, "  "); at += 7; }
-  s += "  " + reads;
-  s += "      ok[u] = bad ? -1 : 1;\n      qs[u] = q;\n    }\n";
-  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u] > 0) vals[u] = x[qs[u]];\n";
-  s += "    for (int u = 0; u < $UNROLL; ++u)\n      if (ok[u] > 0) out[g0 + u * stride] = vals[u];\n";
-  // The flag after the loads: an atomic between them would keep the compiler from issuing
-  // the elements' index loads together.
-  s += "    int bad_ = 0;\n    for (int u = 0; u < $UNROLL; ++u) bad_ |= ok[u] < 0;\n";
-  s += "    if (bad_) " + d.atomic_or("flag", "1") + ";\n";
+  s += decompose(ix, "i", "rank", kShape, offs, "    ");
+  s += "    int bad = 0;\n";
+  for (int a = 0; a < kIndexMaxArrays; ++a) s += read_index(ix, a, kGArray0 + a * kArrayStride, "q");
+  s += "    if (bad) { " + d.atomic_or("flag", "1") + "; continue; }\n";
+  s += "    out[i] = x[q];\n";
   return s + "  }\n}\n";
 }
 

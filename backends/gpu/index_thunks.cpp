@@ -309,9 +309,7 @@ void gather(Kernels& k, GatherState& s, const std::vector<Tensor>& inputs, std::
   }
   std::vector<LaunchArg> args = {operand(out), operand(x), operand(s.flag.ptr, sizeof(int))};
   add_index_operands(args, a);
-  // Each thread takes up to kIndexUnroll elements (render_index.cpp): a grid for that many fewer.
-  k.launch({IndexOp::Gather, cfam::bits_dtype(dtype_size(x.dtype())), a.dtype, i32},
-           (sp.numel() + cfam::kIndexUnroll - 1) / cfam::kIndexUnroll, b, std::move(args));
+  k.launch({IndexOp::Gather, cfam::bits_dtype(dtype_size(x.dtype())), a.dtype, i32}, sp.numel(), b, std::move(args));
   // The reference raises the exact error (naming the index, the axis and its size).
   s.flag.check(s.op, inputs, outputs, 1);
 }
