@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "backends/c_family/fast_divisor.h"
 #include "backends/c_family/render_common.h"
 #include "compiler/kernel/interpreter.h"
 #include "compiler/kernel/kernel_geometry.h"
@@ -63,6 +64,12 @@ void put(std::vector<int64_t>& v, int at, int cap, const std::vector<int64_t>& g
   for (int d = 0; d < cap; ++d) v[at + d] = d < lead ? fill : group[d - lead];
 }
 
+// A group's fast divisors (fast_divisor.h), right-aligned as its shape; unused slots divide by 1.
+void put_divisors(std::vector<int64_t>& v, int at, int cap, const std::vector<int64_t>& group) {
+  const int lead = cap - static_cast<int>(group.size());
+  for (int d = 0; d < cap; ++d) v[at + d] = cfam::fast_divisor(d < lead ? 1 : group[d - lead]);
+}
+
 std::optional<LaunchPlan> plan_elementwise(const Kernel& k, const std::vector<Geometry>& ops, const Shape& loop_in,
                                            const DeviceLimits& limits) {
   const int nin = static_cast<int>(k.inputs.size());
@@ -109,6 +116,7 @@ std::optional<LaunchPlan> plan_elementwise(const Kernel& k, const std::vector<Ge
   plan.params[ParamLayout::kN] = n;
   plan.params[ParamLayout::kRank] = rank;
   put(plan.params, layout.kept_shape(), layout.kept_cap, shape, 1);
+  put_divisors(plan.params, layout.kept_divisors(), layout.kept_cap, shape);
   for (size_t op = 0; op < ops.size(); ++op) put(plan.params, layout.kept_strides(static_cast<int>(op)), layout.kept_cap, strides[op], 0);
   if (n == 0) return plan;  // nothing to compute: no launch
   const EntryKind kind = vector ? EntryKind::EwVector : contiguous ? EntryKind::EwContiguous : EntryKind::EwStrided;
@@ -214,6 +222,8 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   plan.params[ParamLayout::kRedRank] = static_cast<int64_t>(reduced.size());
   put(plan.params, layout.kept_shape(), layout.kept_cap, kept, 1);
   put(plan.params, layout.red_shape(), layout.red_cap, reduced, 1);
+  put_divisors(plan.params, layout.kept_divisors(), layout.kept_cap, kept);
+  put_divisors(plan.params, layout.red_divisors(), layout.red_cap, reduced);
   for (size_t op = 0; op < ops.size(); ++op) {
     put(plan.params, layout.kept_strides(static_cast<int>(op)), layout.kept_cap, kept_s[op], 0);
     put(plan.params, layout.red_strides(static_cast<int>(op)), layout.red_cap, reduced_s[op], 0);

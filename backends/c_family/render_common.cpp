@@ -203,8 +203,9 @@ std::string element_call(const std::string& name, const std::vector<std::string>
   return s + " tgc_errors |= tgc_out.err; }";
 }
 
-std::string decompose(const Ctx& c, const std::string& idx, const std::string& flat, int shape_slot, int cap,
-                      const std::string& rank, const std::vector<std::pair<std::string, int>>& offsets) {
+std::string decompose(const Ctx& c, const std::string& idx, const std::string& flat, int shape_slot, int divisor_slot,
+                      int cap, const std::string& rank, const std::vector<std::pair<std::string, int>>& offsets) {
+  const bool fast = idx == "int";
   // Dims from the innermost (cap - 1) outwards; the outermost used dim takes the rest of the
   // index without a division.
   std::string s = fmt::format("    do {{\n      {} t_ = {};\n", idx, flat);
@@ -212,7 +213,12 @@ std::string decompose(const Ctx& c, const std::string& idx, const std::string& f
     const int d = cap - used;
     s += fmt::format("      if ({} < {}) break;\n", rank, used);
     s += fmt::format("      {{\n        {} c_ = t_;\n", idx);
-    if (used < cap)
+    if (used < cap && fast)
+      s += fmt::format(
+          "        if ({0} > {1}) {{ const int q_ = (int)(({2}((unsigned int)t_, (unsigned int)(P.v[{3}] >> 8)) + "
+          "(unsigned int)t_) >> (int)(P.v[{3}] & 255)); c_ = t_ - q_ * {4}; t_ = q_; }}\n",
+          rank, used, c.d.cuda() ? "__umulhi" : "mul_hi", divisor_slot + d, c.param(shape_slot + d, idx));
+    else if (used < cap)
       s += fmt::format("        if ({0} > {1}) {{ const {2} q_ = t_ / {3}; c_ = t_ - q_ * {3}; t_ = q_; }}\n", rank, used,
                        idx, c.param(shape_slot + d, idx));
     for (const auto& [var, slot] : offsets) s += fmt::format("        {} += c_ * {};\n", var, c.param(slot + d, idx));

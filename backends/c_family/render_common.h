@@ -47,7 +47,8 @@ std::string entry_name(const std::string& prefix, EntryKind kind, bool index32);
 // The params blob: v[] slots. Elementwise: n, rank, shape[R], strides[R] per operand (inputs
 // then outputs). Reductions: n_out, n_red, chunks, kept rank, reduced rank,
 // kept shape[Rk], reduced shape[Rr], then per operand kept strides[Rk] and reduced
-// strides[Rr]. Used dims sit at the end of each group (leading unused dims are 1 / 0).
+// strides[Rr]. Both end with each shape dim's fast divisor (fast_divisor.h), kept dims then
+// reduced ones. Used dims sit at the end of each group (leading unused dims are 1 / 0).
 struct ParamLayout {
   bool reduction = false;
   int kept_cap = 1;  // R (elementwise) or Rk
@@ -60,7 +61,9 @@ struct ParamLayout {
   int red_shape() const { return header() + kept_cap; }
   int kept_strides(int op) const { return header() + kept_cap + red_cap + op * (kept_cap + red_cap); }
   int red_strides(int op) const { return kept_strides(op) + kept_cap; }
-  size_t capacity() const { return static_cast<size_t>(kept_strides(nops)); }
+  int kept_divisors() const { return kept_strides(nops); }
+  int red_divisors() const { return kept_divisors() + kept_cap; }
+  size_t capacity() const { return static_cast<size_t>(red_divisors() + red_cap); }
 };
 ParamLayout param_layout(const Kernel& k);
 
@@ -107,11 +110,11 @@ std::string element_function(const Ctx& c, const std::string& name, const std::v
 std::string element_call(const std::string& name, const std::vector<std::string>& args,
                          const std::vector<std::string>& results);
 
-// Straight-line code splitting `flat` over the dims of one group (shape at `shape_slot`,
-// `cap` dims, `rank` used) and adding coordinate * stride to each (offset variable, stride
-// slot) pair.
-std::string decompose(const Ctx& c, const std::string& idx, const std::string& flat, int shape_slot, int cap,
-                      const std::string& rank, const std::vector<std::pair<std::string, int>>& offsets);
+// Straight-line code splitting `flat` over the dims of one group (shape at `shape_slot`, its
+// fast divisors at `divisor_slot`, `cap` dims, `rank` used) and adding coordinate * stride to
+// each (offset variable, stride slot) pair. int32 indices divide by multiply-high and shift.
+std::string decompose(const Ctx& c, const std::string& idx, const std::string& flat, int shape_slot, int divisor_slot,
+                      int cap, const std::string& rank, const std::vector<std::pair<std::string, int>>& offsets);
 
 // The register value of input j read at `offset` (bool bytes read as nonzero).
 std::string load(const Ctx& c, int input, const std::string& offset);

@@ -108,7 +108,7 @@ std::string strided_entry(const Ctx& c, bool index32) {
     offsets.emplace_back(fmt::format("q{}", op), l.kept_strides(op));
   }
   s += decl + ";\n";
-  s += decompose(c, idx, "i", l.kept_shape(), l.kept_cap, "rank", offsets);
+  s += decompose(c, idx, "i", l.kept_shape(), l.kept_divisors(), l.kept_cap, "rank", offsets);
   std::vector<std::string> in;
   for (int j = 0; j < c.nin(); ++j) in.push_back(load(c, j, fmt::format("q{}", j)));
   // Outputs may differ in strides: store each at its own offset.

@@ -318,7 +318,7 @@ class ReductionWriter {
       s += fmt::format("{}q{} = 0", op ? ", " : "", op);
       offsets.emplace_back(fmt::format("q{}", op), c_.layout.kept_strides(op));
     }
-    return s + ";\n" + decompose(c_, idx_, o, c_.layout.kept_shape(), c_.layout.kept_cap, "krank", offsets);
+    return s + ";\n" + decompose(c_, idx_, o, c_.layout.kept_shape(), c_.layout.kept_divisors(), c_.layout.kept_cap, "krank", offsets);
   }
 
   std::string accumulators_init() const {
@@ -340,7 +340,7 @@ class ReductionWriter {
       offsets.emplace_back(fmt::format("rq{}", j), c_.layout.red_strides(j));
       in.push_back(load(c_, j, fmt::format("rq{}", j)));
     }
-    s += decompose(c_, idx_, r, c_.layout.red_shape(), c_.layout.red_cap, "rrank", offsets);
+    s += decompose(c_, idx_, r, c_.layout.red_shape(), c_.layout.red_divisors(), c_.layout.red_cap, "rrank", offsets);
     return s + fold_values(in, "      ") + "    }\n";
   }
 

@@ -22,27 +22,31 @@ TEST(KernelRender, CudaElementwiseEntriesFollowTheAbi) {
   const Source s = render(binary_kernel(ScalarOpKind::Add, DType::Float32, 2), kCuda);
   EXPECT_EQ(s.entries, (std::vector<std::string>{"tgc_k_vector_i32", "tgc_k_vector_i64", "tgc_k_dense_i32",
                                                  "tgc_k_dense_i64", "tgc_k_strided_i32", "tgc_k_strided_i64"}));
-  EXPECT_EQ(s.params_capacity, 2u + 2 + 3 * 2);
+  EXPECT_EQ(s.params_capacity, 2u + 2 + 3 * 2 + 2);  // n, rank, shape, strides, fast divisors
   EXPECT_FALSE(s.may_fail);
-  EXPECT_TRUE(has(s.code, "typedef struct { long long v[10]; } tgc_k_params;"));
+  EXPECT_TRUE(has(s.code, "typedef struct { long long v[12]; } tgc_k_params;"));
   EXPECT_TRUE(has(s.code,
                   "extern \"C\" __global__ void tgc_k_vector_i32(const float* __restrict__ p0, const float* "
                   "__restrict__ p1, float* __restrict__ p2, void* scratch, int* errors, tgc_k_params P)"));
   EXPECT_TRUE(has(s.code, "((const float4*)p0)[i]"));
   EXPECT_TRUE(has(s.code, "blockIdx.x"));
   EXPECT_TRUE(has(s.code, "const float v2 = (v0 + v1);"));  // exact in float: no double round trip
+  // int32 strided indices split by multiply-high and shift (fast_divisor.h), int64 ones divide.
+  EXPECT_TRUE(has(s.code, "__umulhi((unsigned int)t_, (unsigned int)(P.v[11] >> 8))"));
+  EXPECT_TRUE(has(s.code, "const long long q_ = t_ / ((long long)P.v[3]);"));
   EXPECT_FALSE(has(s.code, "__kernel"));
 }
 
 TEST(KernelRender, OpenCLElementwiseUsesAddressSpacesBuiltinsAndVload) {
   const Source s = render(binary_kernel(ScalarOpKind::Add, DType::Float32, 2), kOpenCL);
   EXPECT_TRUE(has(s.code, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"));
-  EXPECT_TRUE(has(s.code, "typedef struct { long v[10]; } tgc_k_params;"));
+  EXPECT_TRUE(has(s.code, "typedef struct { long v[12]; } tgc_k_params;"));
   EXPECT_TRUE(has(s.code,
                   "__kernel void tgc_k_vector_i32(__global const float* restrict p0, __global const float* restrict "
                   "p1, __global float* restrict p2, __global void* scratch, __global int* errors, tgc_k_params P, "
                   "ulong p0_off, ulong p1_off, ulong p2_off)"));
   EXPECT_TRUE(has(s.code, "vload4(i, p0)"));
+  EXPECT_TRUE(has(s.code, "mul_hi((unsigned int)t_, (unsigned int)(P.v[11] >> 8))"));
   EXPECT_TRUE(has(s.code, "vstore4(b0, i, p2);"));
   EXPECT_TRUE(has(s.code, "get_group_id(0)"));
   EXPECT_TRUE(has(s.code, "get_local_size(0)"));
