@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "runtime/error.h"
+#include "runtime/rank_limit.h"
 
 namespace tgc {
 
@@ -265,6 +266,11 @@ NpyHeader interpret_header(const Literal& dict, const std::string& source) {
 
   const Literal& shape = get("shape");
   if (shape.kind != Literal::Kind::Tuple) npy_read_error(source, "the header's 'shape' is not a tuple");
+  if (shape.items.size() > static_cast<size_t>(kMaxRank))
+    npy_read_error(source, fmt::format("the array has {} dimensions, more than tgc's limit of {}", shape.items.size(), kMaxRank),
+                   fmt::format("a tensor has at most {} dimensions (NumPy's limit); save it with fewer, "
+                               "e.g. np.save(path, a.reshape(-1))",
+                               kMaxRank));
   int64_t bytes = static_cast<int64_t>(dtype_size(h.dtype));
   for (const Literal& d : shape.items) {
     if (d.kind != Literal::Kind::Int || d.num < 0)

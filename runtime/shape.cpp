@@ -1,9 +1,19 @@
 // Shape helpers.
 #include "runtime/shape.h"
 
+#include <fmt/format.h>
+
 #include "runtime/error.h"
+#include "runtime/rank_limit.h"
 
 namespace tgc {
+
+void check_rank(int64_t ndim, const std::string& what) {
+  if (ndim > kMaxRank)
+    throw ShapeError(fmt::format("a tensor of {} dimensions is over the limit of {}", ndim, kMaxRank), what,
+                     fmt::format("a tensor has at most {} dimensions (NumPy's limit); merge some with reshape",
+                                 kMaxRank));
+}
 
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;

@@ -20,6 +20,15 @@ namespace tgc::cpu {
 // A reduction kernel reads one more pointer after its operands: null, or a ReductionSplit
 // by which the launcher splits a reduction to one output point into chunks of its reduced
 // range (run on any threads) and combines their results in chunk order.
+//
+// A kernel renders at most kMaxRenderedDims loop dims per group (elementwise: the loop space;
+// reductions: the kept dims, and the reduced dims), whatever the kernel's rank: LLVM's time
+// grows steeply with the depth of a loop nest (an elementwise kernel of rank 24 took 8 s), and
+// the launcher collapses dims before a call, so realistic calls need few. Leading dims a call
+// still has beyond them are looped by the launcher (elementwise and kept dims: one call per
+// index of those dims), or, for reduced dims, the interpreter runs the call.
+inline constexpr int kMaxRenderedDims = 4;
+
 struct KernelLayout {
   int outer_rank = 1;
   int reduce_rank = 0;  // 0 for elementwise kernels

@@ -23,9 +23,9 @@ namespace tgc::cpu {
 using llvm::Value;
 
 KernelLayout kernel_layout(const Kernel& kernel) {
-  if (!kernel.is_reduction()) return {std::max(1, kernel.ndim), 0};
+  if (!kernel.is_reduction()) return {std::clamp(kernel.ndim, 1, kMaxRenderedDims), 0};
   const int reduced = static_cast<int>(kernel.reduce_axes.size());
-  return {kernel.ndim - reduced, std::max(1, reduced)};
+  return {std::min(kernel.ndim - reduced, kMaxRenderedDims), std::clamp(reduced, 1, kMaxRenderedDims)};
 }
 
 namespace {

@@ -4,6 +4,8 @@
 // non-trivial outer dim, so every output element is computed by one thread with the same
 // code; a reduction to one output point is split instead into chunks of its reduced range
 // fixed by its shape, combined in chunk order. Results do not depend on the thread count.
+// Collapsed dims beyond those the kernel renders (kMaxRenderedDims) are looped here, one call
+// per index of them. Teams are sized and judged by the team governor (runtime/cpu_team.h).
 #include "backends/cpu/kernel_launch.h"
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "compiler/kernel/kernel_geometry.h"
 #include "ops/core/op.h"
 #include "ops/elemwise/broadcast.h"
+#include "runtime/cpu_team.h"
 #include "runtime/error.h"
 
 #ifdef _OPENMP
@@ -43,6 +46,10 @@ struct Call {
   std::vector<int64_t> strides;  // operand-major, layout.rank() each
   std::vector<char*> pointers;   // operands, then (reductions) the ReductionSplit slot
   std::vector<size_t> elem_size;  // one per operand
+  // Leading dims the kernel does not render (kernel_abi.h's kMaxRenderedDims), looped here:
+  // the kernel runs once per index of them. Empty for nearly every call.
+  Shape lead;
+  std::vector<int64_t> lead_strides;  // operand-major, lead.size() each
 };
 
 // How a reduction to one output point is split (kernel_abi.h's ReductionSplit).
@@ -91,13 +98,28 @@ void pad(Shape& shape, std::vector<Strides>& strides, int rank) {
   }
 }
 
-// Fills call.shape/strides from the loop-space strides of each operand; returns the number
-// of leading dims threads may split (the outer, non-reduced ones).
+// Moves the leading dims of a collapsed group beyond the `rank` the kernel renders into
+// call.lead, which the launcher loops itself.
+void take_lead(Shape& shape, std::vector<Strides>& strides, int rank, Call& call) {
+  const size_t lead = shape.size() > static_cast<size_t>(rank) ? shape.size() - rank : 0;
+  if (lead == 0) return;
+  call.lead.assign(shape.begin(), shape.begin() + lead);
+  shape.erase(shape.begin(), shape.begin() + lead);
+  for (Strides& s : strides) {
+    call.lead_strides.insert(call.lead_strides.end(), s.begin(), s.begin() + lead);
+    s.erase(s.begin(), s.begin() + lead);
+  }
+}
+
+// Fills call.shape/strides (and call.lead) from the loop-space strides of each operand;
+// returns the number of leading dims threads may split (the outer, non-reduced ones), or -1
+// when the reduced dims do not collapse to the kernel's rendered ones (the interpreter runs).
 int plan_dims(const Kernel& k, const KernelLayout& layout, const Shape& loop, std::vector<Strides> strides, Call& call) {
   const size_t nops = strides.size();
   if (!k.is_reduction()) {
     Shape shape = loop;
     collapse_dims(shape, strides);
+    take_lead(shape, strides, layout.rank(), call);
     pad(shape, strides, layout.rank());
     call.shape = shape;
     for (const Strides& s : strides) call.strides.insert(call.strides.end(), s.begin(), s.end());
@@ -108,6 +130,11 @@ int plan_dims(const Kernel& k, const KernelLayout& layout, const Shape& loop, st
   Shape& reduced = split.reduced;
   std::vector<Strides>& kept_s = split.kept_strides;
   std::vector<Strides>& reduced_s = split.reduced_strides;
+  // Each output point folds its reduced range in one call, in order; a range over more dims
+  // than the kernel renders would need its order kept across calls: rare enough to leave to
+  // the interpreter.
+  if (reduced.size() > static_cast<size_t>(layout.reduce_rank)) return -1;
+  take_lead(kept, kept_s, layout.outer_rank, call);
   pad(kept, kept_s, layout.outer_rank);
   pad(reduced, reduced_s, layout.reduce_rank);
   call.shape = kept;
@@ -132,8 +159,61 @@ void restrict_call(const Call& call, int dim, int64_t begin, int64_t end, std::v
     pointers[op] += begin * call.strides[op * rank + dim] * static_cast<int64_t>(call.elem_size[op]);
 }
 
+// Runs the call once per index of its lead dims (none: once): flat indices [begin, end) of
+// them in order, each with the operand pointers moved to its point. An odometer steps the
+// index, so each step costs a few adds, not a division per dim.
+int32_t run_lead(KernelFn fn, const Call& call, int64_t begin, int64_t end) {
+  const size_t nlead = call.lead.size(), nops = call.elem_size.size();
+  thread_local std::vector<int64_t> index;
+  thread_local std::vector<char*> pointers;
+  index.assign(nlead, 0);
+  pointers.assign(call.pointers.begin(), call.pointers.end());
+  auto move = [&](size_t d, int64_t steps) {
+    for (size_t op = 0; op < nops; ++op)
+      pointers[op] += steps * call.lead_strides[op * nlead + d] * static_cast<int64_t>(call.elem_size[op]);
+  };
+  for (int64_t rest = begin, d = static_cast<int64_t>(nlead) - 1; d >= 0; --d) {
+    index[d] = rest % call.lead[d];
+    rest /= call.lead[d];
+    move(static_cast<size_t>(d), index[d]);
+  }
+  int32_t errors = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    errors |= fn(call.shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
+    for (size_t d = nlead; d-- > 0;) {
+      if (++index[d] < call.lead[d]) {
+        move(d, 1);
+        break;
+      }
+      move(d, -(call.lead[d] - 1));
+      index[d] = 0;
+    }
+  }
+  return errors;
+}
+
+// Runs a call with lead dims: their flat index range split into one contiguous part per
+// thread when the call is big enough. Every point runs the same code whatever the split.
+int32_t run_with_lead(KernelFn fn, const Call& call, int64_t work) {
+  const int64_t n = shape_numel(call.lead);
+  const int64_t chunks = std::min<int64_t>({team_threads(launch_threads()), work / kMinElementsPerThread, n});
+  if (chunks < 2) return run_lead(fn, call, 0, n);
+  int32_t errors = 0;
+  int64_t busy = 0;
+  const int64_t start = team_clock_ns();
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) reduction(+ : busy) schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t t0 = team_clock_ns();
+    errors |= run_lead(fn, call, n * c / chunks, n * (c + 1) / chunks);
+    busy += team_clock_ns() - t0;
+  }
+  report_team(static_cast<int>(chunks), team_clock_ns() - start, busy);
+  return errors;
+}
+
 // Runs the call, split along its first splittable dim of size > 1 when it is big enough.
 int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
+  if (!call.lead.empty()) return run_with_lead(fn, call, work);
   const int rank = static_cast<int>(call.shape.size());
   int dim = -1;
   for (int d = 0; d < splittable; ++d)
@@ -141,21 +221,26 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
       dim = d;
       break;
     }
-  const int64_t threads = std::min<int64_t>(launch_threads(), work / kMinElementsPerThread);
+  const int64_t threads = std::min<int64_t>(team_threads(launch_threads()), work / kMinElementsPerThread);
   if (dim < 0 || threads < 2) return fn(call.shape.data(), call.strides.data(), reinterpret_cast<void* const*>(call.pointers.data()));
   const int64_t n = call.shape[dim];
   const int64_t chunks = std::min<int64_t>(threads, n);
   const int64_t unit = dim == rank - 1 ? kInnerChunkAlignment : 1;
   const int64_t units = (n + unit - 1) / unit;
   int32_t errors = 0;
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) schedule(static)
+  int64_t busy = 0;
+  const int64_t start = team_clock_ns();
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) reduction(+ : busy) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t t0 = team_clock_ns();
     const int64_t begin = std::min(n, unit * (units * c / chunks)), end = std::min(n, unit * (units * (c + 1) / chunks));
     thread_local std::vector<int64_t> shape;
     thread_local std::vector<char*> pointers;
     restrict_call(call, dim, begin, end, shape, pointers);
     errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
+    busy += team_clock_ns() - t0;
   }
+  report_team(static_cast<int>(chunks), team_clock_ns() - start, busy);
   return errors;
 }
 
@@ -165,10 +250,13 @@ int32_t run_split(KernelFn fn, const Call& call, const Split& s, std::vector<uin
   const size_t nops = call.elem_size.size();
   partials.resize(static_cast<size_t>(s.chunks) * s.naccs);
   const int64_t n = call.shape[s.dim];
-  const int threads = static_cast<int>(std::min<int64_t>(launch_threads(), s.chunks));
+  const int threads = static_cast<int>(std::min<int64_t>(team_threads(launch_threads()), s.chunks));
   int32_t errors = 0;
-#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(| : errors) schedule(static)
+  int64_t busy = 0;
+  const int64_t start = team_clock_ns();
+#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(| : errors) reduction(+ : busy) schedule(static)
   for (int64_t c = 0; c < s.chunks; ++c) {
+    const int64_t t0 = team_clock_ns();
     const int64_t begin = c * s.length, end = std::min(n, begin + s.length);
     thread_local std::vector<int64_t> shape;
     thread_local std::vector<char*> pointers;
@@ -176,7 +264,9 @@ int32_t run_split(KernelFn fn, const Call& call, const Split& s, std::vector<uin
     ReductionSplit chunk{1, 0, partials.data() + static_cast<size_t>(c) * s.naccs};
     pointers[nops] = reinterpret_cast<char*>(&chunk);
     errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
+    busy += team_clock_ns() - t0;
   }
+  report_team(threads, team_clock_ns() - start, busy);
   if (errors != 0) return errors;
   ReductionSplit combine{2, s.chunks, partials.data()};
   std::vector<char*> pointers = call.pointers;
@@ -262,8 +352,12 @@ std::unique_ptr<KernelLauncher::Plan> KernelLauncher::make_plan(const std::vecto
   }
   const KernelLayout layout = kernel_layout(k);
   plan->splittable = plan_dims(k, layout, loop, std::move(strides), plan->call);
+  if (plan->splittable < 0) {
+    plan->fast = false;
+    return plan;
+  }
   plan->work = shape_numel(loop);
-  plan->split = plan_split(k, layout, plan->call);
+  if (plan->call.lead.empty()) plan->split = plan_split(k, layout, plan->call);
   return plan;
 }
 

@@ -11,7 +11,8 @@
 
 namespace tgc::cpu {
 
-// Threads used for one kernel call (OpenMP's, 1 without OpenMP).
+// The most threads one kernel call uses: OpenMP's count, 1 without OpenMP. A call on a busy
+// machine may get fewer (team_threads, runtime/cpu_team.h).
 int launch_threads();
 
 // Runs a compiled kernel: its thunk's state. It keeps the launch plan of the last input

@@ -190,7 +190,7 @@ KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
   const HostTarget& host = host_target();
   // The kernel's full text rides along with its hash, so no two kernels share a key; "r1"
   // is the renderer's version: bump it when kernel_codegen/scalar_codegen change output.
-  return KernelCacheKey{"llvm", fmt::format("{:016x} r7\n{}", kernel.hash(), kernel.str()),
+  return KernelCacheKey{"llvm", fmt::format("{:016x} r8\n{}", kernel.hash(), kernel.str()),
                         "LLVM " LLVM_VERSION_STRING, host.triple + " " + host.cpu + " " + host.features,
                         "O3 libmvec " + options_.text()};
 }

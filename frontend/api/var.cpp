@@ -1,6 +1,8 @@
 // The Var core: symbolic constructors, constants and shared variables.
 #include <tgc/var.h>
 
+#include "runtime/rank_limit.h"
+
 namespace tgc {
 
 DType floatX() { return global_config().floatX; }
@@ -18,6 +20,7 @@ Var tensor3(const std::string& name, std::optional<DType> dtype) { return make_i
 Var tensor4(const std::string& name, std::optional<DType> dtype) { return make_input(name, dtype, 4); }
 
 Var tensor(const std::string& name, DType dtype, std::vector<int64_t> shape) {
+  check_rank(static_cast<int64_t>(shape.size()), "tensor '" + name + "'");
   for (int64_t d : shape)
     if (d < kUnknownDim)
       throw ShapeError("tensor(): dimension " + std::to_string(d) + " is invalid", "tensor '" + name + "'",
@@ -26,6 +29,7 @@ Var tensor(const std::string& name, DType dtype, std::vector<int64_t> shape) {
 }
 
 Var constant(const Tensor& value, const std::string& name) {
+  if (value.defined()) check_rank(value.ndim(), name.empty() ? "constant" : "constant '" + name + "'");
   return Var(Variable::constant(value, name));
 }
 
@@ -37,6 +41,7 @@ Shared shared(const Tensor& value, const std::string& name, bool borrow) {
   if (!value.defined())
     throw TypeError("shared(): the initial value is an undefined Tensor", "shared variable '" + name + "'",
                     "pass a Tensor, e.g. RandomState(22).rand({230400}).astype(DType::Float32)");
+  check_rank(value.ndim(), "shared variable '" + name + "'");
   return Shared(Variable::shared(std::make_shared<SharedValue>(value, name, borrow)));
 }
 

@@ -4,12 +4,11 @@
 
 #include "frontend/lang/builtins.h"
 #include "frontend/lang/convert.h"
+#include "runtime/rank_limit.h"
 
 namespace tgc::lang {
 
 namespace {
-
-constexpr int kMaxRank = static_cast<int>(kMaxArrayDims);
 
 // The name of a new variable: name= if given, else the name it is assigned to.
 std::string var_name(Args& a) {
@@ -29,7 +28,7 @@ Value tensor_(Args& a) {
   std::optional<int64_t> ndim = a.opt_integer("ndim");
   if (ndim && (*ndim < 0 || *ndim > kMaxRank))
     a.fail("ndim", fmt::format("tensor(): ndim {} is out of range", *ndim),
-           fmt::format("a tensor has 0 to {} dimensions", kMaxRank));
+           fmt::format("a tensor has 0 to {} dimensions (NumPy's limit)", kMaxRank));
   std::vector<int64_t> shape;
   if (!a.is_none("shape")) {
     const Value& v = a.value("shape");
@@ -47,7 +46,8 @@ Value tensor_(Args& a) {
       }
     }
     if (static_cast<int>(shape.size()) > kMaxRank)
-      a.fail("shape", "tensor(): too many dimensions", fmt::format("a tensor has 0 to {} dimensions", kMaxRank));
+      a.fail("shape", fmt::format("tensor(): {} dimensions, more than the limit of {}", shape.size(), kMaxRank),
+             fmt::format("a tensor has 0 to {} dimensions (NumPy's limit)", kMaxRank));
     if (ndim && *ndim != static_cast<int64_t>(shape.size()))
       a.fail("ndim", fmt::format("tensor(): ndim={} but the shape has {} sizes", *ndim, shape.size()),
              "give ndim or shape (or both, agreeing)");

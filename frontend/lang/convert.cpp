@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ops/core/node.h"
+#include "runtime/rank_limit.h"
 
 namespace tgc::lang {
 
@@ -21,9 +22,9 @@ Shape first_items_shape(const Value& v, Context& ctx, Pos pos) {
   Shape shape;
   const Value* cur = &v;
   while (cur->is_sequence()) {
-    if (shape.size() == kMaxArrayDims)
-      throw ctx.src.error(pos, "array nested more than " + std::to_string(kMaxArrayDims) + " levels deep",
-                          "an array has at most " + std::to_string(kMaxArrayDims) + " dimensions");
+    if (shape.size() == static_cast<size_t>(kMaxRank))
+      throw ctx.src.error(pos, fmt::format("array nested more than {} levels deep", kMaxRank),
+                          fmt::format("an array has at most {} dimensions (NumPy's limit)", kMaxRank));
     shape.push_back(static_cast<int64_t>(cur->items().size()));
     if (cur->items().empty()) break;
     cur = &cur->items()[0];
@@ -125,6 +126,9 @@ Tensor array_from(const Value& v, std::optional<DType> dtype, Context& ctx, Pos 
 }
 
 void check_shape(const Shape& shape, Context& ctx, Pos pos, std::string_view what) {
+  if (shape.size() > static_cast<size_t>(kMaxRank))
+    throw ctx.src.error(pos, fmt::format("{}: {} dimensions, more than the limit of {}", what, shape.size(), kMaxRank),
+                        fmt::format("a tensor has at most {} dimensions (NumPy's limit)", kMaxRank));
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0)

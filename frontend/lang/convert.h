@@ -10,9 +10,6 @@
 
 namespace tgc::lang {
 
-// The most dimensions of an array written as nested lists (NumPy's limit).
-inline constexpr size_t kMaxArrayDims = 32;
-
 // A symbolic tensor: Vars as they are; concrete tensors, numbers and (nested) lists of
 // numbers become constants (integers int64, floats floatX, bools bool). `what` names the
 // argument in the message ("argument 'x' of exp").
@@ -25,7 +22,8 @@ Tensor to_tensor(const Value& v, Context& ctx, Pos pos, std::string_view what);
 // NumPy's array(): a number or nested list/tuple of numbers; without a dtype, bools give
 // bool, integers int64, anything with a float floatX.
 Tensor array_from(const Value& v, std::optional<DType> dtype, Context& ctx, Pos pos);
-// Checks that a shape of generated values is non-negative and within ctx.limits.
+// Checks that a shape of generated values is non-negative, within ctx.limits and of at most
+// kMaxRank (runtime/shape.h) dimensions.
 void check_shape(const Shape& shape, Context& ctx, Pos pos, std::string_view what);
 // A dtype name ("float32", "floatX", ...) as a DType.
 DType to_dtype(const Value& v, Context& ctx, Pos pos, std::string_view what);

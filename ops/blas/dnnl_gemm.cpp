@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/cpu_team.h"
 #include "runtime/error.h"
 
 #if TGC_HAVE_DNNL
@@ -16,7 +17,9 @@ bool dnnl_available() { return TGC_HAVE_DNNL != 0; }
 
 int dnnl_max_threads() {
 #if TGC_HAVE_DNNL
-  return omp_get_max_threads();
+  // Fewer while tgc's kernel teams are losing to the machine's other load (cpu_team.h): a
+  // oneDNN team waits for its slowest thread just the same.
+  return team_threads(omp_get_max_threads());
 #else
   return 1;
 #endif

@@ -10,7 +10,8 @@ namespace tgc {
 bool dnnl_available();
 
 // The threads oneDNN may use from the calling thread: its OpenMP count (OMP_NUM_THREADS or
-// the cores, like tgc's kernels); 1 without oneDNN.
+// the cores, like tgc's kernels), 1 while the machine's load makes teams lose (cpu_team.h);
+// 1 without oneDNN.
 int dnnl_max_threads();
 
 // C = alpha * op(A) @ op(B) + beta * C, row-major float32: op(A) is (m, k), op(B) is (k, n),

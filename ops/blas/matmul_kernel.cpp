@@ -9,8 +9,10 @@
 
 #include "ops/blas/blas_layout.h"
 #include "ops/blas/blas_threads.h"
+#include "ops/blas/blas_workspace.h"
 #include "ops/blas/dnnl_gemm.h"
 #include "ops/blas/product_library.h"
+#include "runtime/cpu_team.h"
 
 namespace tgc {
 namespace {
@@ -110,6 +112,7 @@ void blas_gemv(const Tensor& A, const Tensor& x, T* y, Scale<T> s) {
   blasint m = static_cast<blasint>(A.shape()[0]), k = static_cast<blasint>(A.shape()[1]);
   blasint rows = a.trans == CblasNoTrans ? m : k, cols = a.trans == CblasNoTrans ? k : m;
   use_blas_threads(1);  // a vector product (product_library.h)
+  check_blas_workspace();
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemv(CblasRowMajor, a.trans, rows, cols, s.alpha, a.data, a.ld, v.data, v.inc, s.beta, y, 1);
   else
@@ -124,7 +127,7 @@ void blas_gemm(const Tensor& A, const Tensor& B, T* c, Scale<T> s) {
   blasint n = static_cast<blasint>(B.shape()[1]);
   const ProductChoice choice =
       choose_product(std::is_same_v<T, float> ? DType::Float32 : DType::Float64, m, n, k, dnnl_available(),
-                     dnnl_max_threads(), blas_max_threads());
+                     dnnl_max_threads(), team_threads(blas_max_threads()));
   if constexpr (std::is_same_v<T, float>) {
     if (choice.library == ProductLibrary::OneDnn) {
       dnnl_sgemm_row_major(a.trans == CblasTrans, b.trans == CblasTrans, m, n, k, s.alpha, a.data, a.ld, b.data, b.ld,
@@ -133,6 +136,7 @@ void blas_gemm(const Tensor& A, const Tensor& B, T* c, Scale<T> s) {
     }
   }
   use_blas_threads(choice.threads);
+  check_blas_workspace();
   if constexpr (std::is_same_v<T, float>)
     cblas_sgemm(CblasRowMajor, a.trans, b.trans, m, n, k, s.alpha, a.data, a.ld, b.data, b.ld, s.beta, c, n);
   else

@@ -1,6 +1,8 @@
 // Building nodes with type inference and user-facing error context.
 #include "ops/core/apply.h"
 
+#include "runtime/rank_limit.h"
+
 namespace tgc {
 
 std::string describe_call(const Op& op, const std::vector<VarPtr>& inputs) {
@@ -20,6 +22,9 @@ std::vector<VarPtr> apply(std::shared_ptr<const Op> op, std::vector<VarPtr> inpu
   std::vector<Type> out_types;
   try {
     out_types = op->infer_types(in_types);
+    // Every op's result passes here, so no op (reshape, dimshuffle, alloc, ...) can make a
+    // rank beyond the project's limit that later code would have to handle.
+    for (const Type& t : out_types) check_rank(t.ndim(), "");
   } catch (Error& e) {
     e.set_where_if_empty(describe_call(*op, inputs));
     throw;

@@ -2,6 +2,8 @@
 // byte-for-byte output checks, and the IOError of every kind of malformed file.
 #include "runtime/npy.h"
 
+#include "runtime/rank_limit.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -205,9 +207,22 @@ TEST(Npy, WritesVersion2WhenTheHeaderDoesNotFitVersion1) {
   const std::string bytes = npy_bytes(t);
   EXPECT_EQ(bytes[6], 2);
   EXPECT_EQ(bytes.size() % 64, 8u);  // 64-aligned data start, then one float64
-  Tensor back = parse_npy(bytes);
-  EXPECT_EQ(back.shape(), many_dims);
-  EXPECT_EQ(back.item<double>(), 4.5);
+  // Only a rank far beyond the limit needs such a header; reading it back is refused (the
+  // reading of version 2 headers: ReadsFormatVersions2And3).
+  EXPECT_THAT(parse_error(bytes), HasSubstr("the array has 22000 dimensions, more than tgc's limit of 64"));
+}
+
+TEST(Npy, RanksUpToTheLimitAreReadAndBeyondItRefused) {
+  Tensor at_limit = Tensor::full(DType::Float64, Shape(kMaxRank, 1), 2.5);
+  Tensor back = parse_npy(npy_bytes(at_limit));
+  EXPECT_EQ(back.ndim(), kMaxRank);
+  EXPECT_EQ(back.item<double>(), 2.5);
+  std::string dims;
+  for (int d = 0; d <= kMaxRank; ++d) dims += "1, ";
+  const std::string msg = parse_error(make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (" + dims + ")}",
+                                               doubles({1.0})));
+  EXPECT_THAT(msg, HasSubstr("cannot read .npy file 'bad.npy': the array has 65 dimensions, more than tgc's limit of 64"));
+  EXPECT_THAT(msg, HasSubstr("hint: a tensor has at most 64 dimensions (NumPy's limit)"));
 }
 
 TEST(Npy, AcceptsTheHeaderVariantsPythonCanWrite) {
