@@ -129,7 +129,7 @@ TEST(KernelCache, InfoAndClear) {
   EXPECT_GT(info.bytes, 300u);
   EXPECT_EQ(info.memory_entries, 2u);
   EXPECT_EQ(info.backends, (std::map<std::string, size_t>{{"llvm", 2}}));
-  EXPECT_EQ(c.clear(), 2u);
+  EXPECT_EQ(c.clear().removed, 2u);
   EXPECT_EQ(c.info().entries, 0u);
   EXPECT_FALSE(c.get(key("a")).has_value());
 }
