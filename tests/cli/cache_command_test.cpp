@@ -31,7 +31,8 @@ TEST(CliCache, InfoOnAnEmptyDirectorySaysZero) {
   ScratchDir cache;
   CliResult r = run_tgc({"cache", "info", "--cache-dir", cache.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "cache directory: " + cache.path() + "\nentries: 0\nsize: 0 B (0 bytes)\n");
+  EXPECT_EQ(r.out, "cache directory: " + cache.path() +
+                       "\nentries: 0\nsize: 0 B (0 bytes)\nsize cap: 2.0 GiB (cache_max_size)\n");
 }
 
 TEST(CliCache, RunFillsTheCacheInfoCountsItAndClearEmptiesIt) {
@@ -63,10 +64,54 @@ TEST(CliCache, CacheDirComesFromTgcFlagsToo) {
   cache.write("0123456789abcdef.tgck", "not a kernel");
   CliResult info = run_tgc({"cache", "info"}, {"TGC_FLAGS=cache_dir=" + cache.path()});
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_EQ(info.out, "cache directory: " + cache.path() + "\nentries: 1\nsize: 12 B (12 bytes)\n  unreadable: 1\n");
+  EXPECT_EQ(info.out, "cache directory: " + cache.path() +
+                          "\nentries: 1\nsize: 12 B (12 bytes)\nsize cap: 2.0 GiB (cache_max_size)\n  unreadable: 1\n");
   CliResult clear = run_tgc({"cache", "clear"}, {"TGC_FLAGS=cache_dir=" + cache.path()});
   EXPECT_EQ(clear.out, "removed 1 entry from " + cache.path() + "\n");
   EXPECT_EQ(tgck_files(cache.path()), 0u);
+}
+
+TEST(CliCache, TheSizeCapComesFromTheConfig) {
+  ScratchDir cache;
+  CliResult r = run_tgc({"cache", "info", "--cache-dir", cache.path()}, {"TGC_FLAGS=cache_max_size=500M"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("size cap: 500.0 MiB (cache_max_size)\n"), std::string::npos) << r.out;
+  r = run_tgc({"cache", "info", "--cache-dir", cache.path()}, {"TGC_FLAGS=cache_max_size=0"});
+  EXPECT_NE(r.out.find("size cap: none (cache_max_size=0)\n"), std::string::npos) << r.out;
+}
+
+TEST(CliCache, AMissingDirectoryIsReportedAsNotCreatedYet) {
+  ScratchDir scratch;
+  const std::string missing = scratch.path() + "/not-yet";
+  CliResult r = run_tgc({"cache", "info", "--cache-dir", missing});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cache directory: " + missing + " (not created yet)\nentries: 0\n"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(missing)) << "info creates nothing";
+}
+
+TEST(CliCache, InfoAndClearOnAPathThatIsNotADirectoryAreUserErrors) {
+  ScratchDir scratch;
+  const std::string file = scratch.write("not-a-dir", "data");
+  for (const char* action : {"info", "clear"}) {
+    CliResult r = run_tgc({"cache", action, "--cache-dir", file});
+    EXPECT_EQ(r.exit_code, 2) << action;
+    EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("hint: set cache_dir (or --cache-dir) to a directory"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(fs::is_regular_file(file)) << "the file is left alone";
+}
+
+TEST(CliCache, ClearFailsWithTheReasonWhenAnEntryCannotBeRemoved) {
+  ScratchDir cache;
+  cache.write("0123456789abcdef.tgck", "not a kernel");
+  // A directory in an entry's place: clear never removes recursively, so it stays.
+  fs::create_directories(cache.path() + "/fedcba9876543210.tgck/inside");
+  CliResult r = run_tgc({"cache", "clear", "--cache-dir", cache.path()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "removed 1 entry from " + cache.path() + "\n");
+  EXPECT_NE(r.err.find("could not remove 1 name of the kernel cache"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(cache.path() + "/fedcba9876543210.tgck: Is a directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_directory(cache.path() + "/fedcba9876543210.tgck/inside"));
 }
 
 TEST(CliCache, AnEmptyCacheDirIsAUserError) {
