@@ -58,8 +58,8 @@ std::string expand_home(const std::string& path) {
   return path;
 }
 
-KernelCache::KernelCache(std::string dir, uint64_t max_bytes)
-    : dir_(expand_home(dir)), max_bytes_(max_bytes), disk_ok_(!dir_.empty()) {
+KernelCache::KernelCache(std::string dir, uint64_t max_bytes, uint64_t memory_bytes)
+    : dir_(expand_home(dir)), max_bytes_(max_bytes), memory_cap_(memory_bytes), disk_ok_(!dir_.empty()) {
   if (dir_.empty() && !dir.empty())
     std::fprintf(stderr,
                  "tgc: warning: no home directory for the kernel cache '%s' (HOME is unset and the password "
@@ -109,7 +109,7 @@ void KernelCache::remember(const std::string& text, std::shared_ptr<const Kernel
   lru_.push_front({text, std::move(blob)});
   memory_[text] = lru_.begin();
   // The newest always stays, even when alone over the budget: its caller is about to use it.
-  while (memory_bytes_ > kMemoryBytes && lru_.size() > 1) {
+  while (memory_bytes_ > memory_cap_ && lru_.size() > 1) {
     memory_bytes_ -= lru_.back().blob->size();
     memory_.erase(lru_.back().text);
     lru_.pop_back();

@@ -65,7 +65,8 @@ class KernelCache {
   // other users could tamper with (check_dir in runtime/cache_files.h), makes the cache
   // memory-only with a warning on stderr (a cache must never stop a program). `max_bytes`
   // caps the directory's size (0: no cap); writes past it evict least recently used entries.
-  explicit KernelCache(std::string dir, uint64_t max_bytes = kDefaultMaxBytes);
+  // `memory_bytes` bounds the memory tier.
+  explicit KernelCache(std::string dir, uint64_t max_bytes = kDefaultMaxBytes, uint64_t memory_bytes = kMemoryBytes);
 
   // The entry's bytes: from memory, else from disk (then kept in memory). nullopt when
   // absent, or when the disk entry is corrupt, truncated, holds another key, is not a
@@ -105,6 +106,7 @@ class KernelCache {
 
   std::string dir_;
   uint64_t max_bytes_;
+  uint64_t memory_cap_;
   bool disk_ok_;
   bool dir_checked_ = false;
   bool shared_dir_ = false;   // world-writable and sticky: only our own files are trusted
