@@ -30,7 +30,8 @@ namespace {
 void require_directory_or_absent(const std::string& dir) {
   const cache_files::DirVerdict v = cache_files::check_dir(dir);
   if (v.usable || v.why.empty() || v.why.find("not a directory") == std::string::npos) return;
-  throw IOError(fmt::format("the kernel cache directory {} is not a directory: {}", dir, v.why), "cache_dir",
+  // v.why reads "it is a regular file, not a directory".
+  throw IOError(fmt::format("the kernel cache path {} {}", dir, v.why.substr(v.why.find(' ') + 1)), "cache_dir",
                 "set cache_dir (or --cache-dir) to a directory; tgc creates it on the first compile");
 }
 
@@ -73,7 +74,10 @@ std::string KernelCache::entry_path(const KernelCacheKey& key) const {
 
 bool KernelCache::disk_usable(bool creating) {
   if (!disk_ok_) return false;
-  if (dir_checked_) return true;
+  // A directory removed since it was checked (rm -r by hand, a test's cleanup) is made and
+  // checked again before a write: one stat per write, which costs far less than the compile.
+  if (dir_checked_ && (!creating || ::access(dir_.c_str(), F_OK) == 0)) return true;
+  dir_checked_ = false;
   if (creating) {
     if (std::string why = cache_files::make_dirs(dir_); !why.empty()) {
       std::fprintf(stderr,

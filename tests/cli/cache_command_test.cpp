@@ -95,7 +95,8 @@ TEST(CliCache, InfoAndClearOnAPathThatIsNotADirectoryAreUserErrors) {
   for (const char* action : {"info", "clear"}) {
     CliResult r = run_tgc({"cache", action, "--cache-dir", file});
     EXPECT_EQ(r.exit_code, 2) << action;
-    EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the kernel cache path " + file + " is a regular file, not a directory"), std::string::npos)
+        << r.err;
     EXPECT_NE(r.err.find("hint: set cache_dir (or --cache-dir) to a directory"), std::string::npos) << r.err;
   }
   EXPECT_TRUE(fs::is_regular_file(file)) << "the file is left alone";
