@@ -135,6 +135,7 @@ Opened open_regular(const std::string& path, bool own_files_only) {
   }
   if (own_files_only && !trusted_owner(st.st_uid)) {
     o.status = Opened::Status::Refused;
+    o.foreign = true;
     o.why = fmt::format("owned by uid {} in a directory every user may write", st.st_uid);
     return o;
   }
@@ -168,29 +169,40 @@ bool is_temp_name(const std::string& name, const std::string& suffix) {
   return name.find(suffix + ".tmp.") != std::string::npos;
 }
 
-std::string write_atomically(const std::string& dir, const std::string& name, const std::vector<uint8_t>& bytes) {
+Written write_atomically(const std::string& dir, const std::string& name, const std::vector<uint8_t>& bytes) {
+  Written w;
   std::string tmp;
   Fd fd;
   for (int attempt = 0; attempt < 16 && !fd; ++attempt) {
     tmp = fmt::format("{}/{}.tmp.{:016x}", dir, name, random_bits());
     fd = Fd(create_exclusive(tmp));
-    if (!fd && errno != EEXIST) return fmt::format("cannot create a file in {}: {}", dir, errno_text(errno));
+    if (!fd && errno != EEXIST) {
+      w.why = fmt::format("cannot create a file in {}: {}", dir, errno_text(errno));
+      return w;
+    }
   }
-  if (!fd) return fmt::format("cannot create a temporary file in {}: every name tried was taken", dir);
+  if (!fd) {
+    w.why = fmt::format("cannot create a temporary file in {}: every name tried was taken", dir);
+    return w;
+  }
   const bool written = write_all(fd.get(), bytes.data(), bytes.size());
   int err = errno;
   const bool closed = ::close(fd.release()) == 0;  // a full disk may show only here (NFS)
   if (written && !closed) err = errno;
   if (!written || !closed) {
     ::unlink(tmp.c_str());
-    return fmt::format("cannot write {}: {}", tmp, errno_text(err));
+    w.why = fmt::format("cannot write {}: {}", tmp, errno_text(err));
+    return w;
   }
   if (::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
-    const int err = errno;
+    err = errno;
     ::unlink(tmp.c_str());
-    return fmt::format("cannot rename {} to {}: {}", tmp, name, errno_text(err));
+    w.name_blocked = err == EISDIR || err == ENOTEMPTY || err == EEXIST || err == EPERM || err == EACCES;
+    w.why = fmt::format("cannot rename {} to {}: {}", tmp, name, errno_text(err));
+    return w;
   }
-  return "";
+  w.ok = true;
+  return w;
 }
 
 std::string make_dirs(const std::string& dir) {

@@ -51,7 +51,8 @@ struct Opened {
   enum class Status { Ok, Absent, Refused, Error } status = Status::Absent;
   Fd fd;
   uint64_t size = 0;
-  std::string why;  // Refused/Error: "a FIFO, not a regular file", "owned by uid 1001, ..."
+  bool foreign = false;  // Refused because another user owns it (theirs to remove, not ours)
+  std::string why;       // Refused/Error: "a FIFO, not a regular file", "owned by uid 1001, ..."
 };
 // Opens `path` only when it is a regular file: lstat first (so a device or FIFO is never
 // opened), then O_NOFOLLOW|O_NONBLOCK and fstat of what was opened (so a file swapped in
@@ -76,8 +77,15 @@ int create_exclusive(const std::string& path);
 
 // Writes `bytes` into a new temporary file in `dir` (an unpredictable name, created by
 // create_exclusive) and renames it to `dir/name`: readers see the old file, none, or the new
-// one, and a link at `name` is replaced, never followed. "" on success, else the reason.
-std::string write_atomically(const std::string& dir, const std::string& name, const std::vector<uint8_t>& bytes);
+// one, and a link at `name` is replaced, never followed.
+struct Written {
+  bool ok = false;
+  // The file was written but `name` could not be replaced (a directory holds it, or another
+  // user's file in a sticky directory): the directory itself is fine.
+  bool name_blocked = false;
+  std::string why;  // when not ok
+};
+Written write_atomically(const std::string& dir, const std::string& name, const std::vector<uint8_t>& bytes);
 
 // Whether a file name is a temporary file of write_atomically for an entry named `*suffix`.
 bool is_temp_name(const std::string& name, const std::string& suffix);

@@ -148,13 +148,17 @@ std::optional<std::shared_ptr<const KernelBlob>> KernelCache::get(const KernelCa
     if (why_missed) *why_missed = explain_miss(key);
     return std::nullopt;
   }
-  if (file.status != Status::Ok) {
+  if (file.status == Status::Error) {
+    if (why_missed) *why_missed = fmt::format("cannot read the entry {}: {}; rebuilt", path, file.why);
+    return std::nullopt;
+  }
+  if (file.status == Status::Refused) {
     if (why_missed) *why_missed = fmt::format("the entry {} is {}; ignored, rebuilt", path, file.why);
     // A FIFO, device, link or oversized file in place of an entry is removed (unlink removes
     // the name only, never what a link points to) so the rebuild's rename can take its place;
-    // a directory stays (rename then fails and the kernel is kept in memory); another user's
-    // file in a shared directory is theirs.
-    if (file.status == Status::Refused && file.why.find("owned by") == std::string::npos) ::unlink(path.c_str());
+    // a directory stays (unlink fails; the rename then fails and the kernel is kept in
+    // memory); another user's file in a shared directory is theirs.
+    if (!file.foreign) ::unlink(path.c_str());
     return std::nullopt;
   }
   KernelBlob bytes(static_cast<size_t>(file.size));
@@ -184,14 +188,14 @@ void KernelCache::put(const KernelCacheKey& key, KernelBlob blob) {
   const uint64_t cap = max_bytes_ ? std::min(max_bytes_, kMaxEntryBytes) : kMaxEntryBytes;
   if (file.size() > cap || !disk_usable(/*creating=*/true)) return;
   const std::string name = cache_entry::file_name(text);
-  if (std::string why = cache_files::write_atomically(dir_, name, file); !why.empty()) {
+  if (const cache_files::Written w = cache_files::write_atomically(dir_, name, file); !w.ok) {
     // A directory (or another user's entry in a shared directory) in the entry's place makes
     // only this entry fail; the directory itself is writable.
-    if (why.starts_with("cannot rename")) return;
+    if (w.name_blocked) return;
     std::fprintf(stderr,
                  "tgc: warning: cannot write the kernel cache in %s (%s); kernels are cached in memory only "
                  "(set cache_dir to a writable directory)\n",
-                 dir_.c_str(), why.c_str());
+                 dir_.c_str(), w.why.c_str());
     disk_ok_ = false;
     return;
   }

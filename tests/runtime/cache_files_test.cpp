@@ -56,7 +56,7 @@ TEST(CacheFiles, WriteAtomicallyReplacesALinkAtItsName) {
   const fs::path victim = d.path / "victim";
   std::ofstream(victim) << "precious";
   fs::create_symlink(victim, d.path / "entry");
-  EXPECT_EQ(write_atomically(d.path.string(), "entry", {'n', 'e', 'w'}), "");
+  EXPECT_TRUE(write_atomically(d.path.string(), "entry", {'n', 'e', 'w'}).ok);
   EXPECT_EQ(contents(victim), "precious");
   EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(d.path / "entry")));
   EXPECT_EQ(contents(d.path / "entry"), "new");
@@ -68,7 +68,10 @@ TEST(CacheFiles, WriteAtomicallyReplacesALinkAtItsName) {
 TEST(CacheFiles, WriteAtomicallyOntoADirectorySaysWhy) {
   TempDir d;
   fs::create_directories(d.path / "entry");
-  EXPECT_THAT(write_atomically(d.path.string(), "entry", {'x'}), HasSubstr("cannot rename"));
+  const Written w = write_atomically(d.path.string(), "entry", {'x'});
+  EXPECT_FALSE(w.ok);
+  EXPECT_TRUE(w.name_blocked);
+  EXPECT_THAT(w.why, HasSubstr("cannot rename"));
   EXPECT_TRUE(fs::is_directory(d.path / "entry"));
 }
 
