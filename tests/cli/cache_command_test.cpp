@@ -1,6 +1,7 @@
 // tgc cache info | clear through the binary, on scratch cache directories named by
-// --cache-dir or TGC_FLAGS: counts, sizes and per-backend counts before and after a run
-// fills the cache, clear, and a bad action; plus the byte formatting.
+// --cache-dir or TGC_FLAGS: counts, sizes, the size cap and per-backend counts before and
+// after a run fills the cache, clear (and its failure when a name cannot be removed), a path
+// that is not a directory, a directory tgc refuses, and a bad action; plus the byte formatting.
 #include "frontend/cli/cache_command.h"
 
 #include <gtest/gtest.h>
@@ -113,6 +114,14 @@ TEST(CliCache, ClearFailsWithTheReasonWhenAnEntryCannotBeRemoved) {
   EXPECT_NE(r.err.find("could not remove 1 name of the kernel cache"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(cache.path() + "/fedcba9876543210.tgck: Is a directory"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_directory(cache.path() + "/fedcba9876543210.tgck/inside"));
+}
+
+TEST(CliCache, InfoSaysWhyADirectoryEveryoneMayWriteIsNotUsed) {
+  ScratchDir cache;
+  fs::permissions(cache.path(), fs::perms::all);  // 0777, not sticky
+  CliResult r = run_tgc({"cache", "info", "--cache-dir", cache.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("not used: it is writable by every user and not sticky"), std::string::npos) << r.out;
 }
 
 TEST(CliCache, AnEmptyCacheDirIsAUserError) {
