@@ -3,7 +3,7 @@
 // directory in an entry's place never hangs, exhausts memory or throws: each is a miss, the
 // kernel is rebuilt, results stay correct and no file outside the cache is written. Plus the
 // directory checks: one every user may write is refused unless sticky, and in a sticky one
-// another user's entry is not read.
+// another user's entry is not read; `info` and miss explanations open no FIFO or link either.
 #include "runtime/kernel_cache.h"
 
 #include <fmt/format.h>
@@ -215,6 +215,30 @@ TEST(KernelCacheAttack, ADirectoryInPlaceOfAnEntryIsAMissNotAnError) {
   EXPECT_EQ(read_file(fs::path(entry) / "inside" / "file"), "kept") << "never removed recursively";
   for (const auto& e : fs::directory_iterator(d.path))
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << "left a temporary file: " << e.path();
+}
+
+TEST(KernelCacheAttack, InfoAndMissExplanationsOpenNoFifoNorLink) {
+  // `tgc cache info` and log_compiles read every entry's header: a FIFO, a link to a FIFO and
+  // a link to /dev/zero named like entries must neither hang them nor be read.
+  TempDir d;
+  KernelCache(d.path.string()).put(key("real"), blob(100, 1));
+  ASSERT_EQ(::mkfifo((d.path / "fifo").c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo((d.path / "00000000000000f1.tgck").c_str(), 0644), 0);
+  fs::create_symlink(d.path / "fifo", d.path / "00000000000000f2.tgck");
+  fs::create_symlink("/dev/zero", d.path / "00000000000000f3.tgck");
+  in_child_within(20, [&] {
+    KernelCache c(d.path.string());
+    const KernelCacheInfo info = c.info();
+    if (info.entries != 4 || info.backends.at("llvm") != 1 || info.backends.at("unreadable") != 3) return 30;
+    KernelCacheKey other = key("real");
+    other.flags = "O2";
+    std::string why;
+    if (c.get(other, &why).has_value() || why.find("flags changed: O3 -> O2") == std::string::npos) {
+      std::fprintf(stderr, "reason: %s\n", why.c_str());
+      return 31;
+    }
+    return 0;
+  });
 }
 
 TEST(KernelCacheAttack, ADirectoryEveryoneMayWriteIsRefusedUnlessSticky) {
