@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <vector>
 
 #include "runtime/cache_entry.h"
 #include "runtime/cache_files.h"
@@ -25,7 +27,7 @@ TrimResult trim_cache_dir(const std::string& dir, uint64_t limit, uint64_t targe
   std::vector<Listed> entries;
   for (Listed& l : cache_files::list_dir(dir)) {
     if (!l.regular || (own_files_only && l.owner != ::geteuid() && l.owner != 0)) continue;
-    if (cache_files::is_temp_name(l.name, cache_entry::kSuffix)) {
+    if (cache_files::is_temp_name(l.name, cache_entry::kSuffix) || cache_files::is_temp_name(l.name, ".tgcs")) {
       if (now_ns - l.mtime_ns > kStaleTemp && ::unlink((dir + "/" + l.name).c_str()) == 0) continue;
       r.bytes_before += l.size;  // a write in progress: counted, not touched
     } else if (l.name.ends_with(cache_entry::kSuffix)) {
@@ -47,6 +49,25 @@ TrimResult trim_cache_dir(const std::string& dir, uint64_t limit, uint64_t targe
     }
   }
   return r;
+}
+
+std::optional<uint64_t> read_size_record(const std::string& dir, bool own_files_only) {
+  const cache_files::Opened f = cache_files::open_regular(dir + "/" + kSizeRecord, own_files_only);
+  char text[24] = {};
+  if (!f.fd || f.size == 0 || f.size >= sizeof text || !cache_files::read_at(f.fd.get(), 0, text, f.size))
+    return std::nullopt;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < f.size; ++i) {
+    if (text[i] < '0' || text[i] > '9' || bytes > (UINT64_MAX - 9) / 10) return std::nullopt;
+    bytes = bytes * 10 + static_cast<uint64_t>(text[i] - '0');
+  }
+  return bytes;
+}
+
+void write_size_record(const std::string& dir, uint64_t bytes) {
+  const std::string text = std::to_string(bytes);
+  // A record that cannot be written only means the next process lists the directory.
+  (void)cache_files::write_atomically(dir, kSizeRecord, std::vector<uint8_t>(text.begin(), text.end()));
 }
 
 }  // namespace tgc

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tgc {
@@ -23,5 +24,15 @@ struct TrimResult {
 // reader that has an entry open keeps reading it after the unlink.
 TrimResult trim_cache_dir(const std::string& dir, uint64_t limit, uint64_t target, bool own_files_only,
                           const std::string& keep = "");
+
+// The directory's size as writers last recorded it, in the file kSizeRecord (decimal bytes),
+// so that a process learns it without listing the directory (3 us an entry: 60 ms at 20,000
+// entries). Every write adds its bytes to the record and every trim sets it to the counted
+// total; two processes adding at once may lose one's addition, which the next trim corrects.
+inline constexpr const char* kSizeRecord = "cache-size.tgcs";
+// nullopt when there is no record, or it is not a regular file holding a number (it is
+// untrusted input like every file there; the caller then lists the directory).
+std::optional<uint64_t> read_size_record(const std::string& dir, bool own_files_only);
+void write_size_record(const std::string& dir, uint64_t bytes);
 
 }  // namespace tgc

@@ -204,17 +204,19 @@ void KernelCache::put(const KernelCacheKey& key, KernelBlob blob) {
 
 void KernelCache::keep_under_cap(uint64_t written, const std::string& name) {
   if (max_bytes_ == 0) return;
-  disk_bytes_ += written;
   written_since_trim_ += written;
-  // A trim lists the directory, so it runs on this process's first write (to learn the size),
-  // when the estimate passes the cap, and after every 1/16 of the cap written (so other
-  // processes' writes are noticed) — not on every write.
-  if (trimmed_once_ && disk_bytes_ <= max_bytes_ && written_since_trim_ < max_bytes_ / 16) return;
+  // The directory is listed only when the recorded size passes the cap, when there is no
+  // record, and after every 1/16 of the cap this process wrote (so additions other processes
+  // lost in a race are counted again): never on every write.
+  const std::optional<uint64_t> recorded = read_size_record(dir_, shared_dir_);
+  if (recorded && *recorded + written <= max_bytes_ && written_since_trim_ < max_bytes_ / 16) {
+    write_size_record(dir_, *recorded + written);
+    return;
+  }
   // Down to 90%, so the next few writes do not each trim again.
   const TrimResult r = trim_cache_dir(dir_, max_bytes_, max_bytes_ - max_bytes_ / 10, shared_dir_, name);
-  disk_bytes_ = r.bytes_after;
+  write_size_record(dir_, r.bytes_after);
   written_since_trim_ = 0;
-  trimmed_once_ = true;
 }
 
 KernelCacheInfo KernelCache::info() const {
@@ -248,19 +250,20 @@ KernelCacheClear KernelCache::clear() {
     memory_.clear();
     lru_.clear();
     memory_bytes_ = 0;
-    disk_bytes_ = 0;
-    trimmed_once_ = false;
+    written_since_trim_ = 0;
   }
   if (dir_.empty()) return result;
   require_directory_or_absent(dir_);
   for (const cache_files::Listed& l : cache_files::list_dir(dir_)) {
-    const bool temp = cache_files::is_temp_name(l.name, cache_entry::kSuffix);
-    if (!temp && !l.name.ends_with(cache_entry::kSuffix)) continue;  // not ours: left alone
+    // Temporary files and the size record are the cache's too, but not entries to count.
+    const bool bookkeeping = cache_files::is_temp_name(l.name, cache_entry::kSuffix) ||
+                             cache_files::is_temp_name(l.name, ".tgcs") || l.name == kSizeRecord;
+    if (!bookkeeping && !l.name.ends_with(cache_entry::kSuffix)) continue;  // not ours: left alone
     const std::string path = dir_ + "/" + l.name;
     // unlink, never a recursive removal: a directory in an entry's place is reported, not
     // emptied.
     if (::unlink(path.c_str()) == 0) {
-      if (!temp) ++result.removed;
+      if (!bookkeeping) ++result.removed;
     } else if (errno != ENOENT) {
       result.failed.push_back(fmt::format("{}: {}", path, std::strerror(errno)));
     }

@@ -110,10 +110,9 @@ class KernelCache {
   bool disk_ok_;
   bool dir_checked_ = false;
   bool shared_dir_ = false;   // world-writable and sticky: only our own files are trusted
-  // Bytes on disk as of the last trim plus what this process wrote since (other processes'
-  // writes show at the next trim, which runs at least every max_bytes_ / 16 written).
-  uint64_t disk_bytes_ = 0, written_since_trim_ = 0;
-  bool trimmed_once_ = false;
+  // What this process wrote since it last listed the directory (cache_eviction.h's record
+  // keeps the directory's size between listings).
+  uint64_t written_since_trim_ = 0;
   mutable std::mutex mutex_;
   // In-memory tier, least recently used at the back.
   struct Held {

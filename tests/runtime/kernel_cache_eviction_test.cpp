@@ -1,6 +1,7 @@
 // KernelCache's size cap (cache_max_size): a write past it evicts the least recently used
 // entries, a read refreshes an entry's age, the entry just written always stays, the memory
-// tier is bounded too, and eight processes sharing a small cache, evicting while others
+// tier is bounded too, the directory's size record follows the writes and survives lies, and
+// eight processes sharing a small cache, evicting while others
 // read, never read a wrong or partial entry.
 #include "runtime/kernel_cache.h"
 
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 #include "runtime/cache_eviction.h"
 
@@ -94,6 +96,64 @@ TEST(KernelCacheEviction, StaleTemporaryFilesAreRemovedAndForeignFilesKept) {
   EXPECT_TRUE(fs::exists(fresh)) << "a write in progress";
   EXPECT_TRUE(fs::exists(foreign)) << "not the cache's";
   EXPECT_EQ(r.bytes_before, 1000u) << "the fresh temporary file counts; the foreign file does not";
+}
+
+uint64_t entry_bytes(const fs::path& dir) {
+  uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".tgck") total += e.file_size();
+  return total;
+}
+
+std::string record(const fs::path& dir) {
+  std::ifstream in(dir / kSizeRecord);
+  std::string text;
+  in >> text;
+  return text;
+}
+
+TEST(KernelCacheEviction, TheSizeRecordFollowsTheWrites) {
+  TempDir d;
+  KernelCache c(d.path.string(), 1 << 30);
+  for (int i = 0; i < 5; ++i) {
+    c.put(key("k" + std::to_string(i)), blob(3000, 1));
+    EXPECT_EQ(record(d.path), std::to_string(entry_bytes(d.path))) << "after write " << i;
+  }
+  // Another process adds to the record instead of listing the directory.
+  KernelCache other(d.path.string(), 1 << 30);
+  other.put(key("k5"), blob(3000, 1));
+  EXPECT_EQ(record(d.path), std::to_string(entry_bytes(d.path)));
+  EXPECT_EQ(c.clear().removed, 6u);
+  EXPECT_FALSE(fs::exists(d.path / kSizeRecord)) << "clear removes the record with the entries";
+}
+
+TEST(KernelCacheEviction, AWrongOrHostileSizeRecordIsCorrectedAndNeverHangs) {
+  TempDir d;
+  constexpr uint64_t kCap = 100000;
+  {
+    KernelCache writer(d.path.string(), 0);
+    for (int i = 0; i < 8; ++i) writer.put(key("k" + std::to_string(i)), blob(20000, 1));
+  }
+  // Says "nearly empty" while the directory holds 160 KB: a writer whose addition passes the
+  // cap lists the directory, so the truth comes back within cap/16 of writing.
+  std::ofstream(d.path / kSizeRecord) << "1";
+  KernelCache c(d.path.string(), kCap);
+  c.put(key("new"), blob(20000, 2));
+  EXPECT_LE(entry_bytes(d.path), kCap) << "the first write of a process past cap/16 lists the directory";
+  EXPECT_EQ(record(d.path), std::to_string(entry_bytes(d.path)));
+  for (const char* bad : {"not a number", "99999999999999999999999", ""}) {
+    fs::remove(d.path / kSizeRecord);
+    std::ofstream(d.path / kSizeRecord) << bad;
+    KernelCache(d.path.string(), kCap).put(key(std::string("bad") + bad), blob(20000, 3));
+    EXPECT_EQ(record(d.path), std::to_string(entry_bytes(d.path))) << "record '" << bad << "'";
+  }
+  // A FIFO in the record's place is not opened (no hang): the directory is listed instead,
+  // and the record's name is replaced by a file.
+  fs::remove(d.path / kSizeRecord);
+  ASSERT_EQ(::mkfifo((d.path / kSizeRecord).c_str(), 0644), 0);
+  KernelCache(d.path.string(), kCap).put(key("after-fifo"), blob(20000, 4));
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(d.path / kSizeRecord)));
+  EXPECT_LE(entry_bytes(d.path), kCap);
 }
 
 TEST(KernelCacheEviction, NoCapMeansNoEviction) {
