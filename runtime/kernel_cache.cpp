@@ -104,19 +104,21 @@ bool KernelCache::disk_usable(bool creating) {
 }
 
 void KernelCache::remember(const std::string& text, std::shared_ptr<const KernelBlob> blob) {
-  if (auto it = memory_.find(text); it != memory_.end()) {
-    memory_bytes_ -= it->second->blob->size();
-    lru_.erase(it->second);
-    memory_.erase(it);
-  }
   memory_bytes_ += blob->size();
-  lru_.push_front({text, std::move(blob)});
-  memory_[text] = lru_.begin();
+  auto [it, added] = memory_.try_emplace(text);
+  if (added) {
+    lru_.push_front(&it->first);
+  } else {
+    memory_bytes_ -= it->second.blob->size();
+    lru_.splice(lru_.begin(), lru_, it->second.age);
+  }
+  it->second = {std::move(blob), lru_.begin()};
   // The newest always stays, even when alone over the budget: its caller is about to use it.
   while (memory_bytes_ > memory_cap_ && lru_.size() > 1) {
-    memory_bytes_ -= lru_.back().blob->size();
-    memory_.erase(lru_.back().text);
+    auto oldest = memory_.find(*lru_.back());
+    memory_bytes_ -= oldest->second.blob->size();
     lru_.pop_back();
+    memory_.erase(oldest);
   }
 }
 
@@ -125,8 +127,8 @@ std::optional<std::shared_ptr<const KernelBlob>> KernelCache::get(const KernelCa
   std::string text = key.text();
   std::unique_lock lock(mutex_);
   if (auto it = memory_.find(text); it != memory_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
-    return it->second->blob;
+    lru_.splice(lru_.begin(), lru_, it->second.age);
+    return it->second.blob;
   }
   if (!disk_usable(/*creating=*/false)) {
     if (why_missed)

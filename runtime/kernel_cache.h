@@ -114,13 +114,14 @@ class KernelCache {
   // keeps the directory's size between listings).
   uint64_t written_since_trim_ = 0;
   mutable std::mutex mutex_;
-  // In-memory tier, least recently used at the back.
+  // In-memory tier: entries by key text, and their keys from most to least recently used
+  // (pointers to the map's keys, which stay put: an LLVM key holds the Kernel IR, kilobytes).
   struct Held {
-    std::string text;
     std::shared_ptr<const KernelBlob> blob;
+    std::list<const std::string*>::iterator age;
   };
-  std::list<Held> lru_;
-  std::unordered_map<std::string, std::list<Held>::iterator> memory_;
+  std::unordered_map<std::string, Held> memory_;
+  std::list<const std::string*> lru_;
   uint64_t memory_bytes_ = 0;
 };
 

@@ -154,6 +154,18 @@ TEST(KernelCacheEviction, AWrongOrHostileSizeRecordIsCorrectedAndNeverHangs) {
   KernelCache(d.path.string(), kCap).put(key("after-fifo"), blob(20000, 4));
   EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(d.path / kSizeRecord)));
   EXPECT_LE(entry_bytes(d.path), kCap);
+  // A link in the record's place is neither read nor written through.
+  const fs::path victim = d.path.parent_path() / (d.path.filename().string() + "_victim");
+  std::ofstream(victim) << "precious";
+  fs::remove(d.path / kSizeRecord);
+  fs::create_symlink(victim, d.path / kSizeRecord);
+  KernelCache(d.path.string(), kCap).put(key("after-link"), blob(20000, 5));
+  std::ifstream in(victim);
+  std::string text;
+  in >> text;
+  EXPECT_EQ(text, "precious");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(d.path / kSizeRecord)));
+  fs::remove(victim);
 }
 
 TEST(KernelCacheEviction, NoCapMeansNoEviction) {
@@ -170,6 +182,17 @@ TEST(KernelCacheEviction, TheMemoryTierIsBounded) {
   EXPECT_LE(mem.info().memory_entries, KernelCache::kMemoryBytes / (1 << 20));
   EXPECT_TRUE(mem.get(key("m" + std::to_string(n - 1))).has_value()) << "the newest stays";
   EXPECT_FALSE(mem.get(key("m0")).has_value()) << "the oldest went";
+}
+
+TEST(KernelCacheEviction, AMemoryHitCountsAsAUse) {
+  KernelCache mem("", 0, 3 << 20);  // room for three 1 MiB entries
+  for (const char* k : {"a", "b", "c"}) mem.put(key(k), KernelBlob(1 << 20, 1));
+  ASSERT_TRUE(mem.get(key("a")).has_value());
+  mem.put(key("d"), KernelBlob(1 << 20, 1));
+  EXPECT_TRUE(mem.get(key("a")).has_value());
+  EXPECT_FALSE(mem.get(key("b")).has_value()) << "the least recently used went";
+  EXPECT_TRUE(mem.get(key("c")).has_value());
+  EXPECT_TRUE(mem.get(key("d")).has_value());
 }
 
 TEST(KernelCacheEviction, EightProcessesEvictingWhileOthersReadStayCorrect) {
