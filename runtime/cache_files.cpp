@@ -80,6 +80,7 @@ DirVerdict check_dir(const std::string& dir) {
     return v;
   }
   if (!S_ISDIR(st.st_mode)) {
+    v.not_directory = true;
     v.why = "it is " + kind_of(st.st_mode) + ", not a directory";
     return v;
   }

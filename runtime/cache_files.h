@@ -36,9 +36,10 @@ class Fd {
 
 // What may be trusted in a cache directory, decided from the directory itself.
 struct DirVerdict {
-  bool usable = false;       // entries may be read and written here
-  bool shared = false;       // world-writable and sticky: read only files we or root own
-  std::string why;           // when not usable: the reason, for the warning
+  bool usable = false;         // entries may be read and written here
+  bool shared = false;         // world-writable and sticky: read only files we or root own
+  bool not_directory = false;  // the path exists and is something else
+  std::string why;             // when not usable: the reason, for the warning
 };
 // Checks an existing directory (stat follows a symbolic link the user chose as cache_dir):
 // a directory that others may write is usable only when it is sticky (so nobody can replace

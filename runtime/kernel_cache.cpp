@@ -29,7 +29,7 @@ namespace {
 // IOError when `dir` exists and is not a directory (info and clear on such a path).
 void require_directory_or_absent(const std::string& dir) {
   const cache_files::DirVerdict v = cache_files::check_dir(dir);
-  if (v.usable || v.why.empty() || v.why.find("not a directory") == std::string::npos) return;
+  if (!v.not_directory) return;
   // v.why reads "it is a regular file, not a directory".
   throw IOError(fmt::format("the kernel cache path {} {}", dir, v.why.substr(v.why.find(' ') + 1)), "cache_dir",
                 "set cache_dir (or --cache-dir) to a directory; tgc creates it on the first compile");

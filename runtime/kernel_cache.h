@@ -7,6 +7,7 @@
 // ("The kernel cache") for what the cache promises against other users and damaged entries.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -107,7 +108,7 @@ class KernelCache {
   std::string dir_;
   uint64_t max_bytes_;
   uint64_t memory_cap_;
-  bool disk_ok_;
+  std::atomic<bool> disk_ok_;  // put() reads it before taking the lock
   bool dir_checked_ = false;
   bool shared_dir_ = false;   // world-writable and sticky: only our own files are trusted
   // What this process wrote since it last listed the directory (cache_eviction.h's record

@@ -104,6 +104,8 @@ TEST(CacheFiles, DirectoryVerdicts) {
   EXPECT_EQ(absent.why, "");
   std::ofstream(d.path / "file") << "x";
   EXPECT_THAT(check_dir((d.path / "file").string()).why, HasSubstr("not a directory"));
+  EXPECT_TRUE(check_dir((d.path / "file").string()).not_directory);
+  EXPECT_FALSE(absent.not_directory);
   fs::permissions(d.path, fs::perms::all);
   EXPECT_FALSE(check_dir(d.path.string()).usable);
   fs::permissions(d.path, fs::perms::all | fs::perms::sticky_bit);
