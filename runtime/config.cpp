@@ -69,6 +69,38 @@ bool valid_device(std::string_view d) {
   return false;
 }
 
+// "2GiB", "2G", "500m", "1048576" -> bytes (binary units: K is 1024); false when malformed or
+// over 2^62.
+bool parse_size(std::string_view text, uint64_t& out) {
+  std::string v = ascii_lower(trim(text));
+  size_t digits = 0;
+  while (digits < v.size() && std::isdigit(static_cast<unsigned char>(v[digits]))) ++digits;
+  if (digits == 0 || digits > 19) return false;
+  std::string unit = v.substr(digits);
+  if (unit.ends_with("ib")) unit.resize(unit.size() - 2);
+  else if (unit.ends_with("b")) unit.resize(unit.size() - 1);
+  int shift = 0;
+  if (unit == "k") shift = 10;
+  else if (unit == "m") shift = 20;
+  else if (unit == "g") shift = 30;
+  else if (unit == "t") shift = 40;
+  else if (!unit.empty()) return false;
+  const uint64_t n = std::stoull(v.substr(0, digits));
+  if (n > (uint64_t(1) << (62 - shift))) return false;
+  out = n << shift;
+  return true;
+}
+
+// Bytes in the largest binary unit that divides them: 2147483648 -> "2GiB".
+std::string size_text(uint64_t bytes) {
+  static const char* const units[] = {"TiB", "GiB", "MiB", "KiB"};
+  for (int i = 0; i < 4; ++i) {
+    const int shift = 40 - 10 * i;
+    if (bytes != 0 && bytes % (uint64_t(1) << shift) == 0) return fmt::format("{}{}", bytes >> shift, units[i]);
+  }
+  return std::to_string(bytes);
+}
+
 // One configuration key: how to read it from text, how to print it, what it accepts.
 struct KeyInfo {
   const char* name;
@@ -163,6 +195,9 @@ const std::vector<KeyInfo>& key_table() {
          return true;
        },
        [](const Config& c) { return c.cache_dir; }},
+      {"cache_max_size", "a size in bytes with an optional unit K, M, G or T (binary: 2G is 2GiB), or 0 for no cap", {},
+       [](Config& c, std::string_view v) { return parse_size(v, c.cache_max_size); },
+       [](const Config& c) { return size_text(c.cache_max_size); }},
   };
   return table;
 }

@@ -2,6 +2,7 @@
 // .theanorc), then TGC_FLAGS="key=value,...", then CLI flags / per-function options.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,9 @@ struct Config {
   bool deterministic = true;
   std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
+  // The kernel cache directory's size cap in bytes (least recently used entries are evicted
+  // past it); 0 = no cap. Read as "2GiB", "500M", "1048576".
+  uint64_t cache_max_size = uint64_t(2) << 30;
   // Print, per function(), each compile phase's time and why each kernel-cache miss missed
   // (runtime/compile_log.h): "false", "true", or "passes" (also every optimizer pass's time).
   std::string log_compiles = "false";

@@ -1,181 +1,38 @@
-// KernelCache: the entry format (magic, key, payload, CRC-32 from zlib), atomic writes and
-// the corruption checks.
+// KernelCache: the memory tier, reading and writing entries through cache_files (which never
+// follows a link nor opens anything but a regular file), the directory's safety verdict and
+// its size cap. The entry format is runtime/cache_entry.*, the miss explanations
+// kernel_cache_explain.cpp.
 #include "runtime/kernel_cache.h"
 
 #include <pwd.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
+#include <cstdlib>
 #include <sstream>
+
+#include "runtime/cache_entry.h"
+#include "runtime/cache_eviction.h"
+#include "runtime/cache_files.h"
+#include "runtime/config.h"
+#include "runtime/error.h"
 
 namespace tgc {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-constexpr char kMagic[8] = {'T', 'G', 'C', 'K', 'E', 'R', 'N', '1'};
-constexpr const char* kSuffix = ".tgck";
-
-uint32_t crc_of(const uint8_t* data, size_t n, uint32_t crc = 0) {
-  // zlib's crc32 takes a uInt length; feed large buffers in pieces.
-  while (n > 0) {
-    uInt piece = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
-    crc = static_cast<uint32_t>(crc32(crc, data, piece));
-    data += piece;
-    n -= piece;
-  }
-  return crc;
-}
-
-void put_u64(KernelBlob& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-uint64_t get_u64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t(p[i]) << (8 * i);
-  return v;
-}
-
-// File name: 16 hex digits of the key's CRC-32 twice over (plain and salted). Collisions are
-// harmless (the stored key is compared), only they would evict each other.
-std::string file_name(const std::string& key) {
-  auto* p = reinterpret_cast<const uint8_t*>(key.data());
-  uint32_t a = crc_of(p, key.size());
-  uint32_t b = crc_of(p, key.size(), 0x9e3779b9u);
-  return fmt::format("{:08x}{:08x}{}", a, b, kSuffix);
-}
-
-KernelBlob encode(const std::string& key, const KernelBlob& blob) {
-  KernelBlob out(kMagic, kMagic + sizeof kMagic);
-  put_u64(out, key.size());
-  out.insert(out.end(), key.begin(), key.end());
-  put_u64(out, blob.size());
-  out.insert(out.end(), blob.begin(), blob.end());
-  uint32_t crc = crc_of(out.data(), out.size());
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(crc >> (8 * i)));
-  return out;
-}
-
-// The payload when `file` is a complete, intact entry for `key`; else nullopt and, in
-// `why`, what is wrong with it.
-std::optional<KernelBlob> decode(const KernelBlob& file, const std::string& key, std::string& why) {
-  const size_t head = sizeof kMagic + 8;
-  if (file.size() < head + 8 + 4 || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0)
-    return why = "corrupted entry (not a tgc cache entry, or truncated), removed", std::nullopt;
-  uint64_t key_len = get_u64(file.data() + sizeof kMagic);
-  if (key_len > file.size() - head - 12) return why = "corrupted entry (truncated), removed", std::nullopt;
-  uint64_t blob_len = get_u64(file.data() + head + key_len);
-  if (blob_len != file.size() - head - key_len - 8 - 4)
-    return why = "corrupted entry (truncated or lengthened), removed", std::nullopt;
-  uint32_t stored = 0;
-  for (int i = 0; i < 4; ++i) stored |= uint32_t(file[file.size() - 4 + i]) << (8 * i);
-  if (crc_of(file.data(), file.size() - 4) != stored)
-    return why = "corrupted entry (checksum mismatch), removed", std::nullopt;
-  if (std::string(file.begin() + head, file.begin() + head + key_len) != key)
-    return why = "the entry's file held another key (a file-name collision), replaced", std::nullopt;
-  auto begin = file.begin() + static_cast<long>(head + key_len + 8);
-  return KernelBlob(begin, begin + static_cast<long>(blob_len));
-}
-
-// The key an entry stores, read from its header alone; nullopt when the file is not a tgc
-// entry or claims a key longer than itself (the directory is untrusted input).
-std::optional<std::string> stored_key(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return std::nullopt;
-  const auto size = static_cast<uint64_t>(in.tellg());
-  in.seekg(0);
-  uint8_t head[sizeof kMagic + 8];
-  if (!in.read(reinterpret_cast<char*>(head), sizeof head) || std::memcmp(head, kMagic, sizeof kMagic) != 0)
-    return std::nullopt;
-  const uint64_t key_len = get_u64(head + sizeof kMagic);
-  if (key_len > size - sizeof head || key_len > (64u << 20)) return std::nullopt;
-  std::string key(static_cast<size_t>(key_len), '\0');
-  if (!in.read(key.data(), static_cast<std::streamsize>(key.size()))) return std::nullopt;
-  return key;
-}
-
-// KernelCacheKey::text() read back. The kernel field may span lines (the LLVM backend's
-// holds the Kernel IR), so the last three fields are found from the end.
-std::optional<KernelCacheKey> parse_key(const std::string& text) {
-  KernelCacheKey k;
-  const size_t backend_end = text.find('\n');
-  const size_t flags = text.rfind("\nflags=");
-  if (!text.starts_with("backend=") || backend_end == std::string::npos || flags == std::string::npos ||
-      flags < backend_end)
-    return std::nullopt;
-  const size_t target = text.rfind("\ntarget=", flags);
-  if (target == std::string::npos || target < backend_end) return std::nullopt;
-  const size_t compiler = text.rfind("\ncompiler=", target);
-  if (compiler == std::string::npos || compiler < backend_end || text.compare(backend_end, 8, "\nkernel=") != 0)
-    return std::nullopt;
-  auto field = [&](size_t from, size_t to) { return text.substr(from, to - from); };
-  k.backend = field(8, backend_end);
-  k.kernel = field(backend_end + 8, compiler);
-  k.compiler = field(compiler + 10, target);
-  k.target = field(target + 8, flags);
-  k.flags = field(flags + 7, text.size() - (text.ends_with('\n') ? 1 : 0));
-  return k;
-}
-
-// The words of a flags or target field ("O3 fast_math=0", "+avx2,+fma").
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::string w;
-  for (char c : s) {
-    if (c == ' ' || c == ',') {
-      if (!w.empty()) out.push_back(std::move(w));
-      w.clear();
-    } else {
-      w += c;
-    }
-  }
-  if (!w.empty()) out.push_back(std::move(w));
-  return out;
-}
-
-// "fast_math=0 -> fast_math=1": the words only `was` has, then those only `now` has.
-std::string word_change(const std::string& was, const std::string& now) {
-  const std::vector<std::string> a = words(was), b = words(now);
-  auto only = [](const std::vector<std::string>& x, const std::vector<std::string>& y) {
-    std::string out;
-    int shown = 0;
-    for (const std::string& w : x) {
-      if (std::find(y.begin(), y.end(), w) != y.end()) continue;
-      if (++shown > 6) return out + " ...";
-      out += (out.empty() ? "" : " ") + w;
-    }
-    return out.empty() ? std::string("(nothing)") : out;
-  };
-  return only(a, b) + " -> " + only(b, a);
-}
-
-// The backend named by an entry's stored key (its first line, "backend=llvm"), reading
-// only the header; "unreadable" when the file is not a tgc entry.
-std::string entry_backend(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  uint8_t head[sizeof kMagic + 8];
-  if (!in.read(reinterpret_cast<char*>(head), sizeof head) || std::memcmp(head, kMagic, sizeof kMagic) != 0)
-    return "unreadable";
-  const uint64_t key_len = std::min<uint64_t>(get_u64(head + sizeof kMagic), 256);
-  std::string key(static_cast<size_t>(key_len), '\0');
-  in.read(key.data(), static_cast<std::streamsize>(key.size()));
-  key.resize(static_cast<size_t>(in.gcount()));
-  const std::string prefix = "backend=";
-  const size_t end = key.find('\n');
-  if (!key.starts_with(prefix) || end == std::string::npos) return "unreadable";
-  return key.substr(prefix.size(), end - prefix.size());
+// IOError when `dir` exists and is not a directory (info and clear on such a path).
+void require_directory_or_absent(const std::string& dir) {
+  const cache_files::DirVerdict v = cache_files::check_dir(dir);
+  if (!v.not_directory) return;
+  // v.why reads "it is a regular file, not a directory".
+  throw IOError(fmt::format("the kernel cache path {} {}", dir, v.why.substr(v.why.find(' ') + 1)), "cache_dir",
+                "set cache_dir (or --cache-dir) to a directory; tgc creates it on the first compile");
 }
 
 }  // namespace
@@ -202,7 +59,8 @@ std::string expand_home(const std::string& path) {
   return path;
 }
 
-KernelCache::KernelCache(std::string dir) : dir_(expand_home(dir)), disk_ok_(!dir_.empty()) {
+KernelCache::KernelCache(std::string dir, uint64_t max_bytes, uint64_t memory_bytes)
+    : dir_(expand_home(dir)), max_bytes_(max_bytes), memory_cap_(memory_bytes), disk_ok_(!dir_.empty()) {
   if (dir_.empty() && !dir.empty())
     std::fprintf(stderr,
                  "tgc: warning: no home directory for the kernel cache '%s' (HOME is unset and the password "
@@ -211,128 +69,208 @@ KernelCache::KernelCache(std::string dir) : dir_(expand_home(dir)), disk_ok_(!di
 }
 
 std::string KernelCache::entry_path(const KernelCacheKey& key) const {
-  return (fs::path(dir_) / file_name(key.text())).string();
+  return dir_ + "/" + cache_entry::file_name(key.text());
+}
+
+bool KernelCache::disk_usable(bool creating) {
+  if (!disk_ok_) return false;
+  // A directory removed since it was checked (rm -r by hand, a test's cleanup) is made and
+  // checked again before a write: one stat per write, which costs far less than the compile.
+  if (dir_checked_ && (!creating || ::access(dir_.c_str(), F_OK) == 0)) return true;
+  dir_checked_ = false;
+  if (creating) {
+    if (std::string why = cache_files::make_dirs(dir_); !why.empty()) {
+      std::fprintf(stderr,
+                   "tgc: warning: cannot create the kernel cache directory (%s); kernels are cached in memory "
+                   "only (set cache_dir to a writable directory)\n",
+                   why.c_str());
+      disk_ok_ = false;
+      return false;
+    }
+  }
+  const cache_files::DirVerdict v = cache_files::check_dir(dir_);
+  if (!v.usable) {
+    if (v.why.empty()) return false;  // absent, and not creating: a miss, checked again later
+    std::fprintf(stderr,
+                 "tgc: warning: the kernel cache directory %s is not used: %s; kernels are cached in memory only "
+                 "(set cache_dir to a directory only you can write, or make this one sticky: chmod +t)\n",
+                 dir_.c_str(), v.why.c_str());
+    disk_ok_ = false;
+    return false;
+  }
+  dir_checked_ = true;
+  shared_dir_ = v.shared;
+  return true;
+}
+
+void KernelCache::remember(const std::string& text, std::shared_ptr<const KernelBlob> blob) {
+  memory_bytes_ += blob->size();
+  auto [it, added] = memory_.try_emplace(text);
+  if (added) {
+    lru_.push_front(&it->first);
+  } else {
+    memory_bytes_ -= it->second.blob->size();
+    lru_.splice(lru_.begin(), lru_, it->second.age);
+  }
+  it->second = {std::move(blob), lru_.begin()};
+  // The newest always stays, even when alone over the budget: its caller is about to use it.
+  while (memory_bytes_ > memory_cap_ && lru_.size() > 1) {
+    auto oldest = memory_.find(*lru_.back());
+    memory_bytes_ -= oldest->second.blob->size();
+    lru_.pop_back();
+    memory_.erase(oldest);
+  }
 }
 
 std::optional<std::shared_ptr<const KernelBlob>> KernelCache::get(const KernelCacheKey& key,
                                                                   std::string* why_missed) {
   std::string text = key.text();
   std::unique_lock lock(mutex_);
-  if (auto it = memory_.find(text); it != memory_.end()) return it->second;
-  if (!disk_ok_) {
+  if (auto it = memory_.find(text); it != memory_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second.age);
+    return it->second.blob;
+  }
+  if (!disk_usable(/*creating=*/false)) {
     if (why_missed)
       *why_missed = dir_.empty() ? "new key: the cache keeps kernels in memory only (cache_dir is empty)"
-                                 : "new key: the cache directory is not writable, kernels are kept in memory only";
+                    : disk_ok_   ? "new key: no entry for this kernel in " + dir_ + " (the directory does not exist yet)"
+                                 : "new key: the cache directory is not usable, kernels are kept in memory only";
     return std::nullopt;
   }
-  std::string path = entry_path(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const std::string path = entry_path(key);
+  cache_files::Opened file = cache_files::open_regular(path, shared_dir_);
+  using Status = cache_files::Opened::Status;
+  const uint64_t cap = max_bytes_ ? std::min(max_bytes_, kMaxEntryBytes) : kMaxEntryBytes;
+  if (file.status == Status::Ok && file.size > cap) {
+    file.status = Status::Refused;
+    file.why = fmt::format("{} bytes, over the {}-byte limit of an entry", file.size, cap);
+  }
+  if (file.status == Status::Absent) {
     lock.unlock();  // the explanation reads the directory; other kernels need not wait
     if (why_missed) *why_missed = explain_miss(key);
     return std::nullopt;
   }
-  KernelBlob file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string why;
-  std::optional<KernelBlob> payload = decode(file, text, why);
-  if (!payload) {
-    if (why_missed) *why_missed = why;
-    std::error_code ec;
-    fs::remove(path, ec);  // corrupt, truncated or another key's: the rebuild replaces it
+  if (file.status == Status::Error) {
+    if (why_missed) *why_missed = fmt::format("cannot read the entry {}: {}; rebuilt", path, file.why);
     return std::nullopt;
   }
+  if (file.status == Status::Refused) {
+    if (why_missed) *why_missed = fmt::format("the entry {} is {}; ignored, rebuilt", path, file.why);
+    // A FIFO, device, link or oversized file in place of an entry is removed (unlink removes
+    // the name only, never what a link points to) so the rebuild's rename can take its place;
+    // a directory stays (unlink fails; the rename then fails and the kernel is kept in
+    // memory); another user's file in a shared directory is theirs.
+    if (!file.foreign) ::unlink(path.c_str());
+    return std::nullopt;
+  }
+  KernelBlob bytes(static_cast<size_t>(file.size));
+  std::string why;
+  std::optional<KernelBlob> payload;
+  if (!cache_files::read_at(file.fd.get(), 0, bytes.data(), bytes.size()))
+    why = "corrupted entry (shorter than its size, or unreadable), removed";
+  else
+    payload = cache_entry::decode(bytes, text, why);
+  if (!payload) {
+    if (why_missed) *why_missed = why;
+    ::unlink(path.c_str());  // corrupt, truncated or another key's: the rebuild replaces it
+    return std::nullopt;
+  }
+  cache_files::touch(file.fd.get());  // the eviction clock: used now
   auto shared = std::make_shared<const KernelBlob>(std::move(*payload));
-  memory_[text] = shared;
+  remember(text, shared);
   return shared;
 }
 
 void KernelCache::put(const KernelCacheKey& key, KernelBlob blob) {
   std::string text = key.text();
-  KernelBlob file = disk_ok_ ? encode(text, blob) : KernelBlob();
+  KernelBlob file = disk_ok_ ? cache_entry::encode(text, blob) : KernelBlob();
   std::lock_guard lock(mutex_);
-  memory_[text] = std::make_shared<const KernelBlob>(std::move(blob));
-  if (!disk_ok_) return;
-  static std::atomic<uint64_t> counter{0};
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  std::string path = entry_path(key);
-  // A unique temp name per process and write, renamed over the entry: readers see the old
-  // entry, no entry, or the new one, never a partial file.
-  std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      std::cerr << "tgc: warning: cannot write the kernel cache in " << dir_
-                << "; kernels are cached in memory only (set cache_dir to a writable directory)\n";
-      disk_ok_ = false;
-      return;
-    }
+  remember(text, std::make_shared<const KernelBlob>(std::move(blob)));
+  // An entry no read would accept, or that the cap would evict at once, stays in memory.
+  const uint64_t cap = max_bytes_ ? std::min(max_bytes_, kMaxEntryBytes) : kMaxEntryBytes;
+  if (file.size() > cap || !disk_usable(/*creating=*/true)) return;
+  const std::string name = cache_entry::file_name(text);
+  if (const cache_files::Written w = cache_files::write_atomically(dir_, name, file); !w.ok) {
+    // A directory (or another user's entry in a shared directory) in the entry's place makes
+    // only this entry fail; the directory itself is writable.
+    if (w.name_blocked) return;
+    std::fprintf(stderr,
+                 "tgc: warning: cannot write the kernel cache in %s (%s); kernels are cached in memory only "
+                 "(set cache_dir to a writable directory)\n",
+                 dir_.c_str(), w.why.c_str());
+    disk_ok_ = false;
+    return;
   }
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
+  keep_under_cap(file.size(), name);
 }
 
-std::string KernelCache::explain_miss(const KernelCacheKey& key) const {
-  std::error_code ec;
-  const std::string new_key = "new key: no entry for this kernel in " + dir_;
-  if (dir_.empty() || !fs::is_directory(dir_, ec)) return new_key;
-  // The entry of the same kernel that differs in the fewest fields explains best.
-  std::string best;
-  int best_fields = 4;
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (!e.is_regular_file(ec) || e.path().extension() != kSuffix) continue;
-    const std::optional<std::string> text = stored_key(e.path());
-    if (!text) continue;
-    const std::optional<KernelCacheKey> k = parse_key(*text);
-    if (!k || k->backend != key.backend || k->kernel != key.kernel) continue;
-    std::vector<std::string> changes;
-    if (k->compiler != key.compiler)
-      changes.push_back(fmt::format("compiler version changed: {} -> {}", k->compiler, key.compiler));
-    if (k->target != key.target) changes.push_back("target changed: " + word_change(k->target, key.target));
-    if (k->flags != key.flags) changes.push_back("flags changed: " + word_change(k->flags, key.flags));
-    if (changes.empty() || static_cast<int>(changes.size()) >= best_fields) continue;
-    best_fields = static_cast<int>(changes.size());
-    best.clear();
-    for (const std::string& c : changes) best += (best.empty() ? "" : "; ") + c;
+void KernelCache::keep_under_cap(uint64_t written, const std::string& name) {
+  if (max_bytes_ == 0) return;
+  written_since_trim_ += written;
+  // The directory is listed only when the recorded size passes the cap, when there is no
+  // record, and after every 1/16 of the cap this process wrote (so additions other processes
+  // lost in a race are counted again): never on every write.
+  const std::optional<uint64_t> recorded = read_size_record(dir_, shared_dir_);
+  if (recorded && *recorded + written <= max_bytes_ && written_since_trim_ < max_bytes_ / 16) {
+    write_size_record(dir_, *recorded + written);
+    return;
   }
-  if (!best.empty()) return best + " (the cache holds this kernel for the old value)";
-  return new_key;
+  // Down to 90%, so the next few writes do not each trim again.
+  const TrimResult r = trim_cache_dir(dir_, max_bytes_, max_bytes_ - max_bytes_ / 10, shared_dir_, name);
+  write_size_record(dir_, r.bytes_after);
+  written_since_trim_ = 0;
 }
 
 KernelCacheInfo KernelCache::info() const {
   KernelCacheInfo info;
   info.dir = dir_;
-  std::lock_guard lock(mutex_);
-  info.memory_entries = memory_.size();
-  std::error_code ec;
-  if (dir_.empty() || !fs::is_directory(dir_, ec)) return info;
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    if (!e.is_regular_file(ec) || e.path().extension() != kSuffix) continue;
+  info.max_bytes = max_bytes_;
+  {
+    std::lock_guard lock(mutex_);
+    info.memory_entries = memory_.size();
+  }
+  if (dir_.empty()) return info;
+  require_directory_or_absent(dir_);
+  const cache_files::DirVerdict v = cache_files::check_dir(dir_);
+  info.exists = v.usable || !v.why.empty();
+  info.refused = v.why;
+  for (const cache_files::Listed& l : cache_files::list_dir(dir_)) {
+    if (!l.name.ends_with(cache_entry::kSuffix)) continue;
     ++info.entries;
-    info.bytes += e.file_size(ec);
-    ++info.backends[entry_backend(e.path())];
+    if (l.regular) info.bytes += l.size;
+    cache_files::Opened f = l.regular ? cache_files::open_regular(dir_ + "/" + l.name, v.shared)
+                                      : cache_files::Opened{};
+    ++info.backends[f.fd ? cache_entry::stored_backend(f.fd.get(), f.size) : "unreadable"];
   }
   return info;
 }
 
-size_t KernelCache::clear() {
-  std::lock_guard lock(mutex_);
-  memory_.clear();
-  size_t removed = 0;
-  std::error_code ec;
-  if (dir_.empty() || !fs::is_directory(dir_, ec)) return 0;
-  std::vector<fs::path> doomed;
-  for (const auto& e : fs::directory_iterator(dir_, ec)) {
-    std::string name = e.path().filename().string();
-    if (name.ends_with(kSuffix) || name.find(std::string(kSuffix) + ".tmp.") != std::string::npos)
-      doomed.push_back(e.path());
+KernelCacheClear KernelCache::clear() {
+  KernelCacheClear result;
+  {
+    std::lock_guard lock(mutex_);
+    memory_.clear();
+    lru_.clear();
+    memory_bytes_ = 0;
+    written_since_trim_ = 0;
   }
-  for (const fs::path& p : doomed)
-    if (fs::remove(p, ec) && p.extension() == kSuffix) ++removed;
-  return removed;
+  if (dir_.empty()) return result;
+  require_directory_or_absent(dir_);
+  for (const cache_files::Listed& l : cache_files::list_dir(dir_)) {
+    // Temporary files and the size record are the cache's too, but not entries to count.
+    const bool bookkeeping = cache_files::is_temp_name(l.name, cache_entry::kSuffix) ||
+                             cache_files::is_temp_name(l.name, ".tgcs") || l.name == kSizeRecord;
+    if (!bookkeeping && !l.name.ends_with(cache_entry::kSuffix)) continue;  // not ours: left alone
+    const std::string path = dir_ + "/" + l.name;
+    // unlink, never a recursive removal: a directory in an entry's place is reported, not
+    // emptied.
+    if (::unlink(path.c_str()) == 0) {
+      if (!bookkeeping) ++result.removed;
+    } else if (errno != ENOENT) {
+      result.failed.push_back(fmt::format("{}: {}", path, std::strerror(errno)));
+    }
+  }
+  return result;
 }
 
 KernelCache& kernel_cache_for(const std::string& cache_dir) {
@@ -341,7 +279,7 @@ KernelCache& kernel_cache_for(const std::string& cache_dir) {
   std::lock_guard lock(mutex);
   std::string dir = expand_home(cache_dir);
   auto& slot = caches[dir];
-  if (!slot) slot = std::make_unique<KernelCache>(dir);
+  if (!slot) slot = std::make_unique<KernelCache>(dir, global_config().cache_max_size);
   return *slot;
 }
 

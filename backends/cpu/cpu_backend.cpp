@@ -37,10 +37,13 @@ class CpuBackend final : public Backend {
     std::shared_ptr<const Op> op = node.op_ptr();
     const auto* composite = dynamic_cast<const Composite*>(op.get());
     if (!composite) return reference_.make_thunk(node);
-    cpu::KernelFn fn = compiler_.get(composite->kernel(), node.describe());
-    auto launcher = std::make_shared<cpu::KernelLauncher>(composite->kernel(), fn, composite->inplace_map());
-    // The thunk keeps the op alive, and with it the kernel the launcher reads.
-    return [op, launcher](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) { (*launcher)(inputs, outputs); };
+    std::shared_ptr<const cpu::LinkedKernel> linked = compiler_.link(composite->kernel(), node.describe());
+    auto launcher = std::make_shared<cpu::KernelLauncher>(composite->kernel(), linked->fn, composite->inplace_map());
+    // The thunk keeps the op alive, and with it the kernel the launcher reads; and the linked
+    // code, which is unloaded when the last thunk using it dies.
+    return [op, linked, launcher](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+      (*launcher)(inputs, outputs);
+    };
   }
 
  private:

@@ -1,12 +1,14 @@
 // The kernel JIT: one ORC LLJIT and one host TargetMachine per process. A kernel is
 // rendered, optimized by LLVM's O3 pipeline (loop vectorizer with glibc's libmvec as the
 // vector-math library), compiled to an ELF object in memory, stored in the kernel cache and
-// linked into its own JITDylib; a cached object is linked without compiling.
+// linked into its own JITDylib; a cached object is linked without compiling. A kernel's
+// JITDylib is removed when the last thunk holding it dies (LinkedKernel).
 #include "backends/cpu/llvm_jit.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <set>
 
@@ -55,7 +57,10 @@ struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::mutex mutex;  // `tm` and the dylib counter
   size_t dylibs = 0;
-  std::atomic<size_t> compiled{0}, loaded{0};
+  std::atomic<size_t> compiled{0}, loaded{0}, resident{0}, unloaded{0};
+  // Set at exit: kernels are no longer unloaded, since a user's static Function may die after
+  // LLVM's own statics, and a process that ends frees everything anyway.
+  std::atomic<bool> exiting{false};
 };
 
 Jit& jit() {
@@ -72,6 +77,7 @@ Jit& jit() {
     j->tm_builder = std::make_unique<llvm::orc::JITTargetMachineBuilder>(jtmb);
     j->lljit = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
                     "creating the LLVM JIT");
+    std::atexit([] { jit().exiting = true; });
     return j;
   }();
   return *instance;
@@ -145,9 +151,24 @@ std::unique_ptr<llvm::MemoryBuffer> compile_object(const Kernel& kernel, const C
   return object;
 }
 
+// Removes a kernel's JITDylib, freeing its code; false when it is gone already.
+bool remove_dylib(const std::string& name) {
+  Jit& j = jit();
+  llvm::orc::ExecutionSession& session = j.lljit->getExecutionSession();
+  llvm::orc::JITDylib* jd = session.getJITDylibByName(name);
+  if (!jd) return false;
+  if (llvm::Error e = session.removeJITDylib(*jd)) {
+    // The code may stay mapped (a leak, not a fault): nothing may fail in a destructor.
+    llvm::consumeError(std::move(e));
+  }
+  return true;
+}
+
 // Links object code into a JITDylib of its own (so a kernel may be linked again by another
-// compiler instance) and returns the entry point; nullptr when the object does not link.
-KernelFn link_object(const llvm::StringRef bytes, const std::string& symbol, bool must_work) {
+// compiler instance, and unloaded alone) and returns it; nullptr when the object does not
+// link.
+std::shared_ptr<const LinkedKernel> link_object(const llvm::StringRef bytes, const std::string& symbol,
+                                                bool must_work) {
   Jit& j = jit();
   std::string name;
   {
@@ -165,17 +186,20 @@ KernelFn link_object(const llvm::StringRef bytes, const std::string& symbol, boo
     llvm::consumeError(mvec.takeError());
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(bytes, symbol);
   if (llvm::Error e = j.lljit->addObjectFile(jd, std::move(buffer))) {
+    remove_dylib(name);
     if (must_work) fail("linking kernel object code", std::move(e));
     llvm::consumeError(std::move(e));
     return nullptr;
   }
   auto address = j.lljit->lookup(jd, symbol);
   if (!address) {
+    remove_dylib(name);
     if (must_work) fail("looking up " + symbol, address.takeError());
     llvm::consumeError(address.takeError());
     return nullptr;
   }
-  return address->toPtr<KernelFn>();
+  ++j.resident;
+  return std::make_shared<const LinkedKernel>(address->toPtr<KernelFn>(), name);
 }
 
 }  // namespace
@@ -184,7 +208,19 @@ const HostTarget& host_target() { return jit().host; }
 
 std::string llvm_version() { return LLVM_VERSION_STRING; }
 
-JitStats jit_stats() { return {jit().compiled.load(), jit().loaded.load()}; }
+JitStats jit_stats() {
+  Jit& j = jit();
+  return {j.compiled.load(), j.loaded.load(), j.resident.load(), j.unloaded.load()};
+}
+
+LinkedKernel::~LinkedKernel() {
+  Jit& j = jit();
+  if (j.exiting) return;
+  if (remove_dylib(dylib_)) {
+    --j.resident;
+    ++j.unloaded;
+  }
+}
 
 KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
   const HostTarget& host = host_target();
@@ -196,13 +232,25 @@ KernelCacheKey KernelCompiler::cache_key(const Kernel& kernel) const {
 }
 
 KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
+  std::shared_ptr<const LinkedKernel> linked = link(kernel, label);
+  std::lock_guard lock(mutex_);
+  pinned_[cache_key(kernel).text()] = linked;
+  return linked->fn;
+}
+
+std::shared_ptr<const LinkedKernel> KernelCompiler::link(const Kernel& kernel, const std::string& label) {
   // From before the key: the first key of a process creates the JIT, counted as loading (as
   // in compile_ahead, which may come first).
   auto t0 = std::chrono::steady_clock::now();
   const KernelCacheKey key = cache_key(kernel);
   const std::string text = key.text();
   std::lock_guard lock(mutex_);
-  if (auto it = linked_.find(text); it != linked_.end()) return it->second;
+  if (auto it = linked_.find(text); it != linked_.end())
+    if (std::shared_ptr<const LinkedKernel> live = it->second.lock()) return live;
+  if (linked_.size() >= sweep_at_) {
+    std::erase_if(linked_, [](const auto& slot) { return slot.second.expired(); });
+    sweep_at_ = std::max<size_t>(64, 2 * linked_.size());
+  }
   const std::string symbol = symbol_of(kernel);
   Jit& j = jit();
   CompileLog* log = current_compile_log();
@@ -210,10 +258,11 @@ KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
   if (auto blob = cache_.get(key, log && log->explain_misses() ? &why_missed : nullptr)) {
     const KernelBlob& bytes = **blob;
     llvm::StringRef ref(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    if (KernelFn fn = link_object(ref, symbol, /*must_work=*/false)) {
+    if (std::shared_ptr<const LinkedKernel> linked = link_object(ref, symbol, /*must_work=*/false)) {
       ++j.loaded;
       if (log) log->add_load("llvm", seconds_since(t0));
-      return linked_[text] = fn;
+      linked_[text] = linked;
+      return linked;
     }
     // A checksummed entry that does not link (another toolchain wrote it): rebuild below.
     why_missed = "the cached object code does not link (written by another toolchain?), rebuilt";
@@ -232,9 +281,10 @@ KernelFn KernelCompiler::get(const Kernel& kernel, const std::string& label) {
   cache_.put(key, KernelBlob(bytes.begin(), bytes.end()));
   if (log) log->add_codegen("llvm", seconds_since(t0));
   t0 = std::chrono::steady_clock::now();
-  KernelFn fn = link_object(bytes, symbol, /*must_work=*/true);
+  std::shared_ptr<const LinkedKernel> linked = link_object(bytes, symbol, /*must_work=*/true);
   if (log) log->add_load("llvm", seconds_since(t0));
-  return linked_[text] = fn;
+  linked_[text] = linked;
+  return linked;
 }
 
 void KernelCompiler::compile_ahead(const std::vector<std::pair<const Kernel*, std::string>>& kernels, int threads) {
@@ -253,17 +303,18 @@ void KernelCompiler::compile_ahead(const std::vector<std::pair<const Kernel*, st
     for (const auto& [kernel, label] : kernels) {
       KernelCacheKey key = cache_key(*kernel);
       const std::string text = key.text();
-      if (linked_.count(text) || !seen.insert(text).second) continue;
+      if (auto it = linked_.find(text); (it != linked_.end() && !it->second.expired()) || !seen.insert(text).second)
+        continue;
       std::string why_missed;
-      if (cache_.get(key, log && log->explain_misses() ? &why_missed : nullptr)) continue;  // get() loads it
+      if (cache_.get(key, log && log->explain_misses() ? &why_missed : nullptr)) continue;  // link() loads it
       if (log && log->explain_misses()) log->add_miss({"llvm", miss_label(*kernel, label), why_missed});
       jobs.push_back({kernel, std::move(key)});
     }
-    // One kernel gains nothing from a thread: get() compiles it, without reporting its miss
-    // again (under the lock: get() on another thread reads the set).
+    // One kernel gains nothing from a thread: link() compiles it, without reporting its miss
+    // again (under the lock: link() on another thread reads the set).
     if (jobs.size() == 1) compile_alone_.insert(jobs[0].key.text());
   }
-  // The cache reads above are part of loading (get() links what they found).
+  // The cache reads above are part of loading (link() links what they found).
   if (log) log->add_load("llvm", seconds_since(t0), /*kernels=*/0);
   if (jobs.size() < 2) return;
   const auto t1 = std::chrono::steady_clock::now();

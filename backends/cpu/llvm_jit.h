@@ -1,11 +1,13 @@
 // The process's LLVM JIT for kernels: host target detection, the O3 pipeline with libmvec
 // vector math, compilation to object code, the kernel cache (memory + disk) and ORC LLJIT
-// loading. A compiler instance keeps the kernels it has linked, so the same kernel in another
-// function is neither recompiled nor re-linked.
+// loading. A compiler instance shares the kernels it has linked while some thunk holds them,
+// so the same kernel in another live function is neither recompiled nor re-linked; a kernel
+// no live function uses is unloaded (its code and JIT state freed).
 #pragma once
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -28,12 +30,28 @@ const HostTarget& host_target();
 std::string llvm_version();
 
 // Counters for tests and `tgc devices`: how many kernels were compiled from IR and how many
-// were loaded from cached object code.
+// were loaded from cached object code; how many are linked now, and how many were unloaded.
 struct JitStats {
   size_t compiled = 0;
   size_t loaded = 0;
+  size_t resident = 0;
+  size_t unloaded = 0;
 };
 JitStats jit_stats();
+
+// A kernel linked into the JIT, in a JITDylib of its own. `fn` is valid while this object
+// lives; the last owner's release removes the JITDylib, which frees the kernel's code.
+class LinkedKernel {
+ public:
+  LinkedKernel(KernelFn fn, std::string dylib) : fn(fn), dylib_(std::move(dylib)) {}
+  ~LinkedKernel();
+  LinkedKernel(const LinkedKernel&) = delete;
+  LinkedKernel& operator=(const LinkedKernel&) = delete;
+  const KernelFn fn;
+
+ private:
+  std::string dylib_;
+};
 
 class KernelCompiler {
  public:
@@ -41,10 +59,15 @@ class KernelCompiler {
   // kernel, the renderer version, LLVM's version, the host target and the options.
   KernelCompiler(KernelCache& cache, const CodegenOptions& options) : cache_(cache), options_(options) {}
 
-  // The compiled kernel: from this compiler's table, else the cache's object code, else
-  // rendered, optimized and compiled now (then stored in the cache). The time spent and a
-  // miss's reason go to the current compile log (runtime/compile_log.h), a miss under
-  // `label` (the node, for a person) when one is given.
+  // The linked kernel: the one a live holder already has, else linked from the cache's object
+  // code, else rendered, optimized and compiled now (then stored in the cache). A thunk holds
+  // the result; when the last holder lets go the kernel is unloaded (the disk cache still has
+  // it). The time spent and a miss's reason go to the current compile log
+  // (runtime/compile_log.h), a miss under `label` (the node, for a person) when one is given.
+  std::shared_ptr<const LinkedKernel> link(const Kernel& kernel, const std::string& label = "");
+
+  // link()'s entry point, kept loaded as long as this compiler lives (for tests and tools
+  // that call a kernel without holding it).
   KernelFn get(const Kernel& kernel, const std::string& label = "");
 
   // Compiles those of `kernels` (each with its node's label) that are neither linked here nor
@@ -59,8 +82,12 @@ class KernelCompiler {
   KernelCache& cache_;
   CodegenOptions options_;
   std::mutex mutex_;
-  std::map<std::string, KernelFn> linked_;  // cache key text -> entry point
-  std::set<std::string> compile_alone_;      // keys compile_ahead left to get(), miss reported
+  // Cache key text -> the kernel while some holder keeps it. Expired slots are swept when the
+  // table has doubled since the last sweep (the keys hold Kernel IR text: kilobytes each).
+  std::map<std::string, std::weak_ptr<const LinkedKernel>> linked_;
+  size_t sweep_at_ = 64;
+  std::map<std::string, std::shared_ptr<const LinkedKernel>> pinned_;  // get()'s
+  std::set<std::string> compile_alone_;      // keys compile_ahead left to link(), miss reported
 };
 
 // The process-wide compiler for (cache_dir, options).

@@ -57,7 +57,7 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "compile_threads", "cache_dir"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "compile_threads", "cache_dir", "cache_max_size"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
 }
@@ -209,6 +209,26 @@ TEST(Config, Paths) {
   auto e = catch_error<ConfigError>([&] { c.set("cache_dir", ""); });
   EXPECT_THAT(e.what(), HasSubstr("bad value '' for config key 'cache_dir'"));
   EXPECT_EQ(c.cache_dir, "/tmp/some dir/tgc cache");
+}
+
+TEST(Config, CacheMaxSizeTakesBinaryUnits) {
+  Config c;
+  EXPECT_EQ(c.cache_max_size, uint64_t(2) << 30);
+  EXPECT_EQ(c.get("cache_max_size"), "2GiB");
+  c.set("cache_max_size", "500M");
+  EXPECT_EQ(c.cache_max_size, uint64_t(500) << 20);
+  EXPECT_EQ(c.get("cache_max_size"), "500MiB");
+  c.set("cache_max_size", "3gib");
+  EXPECT_EQ(c.cache_max_size, uint64_t(3) << 30);
+  c.set("cache_max_size", "1000");
+  EXPECT_EQ(c.get("cache_max_size"), "1000");
+  c.set("cache_max_size", "0");  // no cap
+  EXPECT_EQ(c.cache_max_size, 0u);
+  for (const char* bad : {"", "G", "2X", "-1", "1.5G", "99999999999999999999", "5000000000T"}) {
+    auto e = catch_error<ConfigError>([&] { c.set("cache_max_size", bad); });
+    EXPECT_THAT(e.hint(), HasSubstr("optional unit K, M, G or T")) << bad;
+  }
+  EXPECT_EQ(c.cache_max_size, 0u) << "a rejected value leaves the old one";
 }
 
 TEST(Config, UnknownKeySuggestsTheClosest) {

@@ -1,5 +1,6 @@
 // KernelCache: memory and disk hits, keys compared in full, atomic writes, corrupt and
-// truncated entries removed and rebuilt, processes sharing a directory, info and clear.
+// truncated entries removed and rebuilt, processes sharing a directory, info and clear (and
+// what clear could not remove), a path that is not a directory, a directory removed meanwhile.
 #include "runtime/kernel_cache.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 
 #include <filesystem>
 #include <fstream>
+
+#include "runtime/error.h"
 
 namespace tgc {
 namespace {
@@ -129,9 +132,44 @@ TEST(KernelCache, InfoAndClear) {
   EXPECT_GT(info.bytes, 300u);
   EXPECT_EQ(info.memory_entries, 2u);
   EXPECT_EQ(info.backends, (std::map<std::string, size_t>{{"llvm", 2}}));
-  EXPECT_EQ(c.clear(), 2u);
+  EXPECT_EQ(c.clear().removed, 2u);
   EXPECT_EQ(c.info().entries, 0u);
   EXPECT_FALSE(c.get(key("a")).has_value());
+}
+
+TEST(KernelCache, ClearNamesWhatItCouldNotRemove) {
+  TempDir d;
+  KernelCache c(d.path.string());
+  c.put(key("a"), blob(100, 1));
+  fs::create_directories(d.path / "00000000000000ff.tgck" / "inside");  // never removed recursively
+  std::ofstream(d.path / "notes.txt") << "not the cache's";
+  const KernelCacheClear cleared = c.clear();
+  EXPECT_EQ(cleared.removed, 1u);
+  ASSERT_EQ(cleared.failed.size(), 1u);
+  EXPECT_EQ(cleared.failed[0], (d.path / "00000000000000ff.tgck").string() + ": Is a directory");
+  EXPECT_TRUE(fs::exists(d.path / "notes.txt")) << "only the cache's names are removed";
+}
+
+TEST(KernelCache, InfoAndClearRefuseAPathThatIsNotADirectory) {
+  TempDir d;
+  fs::create_directories(d.path);
+  std::ofstream(d.path / "file") << "x";
+  KernelCache c((d.path / "file").string());
+  EXPECT_THROW(c.info(), IOError);
+  EXPECT_THROW(c.clear(), IOError);
+  KernelCache absent((d.path / "absent").string());
+  EXPECT_FALSE(absent.info().exists);
+  EXPECT_EQ(absent.clear().removed, 0u);
+  EXPECT_FALSE(fs::exists(d.path / "absent")) << "neither creates the directory";
+}
+
+TEST(KernelCache, ADirectoryRemovedMeanwhileIsMadeAgain) {
+  TempDir d;
+  KernelCache c(d.path.string());
+  c.put(key("a"), blob(100, 1));
+  fs::remove_all(d.path);
+  c.put(key("b"), blob(100, 2));
+  EXPECT_TRUE(KernelCache(d.path.string()).get(key("b")).has_value());
 }
 
 TEST(KernelCache, InfoCountsEntriesPerBackendFromTheirStoredKeys) {
