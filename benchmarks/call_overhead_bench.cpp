@@ -20,9 +20,9 @@ void BM_SmallCall(benchmark::State& state) {
   const int kind = static_cast<int>(state.range(0));
   Var x = vector("x", DType::Float32);
   Shared w = shared(Tensor::full(DType::Float32, {16}, 1.0), "w");
-  Function f = kind == 0   ? function({x}, {x * 2.0f + 1.0f})
-               : kind == 1 ? function({x}, {x * w + 1.0f})
-                           : function({x}, {x * w + 1.0f}, {{w, w + x}});
+  Function f = kind == 0   ? function({x}, {x * 2.0 + 1.0})
+               : kind == 1 ? function({x}, {x * w + 1.0})
+                           : function({x}, {x * w + 1.0}, {{w, w + x}});
   Tensor arg = Tensor::full(DType::Float32, {16}, 0.0);
   for (auto _ : state) benchmark::DoNotOptimize(f(arg));
   state.SetLabel(kind == 0 ? "pure" : kind == 1 ? "reads a shared variable" : "updates a shared variable");
