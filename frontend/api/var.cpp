@@ -1,6 +1,8 @@
 // The Var core: symbolic constructors, constants and shared variables.
 #include <tgc/var.h>
 
+#include "ops/core/shared_value_lock.h"
+
 namespace tgc {
 
 DType floatX() { return global_config().floatX; }
@@ -37,7 +39,7 @@ Shared shared(const Tensor& value, const std::string& name, bool borrow) {
   if (!value.defined())
     throw TypeError("shared(): the initial value is an undefined Tensor", "shared variable '" + name + "'",
                     "pass a Tensor, e.g. RandomState(22).rand({230400}).astype(DType::Float32)");
-  return Shared(Variable::shared(std::make_shared<SharedValue>(value, name, borrow)));
+  return Shared(Variable::shared(make_shared_value(value, name, borrow)));
 }
 
 Tensor Shared::get_value(bool borrow) const { return ptr()->storage()->get_value(borrow); }

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,19 +26,28 @@ int calls_per_thread(int fallback = 2000) {
   return env ? std::max(1, std::atoi(env)) : fallback;
 }
 
-// Runs body(t) on kThreads threads at once and waits for all of them.
+// Runs body(t) on `threads` threads at once and waits for all of them. An exception a call
+// raises fails the test with its message (escaping a thread, it would end the process).
 template <typename Body>
 void on_threads(int threads, Body body) {
   std::atomic<int> ready{0};
+  std::mutex mutex;
+  std::vector<std::string> errors;
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       // Start together, so that the calls overlap from the first.
       ready.fetch_add(1);
       while (ready.load() < threads) std::this_thread::yield();
-      body(t);
+      try {
+        body(t);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mutex);
+        errors.push_back(e.what());
+      }
     });
   for (std::thread& th : pool) th.join();
+  EXPECT_THAT(errors, ::testing::IsEmpty());
 }
 
 TEST(Threads, EachCallOfOneFunctionSeesItsOwnArgumentsAndResults) {
@@ -168,14 +178,14 @@ TEST(Threads, ProfiledCallsFromManyThreadsAreAllCounted) {
   // profile=true times every node of one call: calls of one profiled function run one at a time.
   Var x = vector("x", DType::Float64);
   Function f = function({x}, {(x * x).sum()}, {}, {.name = "profiled", .config = {{"profile", "true"}}});
-  const int calls = 200;
+  const int calls = calls_per_thread(500);
   std::atomic<int> wrong{0};
   on_threads(4, [&](int t) {
     for (int c = 0; c < calls; ++c)
       if (f(Tensor::from_vector(std::vector<double>{double(t), 1}))[0].item<double>() != t * t + 1.0) wrong.fetch_add(1);
   });
   EXPECT_EQ(wrong.load(), 0);
-  EXPECT_THAT(f.profile_report(), ::testing::HasSubstr("Time in 800 calls to Function.__call__"));
+  EXPECT_THAT(f.profile_report(), ::testing::HasSubstr("Time in " + std::to_string(4 * calls) + " calls to Function.__call__"));
 }
 
 TEST(Threads, ASharedShapeChangeUnderConcurrentCallsCompilesOnce) {
