@@ -514,8 +514,14 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   double optimizer_s = seconds_since(t0);
 
   auto t1 = std::chrono::steady_clock::now();
-  v->linked = link(v->graph, *backend,
-                   LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs});
+  {
+    // Linking loads kernels and copies constants to the device: not into a CUDA graph another
+    // thread's call is recording there (docs/api.md#threads).
+    std::unique_lock<std::mutex> device_lock;
+    if (device_mutex) device_lock = std::unique_lock<std::mutex>(*device_mutex);
+    v->linked = link(v->graph, *backend,
+                     LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs});
+  }
   for (auto& [slot, storage] : v->linked.shared_slots)
     v->shared_on_device.push_back(device_shared.count(storage.get()) > 0);
   v->contexts = std::make_unique<CallContextPool>(v->linked.program);
