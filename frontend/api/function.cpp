@@ -1,5 +1,6 @@
 // function() and Function: compile a graph once, then run it with argument checks,
-// output ownership and all-or-nothing shared-variable updates. The compile assumes the
+// output ownership and all-or-nothing shared-variable updates, from any number of threads at
+// once (docs/api.md#threads: call contexts, shared-variable locks, the device lock). The compile assumes the
 // shapes of the shared variables' values (shape facts); a call after one changed shape runs
 // a program compiled for the new shapes, compiled then and kept.
 #include <tgc/function.h>
