@@ -1,5 +1,6 @@
 // function() and Function: compile a graph once, then run it with argument checks,
-// output ownership and all-or-nothing shared-variable updates. The compile assumes the
+// output ownership and all-or-nothing shared-variable updates, from any number of threads at
+// once (docs/api.md#threads: call contexts, shared-variable locks, the device lock). The compile assumes the
 // shapes of the shared variables' values (shape facts); a call after one changed shape runs
 // a program compiled for the new shapes, compiled then and kept.
 #include <tgc/function.h>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -21,10 +23,13 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/placement.h"
+#include "frontend/api/call_context.h"
 #include "frontend/api/shape_guard.h"
+#include "frontend/api/shared_locks.h"
 #include "ops/core/graph.h"
 #include "runtime/call_replay.h"
 #include "runtime/compile_log.h"
+#include "runtime/device_lock.h"
 #include "runtime/executor.h"
 #include "runtime/profiler.h"
 
@@ -178,9 +183,13 @@ struct Function::Impl {
     LinkedProgram linked;
     // Shared slots whose value lives on the device (moved there on the first call).
     std::vector<bool> shared_on_device;
-    std::vector<Tensor> slots;
+    // The slots of the calls running now, one context each (docs/api.md#threads).
+    std::unique_ptr<CallContextPool> contexts;
     std::vector<bool> constant_slot;  // slots of Program::constants
+    // profile=true: the profile times every node of one call, so calls of this program run
+    // one at a time, holding profile_mutex (report() takes it too).
     std::unique_ptr<Profiler> profiler;
+    std::mutex profile_mutex;
     // cuda_graphs=auto on a function all of whose nodes run on the GPU: records and replays
     // calls (runtime/call_replay.h); nullptr otherwise.
     std::unique_ptr<CallReplay> replay;
@@ -201,20 +210,29 @@ struct Function::Impl {
   // Per graph output, the shared variable it updates (null for the results): the inplace pass
   // and the linker let an update write into its variable (compiler/update_in_place.h).
   std::vector<const SharedValue*> update_outputs;
-  std::vector<const Buffer*> foreign_buffers;  // scratch of operator(), kept for its capacity
-  SharedShapeHistory shared_shapes;
+  SharedShapeHistory shared_shapes;  // under compile_mutex
   // Every program compiled, in order; `current` ran the last call. Never removed, so a
-  // graph() or profiler() handed out stays valid.
+  // graph() or profiler() handed out stays valid. Added to under compile_mutex; a call reads
+  // `current` without it.
   std::vector<std::unique_ptr<Variant>> variants;
-  Variant* current = nullptr;
-  std::unordered_set<std::string> warned;  // optimizer warnings already printed
+  std::atomic<Variant*> current{nullptr};
+  std::mutex compile_mutex;
+  std::unordered_set<std::string> warned;  // optimizer warnings already printed (compile_mutex)
+  // The shared variables a call locks (the graph's and the update targets), and the lock of
+  // the device its work goes to (nullptr on device=cpu): docs/api.md#threads.
+  LockPlan lock_plan;
+  std::mutex* device_mutex = nullptr;
 
   void check_args(const std::vector<Tensor>& args) const;
   // Optimizes and links raw_graph under `guard`'s facts; `setup_s`: the time spent making the
   // backends for it (0 for a later program of the same function).
   std::unique_ptr<Variant> compile(ShapeGuard guard, double setup_s);
   // The program for the shared values' shapes now: a kept one whose facts hold, or a new one.
+  // The caller holds the shared variables' locks.
   Variant& variant_for_shared_shapes();
+  // The program for this call, with every shared value it keeps on the device moved there:
+  // the locks of values to move are made exclusive first (SharedLocks::relock_exclusive).
+  Variant& variant_for_call(SharedLocks& locks);
 };
 
 void Function::Impl::check_args(const std::vector<Tensor>& args) const {
@@ -264,45 +282,45 @@ Function::~Function() {
     }
     std::cerr << v->profiler->report() << std::flush;
   }
-  if (!impl_->config.profile_trace.empty() && impl_->current && impl_->current->profiler) {
+  const Impl::Variant* last = impl_->current.load();
+  if (!impl_->config.profile_trace.empty() && last && last->profiler) {
     try {
-      impl_->current->profiler->write_chrome_trace(impl_->config.profile_trace);
+      last->profiler->write_chrome_trace(impl_->config.profile_trace);
     } catch (const Error& e) {
       std::cerr << "tgc: " << e.what() << "\n";
     }
   }
 }
 
+// A call, in the lock order of docs/api.md#threads: the shared variables' locks (held to the
+// end), the compile mutex (only to find or compile a program), the program's profile mutex
+// (profile=true), a call context, then the device's lock while the work is enqueued.
 std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   Impl& f = *impl_;
   f.check_args(args);
-  // The shape facts of the program that ran last are checked on every call (a few shape
-  // compares); only a changed shared shape leads elsewhere.
-  if (!f.current->guard.holds()) f.current = &f.variant_for_shared_shapes();
-  Impl::Variant& v = *f.current;
-  if (v.profiler) v.profiler->begin_call();
+  SharedLocks locks(f.lock_plan);
+  Impl::Variant& v = f.variant_for_call(locks);
+  std::unique_lock<std::mutex> profiling;
+  if (v.profiler) profiling = std::unique_lock<std::mutex>(v.profile_mutex);
+  CallContextPool::Lease context(*v.contexts);
+  std::vector<Tensor>& slots = context->slots;
 
   const Program& prog = v.linked.program;
   for (size_t i = 0; i < args.size(); ++i)
-    v.slots[v.linked.input_slots[i]] = args[i].on_host() ? args[i] : args[i].to(host_device());
+    slots[v.linked.input_slots[i]] = args[i].on_host() ? args[i] : copy_to_device_locked(args[i], host_device());
   for (size_t k = 0; k < v.linked.shared_slots.size(); ++k) {
     auto& [slot, storage] = v.linked.shared_slots[k];
     const Tensor& value = storage->current();
-    if (v.shared_on_device[k] && &value.device() != f.device_backend->device()) {
-      // A float32 shared variable lives on the function's device: moved there once (from the
-      // host, or through it from another function's device: opencl and cuda in one process).
-      Device& here = *f.device_backend->device();
-      storage->set_value(value.on_host() ? value.to(here) : value.to(host_device()).to(here), /*borrow=*/true);
-    } else if (!v.shared_on_device[k] && !value.on_host()) {
-      // Read on the host by this function while another keeps it on a device: a copy.
-      v.slots[slot] = value.to(host_device());
-      continue;
-    }
-    v.slots[slot] = storage->current();
+    // Read on the host by this function while another keeps it on a device: a copy. (One this
+    // function keeps on its device is there: variant_for_call moved it.)
+    slots[slot] = !v.shared_on_device[k] && !value.on_host() ? copy_to_device_locked(value, host_device()) : value;
   }
+  std::unique_lock<std::mutex> device_lock;
+  if (f.device_mutex) device_lock = std::unique_lock<std::mutex>(*f.device_mutex);
+  if (v.profiler) v.profiler->begin_call();
 
   auto clear_bound = [&] {
-    for (int s : prog.bound_slots) v.slots[s] = Tensor();
+    for (int s : prog.bound_slots) slots[s] = Tensor();
   };
   // The variables' own references to the buffers their updates are written into.
   OwnerRefs owner_refs;
@@ -310,8 +328,8 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   const ExecOptions exec_options{f.config.allow_gc, f.config.sync};
   bool replayed = false;  // the call ran as a recorded CUDA graph: the updates are applied
   try {
-    if (v.replay) replayed = v.replay->run(v.slots, exec_options, v.replay_updates);
-    if (!replayed) execute(prog, v.slots, exec_options, v.profiler.get());
+    if (v.replay) replayed = v.replay->run(slots, exec_options, v.replay_updates);
+    if (!replayed) execute(prog, slots, exec_options, v.profiler.get());
   } catch (...) {
     owner_refs.release();
     clear_bound();
@@ -325,14 +343,14 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   std::vector<Tensor> results;
   results.reserve(prog.output_slots.size());
   // A handful of buffers: a vector searched linearly costs less per call than a hash set.
-  std::vector<const Buffer*>& foreign = f.foreign_buffers;
+  std::vector<const Buffer*>& foreign = context->foreign;
   foreign.clear();
   if (!f.borrow_outputs) {
-    for (int s : prog.bound_slots) foreign.push_back(v.slots[s].buffer().get());
+    for (int s : prog.bound_slots) foreign.push_back(slots[s].buffer().get());
     for (auto& [s, t] : prog.constants) foreign.push_back(t.buffer().get());
   }
   for (size_t i = 0; i < prog.output_slots.size(); ++i) {
-    Tensor t = v.slots[prog.output_slots[i]];
+    Tensor t = slots[prog.output_slots[i]];
     // An update written into its own variable's buffer is that variable's value already.
     const bool in_its_variable = i >= f.num_outputs && is_value_of(t, *f.update_targets[i - f.num_outputs]);
     if (!f.borrow_outputs && !in_its_variable) {
@@ -343,47 +361,55 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
     results.push_back(std::move(t));
   }
   clear_bound();
-  // Results now belong to the caller; constant slots are filled once in function() and
-  // must survive (an output may be a constant, e.g. after constant folding).
+  // Results now belong to the caller; constant slots are filled once per context and must
+  // survive (an output may be a constant, e.g. after constant folding).
   for (int s : prog.output_slots)
-    if (!v.constant_slot[s]) v.slots[s] = Tensor();
+    if (!v.constant_slot[s]) slots[s] = Tensor();
 
+  // The call holds these variables' locks exclusively (set_value would take them again).
   if (!replayed)
     for (size_t u = 0; u < f.update_targets.size(); ++u)
-      f.update_targets[u]->set_value(results[f.num_outputs + u], /*borrow=*/true);
+      set_value_locked(*f.update_targets[u], results[f.num_outputs + u]);
   results.resize(f.num_outputs);
   if (v.profiler) v.profiler->end_call();
   return results;
 }
 
+// The accessors read the program that ran last (`current`); those that look at every program
+// take the compile mutex (a call may be adding one), and those that read what calls change (the
+// replay counters, the profile) the device's lock or the profile mutex. docs/api.md#threads.
 const std::string& Function::name() const { return impl_->name; }
 const Config& Function::config() const { return impl_->config; }
-const Graph& Function::graph() const { return impl_->current->graph; }
+const Graph& Function::graph() const { return impl_->current.load()->graph; }
 const Graph& Function::raw_graph() const { return impl_->raw_graph; }
-const std::vector<std::string>& Function::rewrite_trace() const { return impl_->current->rewrite_trace; }
+const std::vector<std::string>& Function::rewrite_trace() const { return impl_->current.load()->rewrite_trace; }
 const std::vector<std::string>& Function::optimizer_warnings() const {
-  return impl_->current->optimizer_warnings;
+  return impl_->current.load()->optimizer_warnings;
 }
 std::string Function::host_reason(const Node& node) const {
+  std::lock_guard<std::mutex> lock(impl_->compile_mutex);
   for (const auto& v : impl_->variants)
     if (auto it = v->host_reasons.find(&node); it != v->host_reasons.end()) return it->second;
   return "";
 }
-const CompilePhases& Function::compile_phases() const { return impl_->current->phases; }
+const CompilePhases& Function::compile_phases() const { return impl_->current.load()->phases; }
 std::vector<std::pair<std::string, double>> Function::optimizer_timings() const {
   std::vector<std::pair<std::string, double>> out;
-  for (auto& t : impl_->current->optimizer_timings) out.push_back({t.name, t.seconds});
+  for (auto& t : impl_->current.load()->optimizer_timings) out.push_back({t.name, t.seconds});
   return out;
 }
-const Profiler* Function::profiler() const { return impl_->current->profiler.get(); }
+const Profiler* Function::profiler() const { return impl_->current.load()->profiler.get(); }
 int Function::cuda_graph_replays() const {
+  std::lock_guard<std::mutex> lock(impl_->compile_mutex);
+  std::unique_lock<std::mutex> device_lock;
+  if (impl_->device_mutex) device_lock = std::unique_lock<std::mutex>(*impl_->device_mutex);
   int n = 0;
   for (const auto& v : impl_->variants) n += v->replay ? v->replay->replays() : 0;
   return n;
 }
 std::string Function::cuda_graph_status() const {
   const Impl& f = *impl_;
-  const Impl::Variant& v = *f.current;
+  const Impl::Variant& v = *f.current.load();
   Device* device = f.device_backend ? f.device_backend->device() : nullptr;
   if (!device || device->kind() != DeviceKind::Cuda) return "";  // only CUDA records calls
   if (!v.replay) {
@@ -394,6 +420,7 @@ std::string Function::cuda_graph_status() const {
       return "off: not every node runs on the device (tgc show marks the host ones)";
     return "off";
   }
+  std::lock_guard<std::mutex> device_lock(*f.device_mutex);
   const CallReplay& r = *v.replay;
   std::string s = fmt::format("{} recording{}, {} call{} replayed", r.recordings(), r.recordings() == 1 ? "" : "s",
                               r.replays(), r.replays() == 1 ? "" : "s");
@@ -403,11 +430,23 @@ std::string Function::cuda_graph_status() const {
   if (r.disabled()) s += "; recording given up: " + r.disabled_reason();
   return s;
 }
-int Function::compiled_programs() const { return static_cast<int>(impl_->variants.size()); }
+int Function::compiled_programs() const {
+  std::lock_guard<std::mutex> lock(impl_->compile_mutex);
+  return static_cast<int>(impl_->variants.size());
+}
 std::string Function::profile_report() const {
+  std::vector<Impl::Variant*> profiled;
+  {
+    std::lock_guard<std::mutex> lock(impl_->compile_mutex);
+    for (const auto& v : impl_->variants)
+      if (v->profiler) profiled.push_back(v.get());
+  }
   std::string out;
-  for (const auto& v : impl_->variants) {
-    if (!v->profiler) continue;
+  for (Impl::Variant* v : profiled) {
+    // The profile mutex, then the device's: a call's order. No call of this program runs meanwhile.
+    std::lock_guard<std::mutex> lock(v->profile_mutex);
+    std::unique_lock<std::mutex> device_lock;
+    if (impl_->device_mutex) device_lock = std::unique_lock<std::mutex>(*impl_->device_mutex);
     v->profiler->collect_device_times(/*wait=*/true);
     out += v->profiler->report();
   }
@@ -416,7 +455,7 @@ std::string Function::profile_report() const {
 
 std::vector<std::string> Function::toposort() const {
   std::vector<std::string> out;
-  for (Node* n : impl_->current->graph.toposort()) {
+  for (Node* n : impl_->current.load()->graph.toposort()) {
     std::string s = n->op().name() + "(";
     for (size_t i = 0; i < n->inputs().size(); ++i) s += (i ? ", " : "") + n->inputs()[i]->label();
     out.push_back(s + ")");
@@ -476,16 +515,19 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   double optimizer_s = seconds_since(t0);
 
   auto t1 = std::chrono::steady_clock::now();
-  v->linked = link(v->graph, *backend,
-                   LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs});
+  {
+    // Linking loads kernels and copies constants to the device: not into a CUDA graph another
+    // thread's call is recording there (docs/api.md#threads).
+    std::unique_lock<std::mutex> device_lock;
+    if (device_mutex) device_lock = std::unique_lock<std::mutex>(*device_mutex);
+    v->linked = link(v->graph, *backend,
+                     LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs});
+  }
   for (auto& [slot, storage] : v->linked.shared_slots)
     v->shared_on_device.push_back(device_shared.count(storage.get()) > 0);
-  v->slots.assign(v->linked.program.num_slots, Tensor());
+  v->contexts = std::make_unique<CallContextPool>(v->linked.program);
   v->constant_slot.assign(v->linked.program.num_slots, false);
-  for (auto& [slot, value] : v->linked.program.constants) {
-    v->slots[slot] = value;
-    v->constant_slot[slot] = true;
-  }
+  for (auto& [slot, value] : v->linked.program.constants) v->constant_slot[slot] = true;
   const double link_total_s = seconds_since(t1);
   // Code generation and kernel loading happen inside linking (a thunk is made per node);
   // the log separates them out.
@@ -531,18 +573,53 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
 }
 
 Function::Impl::Variant& Function::Impl::variant_for_shared_shapes() {
+  std::lock_guard<std::mutex> lock(compile_mutex);
+  // Another call may have compiled it meanwhile.
   for (const auto& v : variants)
     if (v->guard.holds()) return *v;
   // Compiled once per new set of shapes, then kept: calls going back and forth between
   // shapes find their program above.
   std::vector<std::string> log;
-  const std::string why = current->guard.first_broken();
+  const std::string why = current.load()->guard.first_broken();
   ShapeGuard guard = shared_shapes.facts_now(log);
   for (const std::string& line : log) std::cerr << "tgc: " << name << ": " << line << "\n";
   std::cerr << "tgc: " << name << ": shared variable " << why << "; compiling program "
             << variants.size() + 1 << " for the new shapes (docs/optimizations.md#shape-facts)\n";
   variants.push_back(compile(std::move(guard), /*setup_s=*/0.0));
   return *variants.back();
+}
+
+Function::Impl::Variant& Function::Impl::variant_for_call(SharedLocks& locks) {
+  for (;;) {
+    // The shape facts of the program that ran last are checked on every call (a few shape
+    // compares, under the variables' locks); only a changed shared shape leads elsewhere.
+    Variant* v = current.load(std::memory_order_acquire);
+    if (!v->guard.holds()) {
+      v = &variant_for_shared_shapes();
+      current.store(v, std::memory_order_release);
+    }
+    if (!device_backend) return *v;
+    // A float32 shared variable lives on the function's device: moved there once (from the
+    // host, or through it from another function's device: opencl and cuda in one process).
+    // The move replaces the value, so it needs the variable's lock exclusively.
+    Device& here = *device_backend->device();
+    std::vector<SharedValue*> to_move;
+    bool exclusive = true;
+    for (size_t k = 0; k < v->linked.shared_slots.size(); ++k) {
+      SharedValue* storage = v->linked.shared_slots[k].second.get();
+      if (!v->shared_on_device[k] || &storage->current().device() == &here) continue;
+      to_move.push_back(storage);
+      exclusive = exclusive && locks.holds_exclusive(storage);
+    }
+    if (to_move.empty()) return *v;
+    if (!exclusive) {
+      // The locks were let go meanwhile: the shapes are checked again.
+      locks.relock_exclusive(std::vector<const SharedValue*>(to_move.begin(), to_move.end()));
+      continue;
+    }
+    for (SharedValue* storage : to_move) set_value_locked(*storage, copy_to_device_locked(storage->current(), here));
+    return *v;
+  }
 }
 
 Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
@@ -592,13 +669,27 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   impl->device_backend = make_device_backend(impl->config);
   // optimizer=none runs no rule that could use a shape fact: nothing to assume or guard.
   if (impl->config.optimizer != "none") impl->shared_shapes = SharedShapeHistory(impl->raw_graph);
+  {
+    std::vector<const SharedValue*> read, updated;
+    for (const Variable* root : impl->raw_graph.roots())
+      if (root->kind() == Variable::Kind::Shared) read.push_back(root->storage().get());
+    for (const auto& target : impl->update_targets) updated.push_back(target.get());
+    impl->lock_plan = make_lock_plan(read, updated);
+  }
+  if (impl->device_backend && impl->device_backend->device())
+    impl->device_mutex = &device_work_mutex(*impl->device_backend->device());
   std::vector<std::string> log;
-  ShapeGuard guard = impl->shared_shapes.facts_now(log);
+  ShapeGuard guard;
+  {
+    // The shapes assumed are read under the variables' locks, as a call reads them.
+    SharedLocks locks(impl->lock_plan);
+    guard = impl->shared_shapes.facts_now(log);
+  }
   // Setup: checking the arguments, copying the graph, making the backends (a device's
   // context and library handles the first time in a process).
   const double setup_s = seconds_since(t0);
   impl->variants.push_back(impl->compile(std::move(guard), setup_s));
-  impl->current = impl->variants.back().get();
+  impl->current.store(impl->variants.back().get());
   return Function(std::move(impl));
 }
 

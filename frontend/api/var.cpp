@@ -1,6 +1,7 @@
 // The Var core: symbolic constructors, constants and shared variables.
 #include <tgc/var.h>
 
+#include "ops/core/shared_value_lock.h"
 #include "runtime/rank_limit.h"
 
 namespace tgc {
@@ -42,7 +43,7 @@ Shared shared(const Tensor& value, const std::string& name, bool borrow) {
     throw TypeError("shared(): the initial value is an undefined Tensor", "shared variable '" + name + "'",
                     "pass a Tensor, e.g. RandomState(22).rand({230400}).astype(DType::Float32)");
   check_rank(value.ndim(), "shared variable '" + name + "'");
-  return Shared(Variable::shared(std::make_shared<SharedValue>(value, name, borrow)));
+  return Shared(Variable::shared(make_shared_value(value, name, borrow)));
 }
 
 Tensor Shared::get_value(bool borrow) const { return ptr()->storage()->get_value(borrow); }

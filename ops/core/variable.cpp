@@ -4,6 +4,8 @@
 #include <atomic>
 
 #include "ops/core/node.h"
+#include "ops/core/shared_value_lock.h"
+#include "runtime/device_lock.h"
 
 namespace tgc {
 
@@ -62,11 +64,16 @@ std::string Variable::label() const {
 SharedValue::SharedValue(Tensor value, std::string name, bool borrow)
     : name_(std::move(name)),
       type_(Type::unknown(value.dtype(), value.ndim())),
-      value_(borrow && value.on_host() ? value : value.to(host_device())) {}
+      value_(borrow && value.on_host() ? value : copy_to_device_locked(value, host_device())) {}
 
 // A copy is always a host tensor (Theano returns a NumPy array for a GPU shared variable);
-// borrow gives the storage itself, wherever it lives.
-Tensor SharedValue::get_value(bool borrow) const { return borrow ? value_ : value_.to(host_device()); }
+// borrow gives the storage itself, wherever it lives. Under the value's lock (a call that
+// updates it holds it exclusively: what is read is the value before or after a call, never
+// during one) and, for a copy from a device, the device's.
+Tensor SharedValue::get_value(bool borrow) const {
+  std::shared_lock<std::shared_mutex> lock(lock_of(*this).mutex);
+  return borrow ? value_ : copy_to_device_locked(value_, host_device());
+}
 
 void SharedValue::check(const Tensor& value) const {
   if (!value.defined())
@@ -83,7 +90,15 @@ void SharedValue::check(const Tensor& value) const {
 
 void SharedValue::set_value(const Tensor& value, bool borrow) {
   check(value);
-  value_ = borrow ? value : value.copy();
+  // The copy is made before the lock is taken: a call waiting for the variable waits for the
+  // assignment only.
+  Tensor fresh = borrow ? value : copy_to_device_locked(value, value.device());
+  Tensor old;
+  std::unique_lock<std::shared_mutex> lock(lock_of(*this).mutex);
+  old = std::move(value_);
+  value_ = std::move(fresh);
+  lock.unlock();
+  // `old` is released here, after the lock: freeing a device buffer takes the device's locks.
 }
 
 }  // namespace tgc
