@@ -2,6 +2,7 @@
 // int64 indices, the reduction schedules, and that the same call always gets the same plan.
 #include <gtest/gtest.h>
 
+#include "backends/c_family/fast_divisor.h"
 #include "backends/c_family/kernel_render.h"
 #include "backends/c_family/kernel_test_util.h"
 
@@ -73,7 +74,8 @@ TEST(PlanLaunch, TransposedOrBroadcastOperandsTakeTheStridedPath) {
   EXPECT_EQ(p->variant.outer_rank, 2);
   EXPECT_EQ(entry_of(k, *p), "tgc_k_strided_i32");
   // Params: n, rank, shape[2], then strides[2] per operand (i0, i1, out0).
-  EXPECT_EQ(p->params, (std::vector<int64_t>{30, 2, 6, 5, 1, 6, 5, 1, 5, 1}));
+  // ... and each shape dim's fast divisor (fast_divisor.h).
+  EXPECT_EQ(p->params, (std::vector<int64_t>{30, 2, 6, 5, 1, 6, 5, 1, 5, 1, fast_divisor(6), fast_divisor(5)}));
 
   Kernel b = binary_kernel(ScalarOpKind::Add, DType::Float32, 2);
   b.inputs[1] = {DType::Float32, 1, {-1}, false};
@@ -138,8 +140,10 @@ TEST(PlanLaunch, ReductionsOrderKeptDimsFirstAndCollapseEachGroup) {
   EXPECT_EQ(p->variant.outer_rank, 2);
   EXPECT_EQ(p->variant.reduce_rank, 2);
   // n_out, n_red, chunks, kept rank, reduced rank, kept shape[2], reduced shape[2], then per
-  // operand kept strides[2] and reduced strides[2].
-  EXPECT_EQ(p->params, (std::vector<int64_t>{15, 8, 1, 2, 2, 3, 5, 2, 4, 20, 1, 60, 5, 5, 1, 0, 0}));
+  // operand kept strides[2] and reduced strides[2], then the fast divisors of the kept and the
+  // reduced shape.
+  EXPECT_EQ(p->params, (std::vector<int64_t>{15, 8, 1, 2, 2, 3, 5, 2, 4, 20, 1, 60, 5, 5, 1, 0, 0, fast_divisor(3),
+                                             fast_divisor(5), fast_divisor(2), fast_divisor(4)}));
   EXPECT_EQ(entry_of(k, *p), "tgc_k_reduce_thread_i32");  // 8 elements: one thread each
 }
 
@@ -242,8 +246,9 @@ TEST(PlanLaunch, OutputSpaceOperandsHaveNoReducedStrides) {
   k.keepdims = true;
   auto p = plan_launch(k, {dense(DType::Float32, {7, 9})}, {dense(DType::Float32, {7, 1})}, kH100);
   ASSERT_TRUE(p);
-  // Header 5, kept shape[1], reduced shape[1]; i0: kept 9, reduced 1; out0: kept 1, reduced 0.
-  EXPECT_EQ(p->params, (std::vector<int64_t>{7, 9, 1, 1, 1, 7, 9, 9, 1, 1, 0}));
+  // Header 5, kept shape[1], reduced shape[1]; i0: kept 9, reduced 1; out0: kept 1, reduced 0;
+  // the fast divisors of 7 and 9.
+  EXPECT_EQ(p->params, (std::vector<int64_t>{7, 9, 1, 1, 1, 7, 9, 9, 1, 1, 0, fast_divisor(7), fast_divisor(9)}));
 }
 
 }  // namespace
