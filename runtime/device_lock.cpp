@@ -8,14 +8,14 @@
 
 namespace tgc {
 
-std::mutex& device_work_mutex(const Device& device) {
+DeviceWorkMutex& device_work_mutex(const Device& device) {
   static std::mutex registry_mutex;
   // Leaked on purpose: devices live until the process ends, and a thread may still take a
   // device's lock while static destructors run.
-  static auto* locks = new std::unordered_map<const Device*, std::unique_ptr<std::mutex>>;
+  static auto* locks = new std::unordered_map<const Device*, std::unique_ptr<DeviceWorkMutex>>;
   std::lock_guard<std::mutex> lock(registry_mutex);
-  std::unique_ptr<std::mutex>& m = (*locks)[&device];
-  if (!m) m = std::make_unique<std::mutex>();
+  std::unique_ptr<DeviceWorkMutex>& m = (*locks)[&device];
+  if (!m) m = std::make_unique<DeviceWorkMutex>();
   return *m;
 }
 
@@ -24,16 +24,16 @@ Tensor copy_to_device_locked(const Tensor& t, Device& device) {
   const bool from_host = from.kind() == DeviceKind::Host, to_host = device.kind() == DeviceKind::Host;
   if (from_host && to_host) return t.to(device);
   if (from_host || to_host || &from == &device) {
-    std::lock_guard<std::mutex> lock(device_work_mutex(from_host ? device : from));
+    std::lock_guard<DeviceWorkMutex> lock(device_work_mutex(from_host ? device : from));
     return t.to(device);
   }
   // Between two devices: through the host, one device's lock at a time.
   Tensor host;
   {
-    std::lock_guard<std::mutex> lock(device_work_mutex(from));
+    std::lock_guard<DeviceWorkMutex> lock(device_work_mutex(from));
     host = t.to(host_device());
   }
-  std::lock_guard<std::mutex> lock(device_work_mutex(device));
+  std::lock_guard<DeviceWorkMutex> lock(device_work_mutex(device));
   return host.to(device);
 }
 

@@ -5,6 +5,8 @@
 // and so do shared-variable copies to and from the device (docs/api.md#threads).
 #pragma once
 
+#include <condition_variable>
+#include <cstdint>
 #include <mutex>
 
 #include "runtime/device.h"
@@ -12,9 +14,39 @@
 
 namespace tgc {
 
+// A lock taken in the order it was asked for. A plain mutex lets the thread that just released
+// it take it again at once: a thread calling functions in a loop on a device kept eight other
+// threads' calls to about 115 a second between them (benchmarks/soak on an H100, 10,000 calls
+// a second for the looping thread). Tickets hand the device to the callers in turn.
+class DeviceWorkMutex {
+ public:
+  void lock() {
+    std::unique_lock<std::mutex> l(mutex_);
+    const uint64_t ticket = next_++;
+    turn_.wait(l, [&] { return serving_ == ticket; });
+  }
+  void unlock() {
+    {
+      std::lock_guard<std::mutex> l(mutex_);
+      ++serving_;
+    }
+    turn_.notify_all();
+  }
+  // Threads holding or waiting for the lock (a snapshot).
+  uint64_t holders_and_waiters() {
+    std::lock_guard<std::mutex> l(mutex_);
+    return next_ - serving_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable turn_;
+  uint64_t next_ = 0, serving_ = 0;
+};
+
 // The device's lock, made on first use and kept for the process (devices are). Never held
 // while another lock is taken: a leaf in the order of docs/api.md#threads.
-std::mutex& device_work_mutex(const Device& device);
+DeviceWorkMutex& device_work_mutex(const Device& device);
 
 // t.to(device) with the locks of the devices involved held in turn (never two at once); a
 // copy on the host takes none.

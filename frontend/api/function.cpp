@@ -221,7 +221,7 @@ struct Function::Impl {
   // The shared variables a call locks (the graph's and the update targets), and the lock of
   // the device its work goes to (nullptr on device=cpu): docs/api.md#threads.
   LockPlan lock_plan;
-  std::mutex* device_mutex = nullptr;
+  DeviceWorkMutex* device_mutex = nullptr;
 
   void check_args(const std::vector<Tensor>& args) const;
   // Optimizes and links raw_graph under `guard`'s facts; `setup_s`: the time spent making the
@@ -315,8 +315,8 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
     // function keeps on its device is there: variant_for_call moved it.)
     slots[slot] = !v.shared_on_device[k] && !value.on_host() ? copy_to_device_locked(value, host_device()) : value;
   }
-  std::unique_lock<std::mutex> device_lock;
-  if (f.device_mutex) device_lock = std::unique_lock<std::mutex>(*f.device_mutex);
+  std::unique_lock<DeviceWorkMutex> device_lock;
+  if (f.device_mutex) device_lock = std::unique_lock<DeviceWorkMutex>(*f.device_mutex);
   if (v.profiler) v.profiler->begin_call();
 
   auto clear_bound = [&] {
@@ -401,8 +401,8 @@ std::vector<std::pair<std::string, double>> Function::optimizer_timings() const 
 const Profiler* Function::profiler() const { return impl_->current.load()->profiler.get(); }
 int Function::cuda_graph_replays() const {
   std::lock_guard<std::mutex> lock(impl_->compile_mutex);
-  std::unique_lock<std::mutex> device_lock;
-  if (impl_->device_mutex) device_lock = std::unique_lock<std::mutex>(*impl_->device_mutex);
+  std::unique_lock<DeviceWorkMutex> device_lock;
+  if (impl_->device_mutex) device_lock = std::unique_lock<DeviceWorkMutex>(*impl_->device_mutex);
   int n = 0;
   for (const auto& v : impl_->variants) n += v->replay ? v->replay->replays() : 0;
   return n;
@@ -420,7 +420,7 @@ std::string Function::cuda_graph_status() const {
       return "off: not every node runs on the device (tgc show marks the host ones)";
     return "off";
   }
-  std::lock_guard<std::mutex> device_lock(*f.device_mutex);
+  std::lock_guard<DeviceWorkMutex> device_lock(*f.device_mutex);
   const CallReplay& r = *v.replay;
   std::string s = fmt::format("{} recording{}, {} call{} replayed", r.recordings(), r.recordings() == 1 ? "" : "s",
                               r.replays(), r.replays() == 1 ? "" : "s");
@@ -445,8 +445,8 @@ std::string Function::profile_report() const {
   for (Impl::Variant* v : profiled) {
     // The profile mutex, then the device's: a call's order. No call of this program runs meanwhile.
     std::lock_guard<std::mutex> lock(v->profile_mutex);
-    std::unique_lock<std::mutex> device_lock;
-    if (impl_->device_mutex) device_lock = std::unique_lock<std::mutex>(*impl_->device_mutex);
+    std::unique_lock<DeviceWorkMutex> device_lock;
+    if (impl_->device_mutex) device_lock = std::unique_lock<DeviceWorkMutex>(*impl_->device_mutex);
     v->profiler->collect_device_times(/*wait=*/true);
     out += v->profiler->report();
   }
@@ -518,8 +518,8 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   {
     // Linking loads kernels and copies constants to the device: not into a CUDA graph another
     // thread's call is recording there (docs/api.md#threads).
-    std::unique_lock<std::mutex> device_lock;
-    if (device_mutex) device_lock = std::unique_lock<std::mutex>(*device_mutex);
+    std::unique_lock<DeviceWorkMutex> device_lock;
+    if (device_mutex) device_lock = std::unique_lock<DeviceWorkMutex>(*device_mutex);
     v->linked = link(v->graph, *backend,
                      LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs});
   }
