@@ -19,6 +19,9 @@ namespace tgc {
 // floats, a stand-alone OpenMP loop: /tmp harness, 3000 regions, 10th to 90th percentile),
 // while a region whose second thread was not running falls to 0.02-0.2.
 inline constexpr double kMinTeamSpeedup = 1.25;
+// Losing teams in a row that start a period on one thread (the first team after a period
+// loses to its workers' wake-up alone).
+inline constexpr int kLossesForAPeriod = 2;
 // The first period on one thread after a loss, and the longest; a period is one clock read per
 // region for its duration, and a team tried after it costs at most one scheduler slice.
 inline constexpr int64_t kFirstSoloNs = 2'000'000;    // 2 ms

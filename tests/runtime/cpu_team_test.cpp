@@ -13,10 +13,23 @@ namespace {
 // governor then kept answering 1.
 int64_t solo_period_after_a_loss() {
   const int64_t before = team_clock_ns();
-  report_team(2, 1'000'000, 1'100'000);  // busy 1.1x the wall time: no speed-up to speak of
+  for (int i = 0; i < kLossesForAPeriod; ++i)
+    report_team(2, 1'000'000, 1'100'000);  // busy 1.1x the wall time: no speed-up to speak of
   while (team_threads(2) == 1) {
   }
   return team_clock_ns() - before;
+}
+
+TEST(CpuTeam, OneLossAloneStartsNoPeriod) {
+  reset_team_governor();
+  report_team(2, 1'000'000, 1'000'000);  // a team that woke sleeping workers, say
+  EXPECT_EQ(team_threads(2), 2);
+  report_team(2, 1'000'000, 1'900'000);  // the next one won: the count starts again
+  report_team(2, 1'000'000, 1'000'000);
+  EXPECT_EQ(team_threads(2), 2);
+  report_team(2, 1'000'000, 1'000'000);  // the second in a row
+  EXPECT_EQ(team_threads(2), 1);
+  reset_team_governor();
 }
 
 TEST(CpuTeam, QuietMachineKeepsTheTeam) {
