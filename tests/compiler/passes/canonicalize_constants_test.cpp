@@ -76,7 +76,9 @@ TEST(CanonicalizeConstants, AConstantThatOnlyBroadcastsBecomes0d) {
   EXPECT_EQ(after(r), "t0 = Elemwise{mul}(x, 0.5)\nt1 = Elemwise{add}(3.0, m)\nt2 = Elemwise{sub}(s, 2.0)\n");
   for (Node* n : r.after.toposort())
     for (const VarPtr& in : n->inputs())
-      if (in->kind() == Variable::Kind::Constant) EXPECT_EQ(in->type().ndim(), 0);
+      if (in->kind() == Variable::Kind::Constant) {
+        EXPECT_EQ(in->type().ndim(), 0);
+      }
   expect_same_results(r, 0.0, 1);
   expect_same_results(r, 0.0, 3);
 }

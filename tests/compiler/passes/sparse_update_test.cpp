@@ -59,7 +59,9 @@ TEST(SparseUpdate, SgdStepOnGatheredRowsIncrementsTheParameter) {
   // Nothing of x's size is computed besides the increment: no zeros of x, no subtraction.
   for (Node* n : r.after.toposort()) {
     EXPECT_NE(n->op().name(), "Elemwise{sub}") << r.after.str();
-    if (n->op().name() == "Fill") EXPECT_NE(n->inputs()[0].get(), r.after.inputs()[0].get()) << r.after.str();
+    if (n->op().name() == "Fill") {
+      EXPECT_NE(n->inputs()[0].get(), r.after.inputs()[0].get()) << r.after.str();
+    }
   }
   // Repeated (0 three times, 2 twice, -1 = 3) and negative indices.
   RandomState rng(3);
