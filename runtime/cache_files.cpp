@@ -101,45 +101,41 @@ DirVerdict check_dir(const std::string& dir) {
   return v;
 }
 
-Opened open_regular(const std::string& path, bool own_files_only) {
+namespace {
+
+// An outcome of open_regular other than Ok or Absent.
+Opened not_opened(Opened::Status status, std::string why, bool foreign = false) {
   Opened o;
+  o.status = status;
+  o.why = std::move(why);
+  o.foreign = foreign;
+  return o;
+}
+
+}  // namespace
+
+Opened open_regular(const std::string& path, bool own_files_only) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return o;
-    o.status = Opened::Status::Error;
-    o.why = errno_text(errno);
-    return o;
+    if (errno == ENOENT || errno == ENOTDIR) return {};
+    return not_opened(Opened::Status::Error, errno_text(errno));
   }
-  if (!S_ISREG(st.st_mode)) {
-    o.status = Opened::Status::Refused;
-    o.why = kind_of(st.st_mode) + ", not a regular file";
-    return o;
-  }
+  if (!S_ISREG(st.st_mode)) return not_opened(Opened::Status::Refused, kind_of(st.st_mode) + ", not a regular file");
   // O_NONBLOCK: a FIFO swapped in after the lstat opens at once instead of waiting for a
   // writer, and fstat below refuses it.
   Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd) {
-    if (errno == ENOENT) return o;  // evicted or replaced meanwhile: a miss
-    o.status = errno == ELOOP ? Opened::Status::Refused : Opened::Status::Error;
-    o.why = errno == ELOOP ? "a symbolic link, not a regular file" : errno_text(errno);
-    return o;
+    if (errno == ENOENT) return {};  // evicted or replaced meanwhile: a miss
+    if (errno == ELOOP) return not_opened(Opened::Status::Refused, "a symbolic link, not a regular file");
+    return not_opened(Opened::Status::Error, errno_text(errno));
   }
-  if (::fstat(fd.get(), &st) != 0) {
-    o.status = Opened::Status::Error;
-    o.why = errno_text(errno);
-    return o;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    o.status = Opened::Status::Refused;
-    o.why = kind_of(st.st_mode) + ", not a regular file";
-    return o;
-  }
-  if (own_files_only && !trusted_owner(st.st_uid)) {
-    o.status = Opened::Status::Refused;
-    o.foreign = true;
-    o.why = fmt::format("owned by uid {} in a directory every user may write", st.st_uid);
-    return o;
-  }
+  if (::fstat(fd.get(), &st) != 0) return not_opened(Opened::Status::Error, errno_text(errno));
+  if (!S_ISREG(st.st_mode)) return not_opened(Opened::Status::Refused, kind_of(st.st_mode) + ", not a regular file");
+  if (own_files_only && !trusted_owner(st.st_uid))
+    return not_opened(Opened::Status::Refused,
+                      fmt::format("owned by uid {} in a directory every user may write", st.st_uid),
+                      /*foreign=*/true);
+  Opened o;
   o.status = Opened::Status::Ok;
   o.fd = std::move(fd);
   o.size = static_cast<uint64_t>(st.st_size);

@@ -16,39 +16,15 @@
 #include <thread>
 #include <vector>
 
+#include "support/on_threads.h"
+
 namespace tgc {
 namespace {
 
 constexpr int kThreads = 8;
 
-int calls_per_thread(int fallback = 2000) {
-  const char* env = std::getenv("TGC_THREADS_CALLS");
-  return env ? std::max(1, std::atoi(env)) : fallback;
-}
-
-// Runs body(t) on `threads` threads at once and waits for all of them. An exception a call
-// raises fails the test with its message (escaping a thread, it would end the process).
-template <typename Body>
-void on_threads(int threads, Body body) {
-  std::atomic<int> ready{0};
-  std::mutex mutex;
-  std::vector<std::string> errors;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      // Start together, so that the calls overlap from the first.
-      ready.fetch_add(1);
-      while (ready.load() < threads) std::this_thread::yield();
-      try {
-        body(t);
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(mutex);
-        errors.push_back(e.what());
-      }
-    });
-  for (std::thread& th : pool) th.join();
-  EXPECT_THAT(errors, ::testing::IsEmpty());
-}
+using test::on_threads;
+int calls_per_thread(int fallback = 2000) { return test::calls_per_thread(fallback); }
 
 TEST(Threads, EachCallOfOneFunctionSeesItsOwnArgumentsAndResults) {
   // Several thunks (an elementwise kernel, a reduction, a product) so that a call has

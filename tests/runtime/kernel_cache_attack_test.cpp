@@ -22,28 +22,19 @@
 #include <functional>
 #include <thread>
 
+#include "runtime/kernel_cache_test_util.h"
+
 namespace tgc {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("tgc_cache_attack_" + std::to_string(::getpid()) + "_" +
-                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  TempDir() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : test::CacheTestDir {
+  TempDir() : CacheTestDir("tgc_cache_attack") {}
 };
-
-KernelCacheKey key(const std::string& kernel) { return {"llvm", kernel, "LLVM 16", "x86-64 avx2", "O3"}; }
-KernelBlob blob(size_t n, uint8_t seed) {
-  KernelBlob b(n);
-  for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(seed + i * 7);
-  return b;
-}
+KernelCacheKey key(const std::string& kernel) { return test::cache_test_key(kernel); }
+KernelBlob blob(size_t n, uint8_t seed) { return test::cache_test_blob(n, seed); }
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

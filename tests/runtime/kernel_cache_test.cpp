@@ -11,28 +11,18 @@
 #include <fstream>
 
 #include "runtime/error.h"
+#include "runtime/kernel_cache_test_util.h"
 
 namespace tgc {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tgc_cache_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : test::CacheTestDir {
+  TempDir() : CacheTestDir("tgc_cache_test", /*create=*/false) {}
 };
-
-KernelCacheKey key(const std::string& kernel) { return {"llvm", kernel, "LLVM 16", "x86-64 avx2", "O3"}; }
-KernelBlob blob(size_t n, uint8_t seed) {
-  KernelBlob b(n);
-  for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(seed + i * 7);
-  return b;
-}
+KernelCacheKey key(const std::string& kernel) { return test::cache_test_key(kernel); }
+KernelBlob blob(size_t n, uint8_t seed) { return test::cache_test_blob(n, seed); }
 
 TEST(KernelCache, MissThenHitFromMemoryAndFromDisk) {
   TempDir d;

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/on_threads.h"
+
 #include "backends/cuda/cuda_test_util.h"
 
 namespace tgc {
@@ -25,32 +27,8 @@ using cuda_test::on;
 
 constexpr int kThreads = 8;
 
-int calls_per_thread() {
-  const char* env = std::getenv("TGC_THREADS_CALLS");
-  return env ? std::max(1, std::atoi(env)) : 1000;
-}
-
-// Runs body(t) on `threads` threads at once; an exception fails the test with its message.
-template <typename Body>
-void on_threads(int threads, Body body) {
-  std::atomic<int> ready{0};
-  std::mutex mutex;
-  std::vector<std::string> errors;
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      ready.fetch_add(1);
-      while (ready.load() < threads) std::this_thread::yield();
-      try {
-        body(t);
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(mutex);
-        errors.push_back(e.what());
-      }
-    });
-  for (std::thread& th : pool) th.join();
-  EXPECT_THAT(errors, ::testing::IsEmpty());
-}
+using test::on_threads;
+int calls_per_thread(int fallback = 1000) { return test::calls_per_thread(fallback); }
 
 class CudaThreads : public ::testing::TestWithParam<const char*> {};
 
