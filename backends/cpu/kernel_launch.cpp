@@ -192,23 +192,32 @@ int32_t run_lead(KernelFn fn, const Call& call, int64_t begin, int64_t end) {
   return errors;
 }
 
+// Runs chunk(c) for every c in [0, chunks) on `threads` OpenMP threads (statically split),
+// ORs their error bits, and reports the team's wall time and its threads' busy time to the
+// team governor (runtime/cpu_team.h), which decides how many threads the next region gets.
+template <typename Chunk>
+int32_t run_team(int threads, int64_t chunks, Chunk chunk) {
+  int32_t errors = 0;
+  int64_t busy = 0;
+  const int64_t start = team_clock_ns();
+#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(| : errors) reduction(+ : busy) schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t t0 = team_clock_ns();
+    errors |= chunk(c);
+    busy += team_clock_ns() - t0;
+  }
+  report_team(threads, team_clock_ns() - start, busy);
+  return errors;
+}
+
 // Runs a call with lead dims: their flat index range split into one contiguous part per
 // thread when the call is big enough. Every point runs the same code whatever the split.
 int32_t run_with_lead(KernelFn fn, const Call& call, int64_t work) {
   const int64_t n = shape_numel(call.lead);
   const int64_t chunks = std::min<int64_t>({team_threads(launch_threads()), work / kMinElementsPerThread, n});
   if (chunks < 2) return run_lead(fn, call, 0, n);
-  int32_t errors = 0;
-  int64_t busy = 0;
-  const int64_t start = team_clock_ns();
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) reduction(+ : busy) schedule(static)
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t t0 = team_clock_ns();
-    errors |= run_lead(fn, call, n * c / chunks, n * (c + 1) / chunks);
-    busy += team_clock_ns() - t0;
-  }
-  report_team(static_cast<int>(chunks), team_clock_ns() - start, busy);
-  return errors;
+  return run_team(static_cast<int>(chunks), chunks,
+                  [&](int64_t c) { return run_lead(fn, call, n * c / chunks, n * (c + 1) / chunks); });
 }
 
 // Runs the call, split along its first splittable dim of size > 1 when it is big enough.
@@ -227,21 +236,13 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
   const int64_t chunks = std::min<int64_t>(threads, n);
   const int64_t unit = dim == rank - 1 ? kInnerChunkAlignment : 1;
   const int64_t units = (n + unit - 1) / unit;
-  int32_t errors = 0;
-  int64_t busy = 0;
-  const int64_t start = team_clock_ns();
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) reduction(| : errors) reduction(+ : busy) schedule(static)
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t t0 = team_clock_ns();
+  return run_team(static_cast<int>(chunks), chunks, [&](int64_t c) {
     const int64_t begin = std::min(n, unit * (units * c / chunks)), end = std::min(n, unit * (units * (c + 1) / chunks));
     thread_local std::vector<int64_t> shape;
     thread_local std::vector<char*> pointers;
     restrict_call(call, dim, begin, end, shape, pointers);
-    errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
-    busy += team_clock_ns() - t0;
-  }
-  report_team(static_cast<int>(chunks), team_clock_ns() - start, busy);
-  return errors;
+    return fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
+  });
 }
 
 // Runs a split reduction: every chunk stores its accumulators (on the launch threads, in any
@@ -251,22 +252,15 @@ int32_t run_split(KernelFn fn, const Call& call, const Split& s, std::vector<uin
   partials.resize(static_cast<size_t>(s.chunks) * s.naccs);
   const int64_t n = call.shape[s.dim];
   const int threads = static_cast<int>(std::min<int64_t>(team_threads(launch_threads()), s.chunks));
-  int32_t errors = 0;
-  int64_t busy = 0;
-  const int64_t start = team_clock_ns();
-#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(| : errors) reduction(+ : busy) schedule(static)
-  for (int64_t c = 0; c < s.chunks; ++c) {
-    const int64_t t0 = team_clock_ns();
+  const int32_t errors = run_team(threads, s.chunks, [&](int64_t c) {
     const int64_t begin = c * s.length, end = std::min(n, begin + s.length);
     thread_local std::vector<int64_t> shape;
     thread_local std::vector<char*> pointers;
     restrict_call(call, s.dim, begin, end, shape, pointers);
     ReductionSplit chunk{1, 0, partials.data() + static_cast<size_t>(c) * s.naccs};
     pointers[nops] = reinterpret_cast<char*>(&chunk);
-    errors |= fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
-    busy += team_clock_ns() - t0;
-  }
-  report_team(threads, team_clock_ns() - start, busy);
+    return fn(shape.data(), call.strides.data(), reinterpret_cast<void* const*>(pointers.data()));
+  });
   if (errors != 0) return errors;
   ReductionSplit combine{2, s.chunks, partials.data()};
   std::vector<char*> pointers = call.pointers;
