@@ -43,6 +43,9 @@ class IOError : public Error { using Error::Error; };
 // A failure reported by a device runtime or library (CUDA, cuBLAS, OpenCL): names the call,
 // the library's error and, for asynchronous errors, the nodes that may have caused it.
 class DeviceError : public Error { using Error::Error; };
+// A collective that could not run: its engine (MPI, NCCL) is missing or failed, or it did
+// not complete within comm_timeout (another rank failed or never called it).
+class CommError : public Error { using Error::Error; };
 // A broken invariant inside tgc: a bug, never the user's fault.
 class InternalError : public Error { using Error::Error; };
 
