@@ -89,6 +89,7 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     t.op_class = node->op().op_class();
     t.label = node->describe();
     t.kind = node->op().is_transfer()                    ? ThunkKind::Transfer
+             : node->op().is_collective()                ? ThunkKind::Comm
              : node->placement() == DeviceKind::Host     ? ThunkKind::Cpu
                                                          : ThunkKind::Gpu;
     for (auto& in : node->inputs()) t.inputs.push_back(slot_of.at(in.get()));

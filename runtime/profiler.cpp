@@ -36,6 +36,7 @@ char kind_letter(ThunkKind k) {
     case ThunkKind::Cpu: return 'C';
     case ThunkKind::Gpu: return 'G';
     case ThunkKind::Transfer: return 'T';
+    case ThunkKind::Comm: return 'M';
   }
   return '?';
 }
@@ -61,7 +62,7 @@ std::string human_bytes(int64_t bytes) {
 int lane(ThunkKind k) { return 1 + static_cast<int>(k); }
 constexpr int kDeviceStreamLane = 9;
 
-constexpr ThunkKind kKinds[] = {ThunkKind::Cpu, ThunkKind::Gpu, ThunkKind::Transfer};
+constexpr ThunkKind kKinds[] = {ThunkKind::Cpu, ThunkKind::Gpu, ThunkKind::Transfer, ThunkKind::Comm};
 
 }  // namespace
 
@@ -235,7 +236,7 @@ std::string Profiler::report(int max_rows) const {
   sort_by_time(apply_rows);
   table("Apply", "------", "<id>", "Apply name", "Apply instances", apply_rows,
         [](const Row& r) { return fmt::format("{:>4}", r.first); });
-  line("  <type>: C = cpu, G = gpu, T = transfer (gpu and transfer: device time where the device times them)");
+  line("  <type>: C = cpu, G = gpu, T = transfer, M = comm (collectives) (gpu, transfer and comm on a device: device time where the device times them)");
   line("");
 
   line("Memory Profile");
@@ -260,6 +261,13 @@ std::string Profiler::report(int max_rows) const {
                    "{:.3f}s ({:.1f}%) in transfer ops",
                    cpu, percent(cpu, thunk_total), gpu, percent(gpu, thunk_total), transfer,
                    percent(transfer, thunk_total)));
+  // Collectives, where the function has any (ops/collective/: data moved between ranks).
+  const bool any_comm = std::any_of(program_->thunks.begin(), program_->thunks.end(),
+                                    [](const Thunk& t) { return t.kind == ThunkKind::Comm; });
+  if (any_comm) {
+    const double comm = kind_seconds(ThunkKind::Comm);
+    line(fmt::format("Spent {:.3f}s ({:.1f}%) in comm ops (collectives)", comm, percent(comm, thunk_total)));
+  }
   return out;
 }
 

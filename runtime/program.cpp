@@ -8,6 +8,7 @@ std::string thunk_kind_name(ThunkKind k) {
     case ThunkKind::Cpu: return "cpu";
     case ThunkKind::Gpu: return "gpu";
     case ThunkKind::Transfer: return "transfer";
+    case ThunkKind::Comm: return "comm";
   }
   return "?";
 }

@@ -13,8 +13,9 @@ namespace tgc {
 
 // Where a thunk's time goes in the profile's cpu/gpu/transfer split. Set from the node's
 // placement by the compiler, never guessed from a name.
-enum class ThunkKind { Cpu, Gpu, Transfer };
-std::string thunk_kind_name(ThunkKind k);  // "cpu", "gpu", "transfer"
+enum class ThunkKind { Cpu, Gpu, Transfer, Comm };
+// "cpu", "gpu", "transfer", "comm" (collectives: data moved between ranks)
+std::string thunk_kind_name(ThunkKind k);
 
 // Runs one operation: reads input tensors, fills `outputs` (which may hold this thunk's
 // tensors from the previous call, for reuse when allow_gc is off).

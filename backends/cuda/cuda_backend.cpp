@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/user_kernel_thunk.h"
 #include "backends/gpu/blas_thunk.h"
+#include "backends/gpu/collective_rules.h"
 #include "backends/gpu/gpu_backend.h"
 #include "ops/custom/cuda_source_op.h"
 
@@ -32,6 +33,7 @@ ThunkFn cuda_source(gpu::GpuDevice& d, const Node& n, const Config& c) {
 const gpu::DeviceOpRule kCudaRules[] = {
     {"blas (cuBLAS)", gpu::blas_covers, gpu::blas_declines, cublas, false},  // Gemm, Gemv, Dot, BatchedDot, Outer
     {"CUDA source", is_cuda_source, nullptr, cuda_source, false},
+    gpu::collective_op_rule(),  // all_reduce, all_gather, ... through NCCL
 };
 
 std::string gib(size_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1u << 30)); }

@@ -50,6 +50,9 @@ std::vector<Tensor> evaluate(const Node& n) {
 }  // namespace
 
 std::vector<Tensor> fold_node(const Node& n) {
+  // A collective moves data between ranks when the function runs: evaluating it while
+  // compiling would call the engine out of turn (and with a constant it still has to).
+  if (n.op().is_collective()) return {};
   if (!all_inputs_constant(n)) return {};
   return evaluate(n);
 }

@@ -19,14 +19,17 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/opencl/opencl_backend.h"
+#include "compiler/data_parallel.h"
 #include "compiler/linker.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/placement.h"
 #include "frontend/api/call_context.h"
+#include "frontend/api/call_site.h"
 #include "frontend/api/shape_guard.h"
 #include "frontend/api/shared_locks.h"
 #include "ops/core/graph.h"
+#include "ops/reduce/reduce_axes.h"
 #include "runtime/call_replay.h"
 #include "runtime/compile_log.h"
 #include "runtime/device_lock.h"
@@ -202,6 +205,11 @@ struct Function::Impl {
   bool device_result = false;
   bool trace_rewrites = false;
   std::vector<Var> user_inputs;  // for error messages
+  // Data parallelism (options.data_parallel): the spec compile() distributes raw_graph with
+  // (no group: off), and per input the axis each rank takes its part along (-1: whole).
+  DataParallelSpec data_parallel;
+  std::vector<int> split_axis;
+  bool local_inputs = false;
   Graph raw_graph;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Backend> device_backend;  // device=cuda: runs the device-placed nodes
@@ -224,6 +232,12 @@ struct Function::Impl {
   DeviceWorkMutex* device_mutex = nullptr;
 
   void check_args(const std::vector<Tensor>& args) const;
+  // Argument i as this rank's program reads it: its part along the split axis (a view) when
+  // the input is split and every rank is given the whole batch; the argument otherwise.
+  Tensor rank_part(size_t i, const Tensor& arg) const;
+  // Checks the split inputs, fills the spec compile() distributes with, and makes every
+  // rank's shared values rank 0's (a function's replicas start equal and so stay equal).
+  void set_up_data_parallel(const DataParallel& dp);
   // Optimizes and links raw_graph under `guard`'s facts; `setup_s`: the time spent making the
   // backends for it (0 for a later program of the same function).
   std::unique_ptr<Variant> compile(ShapeGuard guard, double setup_s);
@@ -306,8 +320,10 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   std::vector<Tensor>& slots = context->slots;
 
   const Program& prog = v.linked.program;
-  for (size_t i = 0; i < args.size(); ++i)
-    slots[v.linked.input_slots[i]] = args[i].on_host() ? args[i] : copy_to_device_locked(args[i], host_device());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Tensor arg = f.rank_part(i, args[i]);
+    slots[v.linked.input_slots[i]] = arg.on_host() ? arg : copy_to_device_locked(arg, host_device());
+  }
   for (size_t k = 0; k < v.linked.shared_slots.size(); ++k) {
     auto& [slot, storage] = v.linked.shared_slots[k];
     const Tensor& value = storage->current();
@@ -471,7 +487,8 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   CompileLogScope log_scope(&log);
   auto v = std::make_unique<Variant>();
   v->guard = std::move(guard);
-  v->graph = Graph::clone_of(raw_graph.inputs(), raw_graph.outputs());
+  v->graph = data_parallel.group ? distribute(raw_graph, data_parallel, &v->optimizer_warnings)
+                                 : Graph::clone_of(raw_graph.inputs(), raw_graph.outputs());
   std::unordered_set<const SharedValue*> device_shared;  // the shared values that live on the device
   {
     PassContext ctx = make_pass_context(config);
@@ -622,6 +639,57 @@ Function::Impl::Variant& Function::Impl::variant_for_call(SharedLocks& locks) {
   }
 }
 
+Tensor Function::Impl::rank_part(size_t i, const Tensor& arg) const {
+  if (split_axis.empty() || split_axis[i] < 0 || local_inputs) return arg;
+  const int axis = split_axis[i];
+  const int size = data_parallel.group->size(), rank = data_parallel.group->rank();
+  const int64_t whole = arg.shape()[axis];
+  if (whole % size != 0)
+    throw ShapeError(fmt::format("{} has {} elements along its split axis {}, which do not divide evenly among {} ranks",
+                                 input_label(user_inputs[i], i), whole, axis, size),
+                     name, "give a batch whose size is a multiple of the number of ranks");
+  Shape shape = arg.shape();
+  shape[axis] = whole / size;
+  return arg.view(shape, arg.strides(), arg.offset() + rank * shape[axis] * arg.strides()[axis]);
+}
+
+void Function::Impl::set_up_data_parallel(const DataParallel& dp) {
+  Impl& f = *this;
+  f.data_parallel.group = dp.group ? dp.group : world_group();
+  f.data_parallel.local_results = dp.local_results;
+  f.data_parallel.first_update = f.num_outputs;
+  f.local_inputs = dp.local_inputs;
+  f.split_axis.assign(f.user_inputs.size(), -1);
+  for (const auto& [var, axis] : dp.split) {
+    auto it = std::find_if(f.user_inputs.begin(), f.user_inputs.end(), [&](const Var& in) { return in.ptr() == var.ptr(); });
+    if (!var.defined() || it == f.user_inputs.end())
+      throw InputError(fmt::format("data_parallel splits '{}', which is not an input of the function",
+                                   var.defined() ? var.ptr()->label() : "<undefined>"),
+                       f.name, "split only the function's inputs (the batch); shared variables are replicated");
+    const size_t i = static_cast<size_t>(it - f.user_inputs.begin());
+    if (f.split_axis[i] >= 0)
+      throw InputError(fmt::format("data_parallel splits {} twice", input_label(*it, i)), f.name,
+                       "give each input at most one split axis");
+    f.split_axis[i] = at_call(f.name, [&] { return normalize_reduce_axis(axis, it->ndim(), "data_parallel split"); });
+    if (it->ndim() == 0)
+      throw ShapeError(fmt::format("data_parallel splits {}, a 0-d input", input_label(*it, i)), f.name,
+                       "split an input with a batch axis");
+    f.data_parallel.split[f.raw_graph.inputs()[i].get()] = f.split_axis[i];
+  }
+  CommGroup& group = *f.data_parallel.group;
+  if (group.size() == 1) return;
+  SharedLocks locks(f.lock_plan);
+  Communicator& comm = *group.communicator(host_device());
+  for (const Variable* root : f.raw_graph.roots()) {
+    if (root->kind() != Variable::Kind::Shared) continue;
+    SharedValue& storage = *root->storage();
+    Tensor value = storage.current().to_host().copy();
+    comm.broadcast(value.raw_data(), value.raw_data(), static_cast<size_t>(value.numel()), value.dtype(), 0,
+                   host_device().default_stream());
+    set_value_locked(storage, value);
+  }
+}
+
 Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
                   const Updates& updates, const FunctionOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
@@ -676,6 +744,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     for (const auto& target : impl->update_targets) updated.push_back(target.get());
     impl->lock_plan = make_lock_plan(read, updated);
   }
+  if (options.data_parallel.enabled()) impl->set_up_data_parallel(options.data_parallel);
   if (impl->device_backend && impl->device_backend->device())
     impl->device_mutex = &device_work_mutex(*impl->device_backend->device());
   std::vector<std::string> log;

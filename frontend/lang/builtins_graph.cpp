@@ -99,6 +99,26 @@ Var small_vector(Args& a, std::string_view name) {
   return v;
 }
 
+// split=[x, (y, 1)]: the inputs each rank takes its part of, with their axis (0 by default).
+std::vector<std::pair<Var, int>> split_inputs(Args& a, const std::vector<Var>& inputs) {
+  const ArgValue& arg = a.arg("split");
+  std::vector<std::pair<Var, int>> out;
+  if (arg.value.is_none()) return out;
+  const std::string hint = "write split=[x, y] (axis 0) or split=[(x, 1)]; split inputs are inputs of the function";
+  if (!arg.value.is_sequence()) a.fail("split", "argument 'split' of function must be a list, got " + arg.value.describe(), hint);
+  for (size_t i = 0; i < arg.value.items().size(); ++i) {
+    const Value& item = arg.value.items()[i];
+    const Value& var = item.is_sequence() && item.items().size() == 2 ? item.items()[0] : item;
+    const bool has_axis = &var != &item;
+    if (!var.is_var() || std::none_of(inputs.begin(), inputs.end(), [&](const Var& in) { return in.ptr() == var.as_var().ptr(); }))
+      a.fail_at(item_pos(arg, i), "split names " + var.describe() + ", which is not an input of the function", hint);
+    if (has_axis && !item.items()[1].is_int())
+      a.fail_at(item_pos(arg, i), "a split axis must be an int, got " + item.items()[1].describe(), hint);
+    out.emplace_back(var.as_var(), has_axis ? static_cast<int>(item.items()[1].as_int()) : 0);
+  }
+  return out;
+}
+
 Value function_(Args& a) {
   if (!a.ctx.program)
     a.fail_at(a.pos, "function() cannot be used here", "functions are defined in .tg files: f = function([x], y)");
@@ -168,6 +188,8 @@ Value function_(Args& a) {
               "the graph is too large to compile here; nested grad() calls grow graphs quickly");
   FunctionOptions opts = a.ctx.options;
   opts.device_result = a.boolean("device_result");  // no effect on the cpu device
+  opts.data_parallel.split = split_inputs(a, inputs);
+  opts.data_parallel.local_results = a.boolean("local_results");
   opts.name = name;
   a.ctx.program->functions.push_back(TgFunction{name, std::move(input_names), std::move(output_texts),
                                                 a.ctx.src.loc(a.pos), function(inputs, outputs, updates, opts)});
@@ -195,15 +217,17 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
       };
     case Family::Functions:
       return {
-          {"function", "inputs, outputs, updates=None, name=None, device_result=false",
+          {"function", "inputs, outputs, updates=None, name=None, device_result=false, split=None, local_results=false",
            "compiles inputs -> outputs (one tensor or a list) with shared-variable updates; name defaults to the "
-           "assigned name; device_result=true leaves outputs on the device (no effect on cpu)",
+           "assigned name; device_result=true leaves outputs on the device (no effect on cpu); split=[x, (y, 1)] "
+           "runs data-parallel over the launch's ranks, each taking its part of those inputs (axis 0 unless given)",
            function_},
           {"gpu_from_host", "x", "marks x to stay on the device as a function output (no effect on cpu)",
            [](Args& a) -> Value { return gpu_from_host(a.var("x")); }},
       };
     case Family::Inputs: case Family::Values: case Family::Math: case Family::Reductions: case Family::LinearAlgebra:
     case Family::NeuralNet: case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation:
+    case Family::Distributed:
       break;
   }
   return {};

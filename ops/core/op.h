@@ -62,6 +62,8 @@ class Op {
 
   // Transfer ops (host<->device copies) are timed as transfers in profiles.
   virtual bool is_transfer() const { return false; }
+  // Collectives (ops/collective/: data moved between ranks) are timed as comm in profiles.
+  virtual bool is_collective() const { return false; }
 
   // For output i, the input it may be a view of (Theano's view_map), or -1.
   virtual int view_of_input(int /*output*/) const { return -1; }

@@ -48,6 +48,9 @@ class CommGroup {
   // when size() is 1. Throws CommError saying what is missing (MPI or NCCL not found, a
   // group of several ranks on a device kind without an engine).
   std::shared_ptr<Communicator> communicator(Device& device);
+  // Makes `comm` the communicator of `device`'s memory for this group (one made by the
+  // caller: an engine set up outside tgc, the tests' in-process world). Before first use.
+  void use_communicator(Device& device, std::shared_ptr<Communicator> comm);
 
  private:
   int rank_, size_;
@@ -64,5 +67,8 @@ std::shared_ptr<CommGroup> world_group();
 // registered by the CUDA backend when NCCL can be loaded).
 using CommFactory = std::function<std::shared_ptr<Communicator>(Device& device, CommGroup& group)>;
 void register_comm_factory(DeviceKind kind, CommFactory factory);
+// Whether a factory was registered for `kind` (the GPU backend's rule asks: without one, a
+// collective of several ranks stays on the host).
+bool has_comm_factory(DeviceKind kind);
 
 }  // namespace tgc

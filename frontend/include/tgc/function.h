@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include <tgc/collective.h>
 #include <tgc/var.h>
 
 namespace tgc {
@@ -20,6 +21,25 @@ struct LinkedProgram;
 
 // (shared variable, its new value): applied together after a call succeeded.
 using Updates = std::vector<std::pair<Shared, Var>>;
+
+// Data parallelism (docs/distributed.md): each rank of `group` runs the function on its part
+// of the split inputs (the batch), with the shared variables replicated (rank 0's values are
+// broadcast to every rank when the function is made). The compiler keeps the work split
+// where it can and inserts the collectives that make values whole where they must be: the
+// parameters' gradients are summed over ranks before the updates use them, so every rank
+// applies the same update and the results equal one process's on the whole batch.
+struct DataParallel {
+  // (input, axis): the inputs divided among the ranks, in equal parts along axis.
+  std::vector<std::pair<Var, int>> split{};
+  CommGroupPtr group{};  // null: world(), the ranks of the launch
+  // false: every rank is given the whole batch and takes its part (a view, no copy);
+  // true: every rank is given its own part.
+  bool local_inputs = false;
+  // false: results split along the batch are gathered (every rank gets the whole result);
+  // true: each rank gets its part. Results summed over the batch always come back whole.
+  bool local_results = false;
+  bool enabled() const { return !split.empty(); }
+};
 
 struct FunctionOptions {
   // Every member has an explicit initializer so designated initializers that name only
@@ -37,6 +57,8 @@ struct FunctionOptions {
   // (Tensor::to_host(), Tensor::sync()) and skips the copies back. Outputs marked with
   // gpu_from_host() stay on the device either way. No effect on the cpu device.
   bool device_result = false;
+  // Data parallelism over a group of ranks; off unless some input is split.
+  DataParallel data_parallel{};
 };
 
 class Function {

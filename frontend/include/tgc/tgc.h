@@ -2,6 +2,7 @@
 // compile it with function(), call the result many times.
 #pragma once
 
+#include <tgc/collective.h>
 #include <tgc/creation.h>
 #include <tgc/cuda_kernel.h>
 #include <tgc/device.h>

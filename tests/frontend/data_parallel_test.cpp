@@ -1,0 +1,191 @@
+// Data-parallel functions (FunctionOptions::data_parallel, compiler/data_parallel.h) over the
+// in-process ranks of tests/support/thread_world.h: training on 2 and 3 ranks gives the
+// parameters and costs of one process on the whole batch (float64, 1e-12); the compiler
+// keeps the MLP's work split (collectives only for the gradients and the cost); bad splits
+// are clear errors. The same training under mpirun, over MPI, is tests/frontend/mpi/.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <tgc/tgc.h>
+
+#include "compiler/data_parallel.h"
+#include "ops/collective/collective_op.h"
+#include "ops/core/graph.h"
+#include "support/thread_world.h"
+
+namespace tgc {
+namespace {
+
+constexpr int64_t kBatch = 12, kIn = 7, kHidden = 5, kClasses = 3;
+constexpr int kSteps = 4;
+
+struct Batches {
+  std::vector<Tensor> x, y;
+};
+
+Batches make_batches() {
+  RandomState rng(5);
+  Batches b;
+  for (int s = 0; s < kSteps; ++s) {
+    b.x.push_back(rng.randn({kBatch, kIn}));
+    Tensor labels = rng.randint(0, kClasses, {kBatch});
+    Tensor y = Tensor::zeros(DType::Float64, {kBatch, kClasses});
+    for (int64_t i = 0; i < kBatch; ++i) y.data<double>()[i * kClasses + labels.data<int64_t>()[i]] = 1;
+    b.y.push_back(y);
+  }
+  return b;
+}
+
+struct Mlp {
+  Var x = matrix("x", DType::Float64), y = matrix("y", DType::Float64);
+  std::vector<Shared> params;
+  Var loss, logits;
+  Updates updates;
+
+  // `shift` perturbs the initial values (a rank that starts elsewhere must be given rank 0's).
+  explicit Mlp(double shift = 0) {
+    RandomState rng(3);
+    params = {shared(rng.randn({kIn, kHidden}) , "w1"), shared(Tensor::full(DType::Float64, {kHidden}, 0.1 + shift), "b1"),
+              shared(rng.randn({kHidden, kClasses}), "w2"), shared(Tensor::zeros(DType::Float64, {kClasses}), "b2")};
+    Var h = maximum(dot(x, params[0]) + params[1], 0.0);
+    logits = dot(h, params[2]) + params[3];
+    loss = -mean(sum(y * log_softmax(logits), 1));
+    std::vector<Var> wrt(params.begin(), params.end());
+    std::vector<Var> g = grad(loss, wrt);
+    for (size_t i = 0; i < params.size(); ++i) updates.emplace_back(params[i], params[i] - 0.5 * g[i]);
+  }
+
+  Function compile(const CommGroupPtr& group, bool local_results = false) {
+    FunctionOptions o;
+    o.name = "train";
+    if (group) o.data_parallel = {.split = {{x, 0}, {y, 0}}, .group = group, .local_results = local_results};
+    return function({x, y}, {loss, logits}, updates, o);
+  }
+};
+
+struct Run {
+  std::vector<double> losses;
+  std::vector<Tensor> params, logits;
+};
+
+Run train_alone(const Batches& b) {
+  Mlp m;
+  Function f = m.compile(nullptr);
+  Run r;
+  for (int s = 0; s < kSteps; ++s) {
+    std::vector<Tensor> out = f(b.x[s], b.y[s]);
+    r.losses.push_back(out[0].item<double>());
+    r.logits.push_back(out[1]);
+  }
+  for (Shared& p : m.params) r.params.push_back(p.get_value());
+  return r;
+}
+
+void expect_close(const Tensor& got, const Tensor& want, const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  EXPECT_TRUE(tensors_allclose(got, want, 1e-12, 1e-12)) << what << "\n got " << got.str() << "\nwant " << want.str();
+}
+
+class DataParallelTraining : public ::testing::TestWithParam<int> {};
+
+TEST_P(DataParallelTraining, EqualsOneProcessOnTheWholeBatch) {
+  const Batches b = make_batches();
+  const Run alone = train_alone(b);
+  test::ThreadWorld world(GetParam());
+  std::vector<Run> runs(world.size());
+  world.run([&](int rank, const CommGroupPtr& group) {
+    Mlp m(/*shift=*/rank);  // rank 0's values are broadcast when the function is made
+    Function f = m.compile(group);
+    Run& r = runs[rank];
+    for (int s = 0; s < kSteps; ++s) {
+      std::vector<Tensor> out = f(b.x[s], b.y[s]);
+      r.losses.push_back(out[0].item<double>());
+      r.logits.push_back(out[1]);
+    }
+    for (Shared& p : m.params) r.params.push_back(p.get_value());
+  });
+  for (int rank = 0; rank < world.size(); ++rank) {
+    for (int s = 0; s < kSteps; ++s) {
+      EXPECT_NEAR(runs[rank].losses[s], alone.losses[s], 1e-12) << "rank " << rank << " step " << s;
+      expect_close(runs[rank].logits[s], alone.logits[s], "gathered logits");
+    }
+    for (size_t p = 0; p < alone.params.size(); ++p) {
+      expect_close(runs[rank].params[p], alone.params[p], "parameter " + std::to_string(p));
+      // Replicas stay bit-identical.
+      EXPECT_TRUE(tensors_equal(runs[rank].params[p], runs[0].params[p])) << "rank " << rank;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, DataParallelTraining, ::testing::Values(2, 3));
+
+TEST(DataParallel, LocalResultsAreTheRanksPart) {
+  const Batches b = make_batches();
+  const Run alone = train_alone(b);
+  test::ThreadWorld world(2);
+  std::vector<Tensor> logits(2);
+  world.run([&](int rank, const CommGroupPtr& group) {
+    Mlp m;
+    Function f = m.compile(group, /*local_results=*/true);
+    logits[rank] = f(b.x[0], b.y[0])[1];
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    const Tensor& whole = alone.logits[0];
+    const Tensor part = whole.view({kBatch / 2, kClasses}, whole.strides(), rank * (kBatch / 2) * kClasses).copy();
+    expect_close(logits[rank], part, "rank " + std::to_string(rank) + "'s logits");
+  }
+}
+
+// The MLP's step keeps every activation split: the only collectives are the sums of the four
+// gradients and of the cost, and nothing is gathered except the logits the caller asked for.
+TEST(DataParallel, TheMlpStepMovesOnlyGradientsAndTheCost) {
+  Mlp m;
+  auto group = std::make_shared<CommGroup>(0, 2, "test");
+  DataParallelSpec spec{.group = group, .split = {}, .local_results = true, .first_update = 2};
+  std::vector<VarPtr> outs{m.loss.ptr(), m.logits.ptr()};
+  for (auto& [target, value] : m.updates) outs.push_back(value.ptr());
+  Graph g = Graph::clone_of({m.x.ptr(), m.y.ptr()}, outs);
+  spec.split = {{m.x.ptr().get(), 0}, {m.y.ptr().get(), 0}};
+  std::vector<std::string> notes;
+  Graph local = distribute(g, spec, &notes);
+  int reduces = 0, gathers = 0;
+  for (Node* n : local.toposort()) {
+    if (n->op().op_class() != "Collective") continue;
+    (n->op().name().rfind("AllReduce{sum", 0) == 0 ? reduces : gathers)++;
+  }
+  EXPECT_EQ(reduces, 5) << local.str();
+  EXPECT_EQ(gathers, 0) << local.str();
+  EXPECT_THAT(notes, ::testing::IsEmpty());
+}
+
+TEST(DataParallel, SplittingWhatIsNotAnInputIsAnError) {
+  Mlp m;
+  FunctionOptions o;
+  o.data_parallel.split = {{m.params[0], 0}};
+  try {
+    function({m.x, m.y}, {m.loss}, {}, o);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("data_parallel splits 'w1', which is not an input of the function"));
+  }
+}
+
+TEST(DataParallel, ABatchThatDoesNotDivideAmongTheRanksIsAnError) {
+  test::ThreadWorld world(3);
+  std::vector<std::string> errors(3);
+  world.run([&](int rank, const CommGroupPtr& group) {
+    Mlp m;
+    Function f = m.compile(group);
+    RandomState rng(1);
+    try {
+      f(rng.randn({10, kIn}), rng.randn({10, kClasses}));
+    } catch (const ShapeError& e) {
+      errors[rank] = e.what();
+    }
+  });
+  for (const std::string& e : errors)
+    EXPECT_THAT(e, ::testing::HasSubstr("has 10 elements along its split axis 0, which do not divide evenly among 3 ranks"));
+}
+
+}  // namespace
+}  // namespace tgc
