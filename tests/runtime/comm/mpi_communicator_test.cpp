@@ -3,9 +3,12 @@
 // thousand, in place and not; and a rank that does not join makes the others fail with a
 // CommError after comm_timeout instead of hanging. Every rank runs every test; the values
 // are small integers so that sums are exact in every dtype.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -52,10 +55,14 @@ T reduce(CollectiveReduce op, int size, size_t i, int b = 0) {
   return acc;
 }
 
+// Elements of T in one block (std::vector<bool> has no data()), all `fill` at first.
 template <typename T>
-std::vector<T> filled(size_t n, T fill = T(1)) {
-  return std::vector<T>(n, fill);
-}
+struct Block {
+  explicit Block(size_t n, T fill = T(1)) : elements(new T[n ? n : 1]) { std::fill_n(elements.get(), n, fill); }
+  T* data() { return elements.get(); }
+  T& operator[](size_t i) { return elements[i]; }
+  std::unique_ptr<T[]> elements;
+};
 
 // Runs `check.template operator()<T>()` for every dtype tgc has.
 template <typename Check>
@@ -89,11 +96,11 @@ TEST(MpiCommunicator, AllReduce) {
     for (CollectiveReduce op : kOps)
       for (size_t count : kCounts)
         for (bool in_place : {false, true}) {
-          std::vector<T> send(count), recv = filled<T>(count);
+          Block<T> send(count), recv(count);
           for (size_t i = 0; i < count; ++i) send[i] = value<T>(rank, i);
           if (in_place) comm->all_reduce(send.data(), send.data(), count, dtype, op, stream());
           else comm->all_reduce(send.data(), recv.data(), count, dtype, op, stream());
-          const std::vector<T>& out = in_place ? send : recv;
+          Block<T>& out = in_place ? send : recv;
           for (size_t i = 0; i < count; ++i)
             ASSERT_EQ(out[i], reduce<T>(op, size, i))
                 << collective_reduce_name(op) << " count " << count << " in place " << in_place << " at " << i;
@@ -108,12 +115,12 @@ TEST(MpiCommunicator, AllGather) {
     const DType dtype = dtype_of<T>;
     for (size_t count : kCounts)
       for (bool in_place : {false, true}) {
-        std::vector<T> send(count), recv = filled<T>(count * size_t(size));
+        Block<T> send(count), recv(count * size_t(size));
         for (size_t i = 0; i < count; ++i) send[i] = value<T>(rank, i);
         // MPI's in place: this rank's block is already at its place in recv.
         const T* from = send.data();
         if (in_place) {
-          std::copy(send.begin(), send.end(), recv.begin() + long(size_t(rank) * count));
+          for (size_t i = 0; i < count; ++i) recv[size_t(rank) * count + i] = send[i];
           from = recv.data() + size_t(rank) * count;
         }
         comm->all_gather(from, recv.data(), count, dtype, stream());
@@ -132,12 +139,12 @@ TEST(MpiCommunicator, ReduceScatter) {
     for (CollectiveReduce op : kOps)
       for (size_t count : kCounts)
         for (bool in_place : {false, true}) {
-          std::vector<T> send(count * size_t(size)), recv = filled<T>(count);
+          Block<T> send(count * size_t(size)), recv(count);
           for (int b = 0; b < size; ++b)
             for (size_t i = 0; i < count; ++i) send[size_t(b) * count + i] = value<T>(rank, i, b);
           if (in_place) comm->reduce_scatter(send.data(), send.data(), count, dtype, op, stream());
           else comm->reduce_scatter(send.data(), recv.data(), count, dtype, op, stream());
-          const std::vector<T>& out = in_place ? send : recv;
+          Block<T>& out = in_place ? send : recv;
           for (size_t i = 0; i < count; ++i)
             ASSERT_EQ(out[i], reduce<T>(op, size, i, rank))
                 << collective_reduce_name(op) << " count " << count << " in place " << in_place << " at " << i;
@@ -153,11 +160,11 @@ TEST(MpiCommunicator, Broadcast) {
     for (int root = 0; root < size; ++root)
       for (size_t count : kCounts)
         for (bool in_place : {false, true}) {
-          std::vector<T> send(count), recv = filled<T>(count);
+          Block<T> send(count), recv(count);
           for (size_t i = 0; i < count; ++i) send[i] = value<T>(rank, i);
           if (in_place) comm->broadcast(send.data(), send.data(), count, dtype, root, stream());
           else comm->broadcast(send.data(), recv.data(), count, dtype, root, stream());
-          const std::vector<T>& out = in_place ? send : recv;
+          Block<T>& out = in_place ? send : recv;
           for (size_t i = 0; i < count; ++i)
             ASSERT_EQ(out[i], value<T>(root, i)) << "root " << root << " count " << count << " at " << i;
         }
