@@ -91,6 +91,17 @@ bool parse_size(std::string_view text, uint64_t& out) {
   return true;
 }
 
+// "300", "0.5", "1e3" -> seconds; false unless a finite number in (0, 1e6].
+bool parse_seconds(std::string_view text, double& out) {
+  std::string v(trim(text));
+  if (v.empty() || v.size() > 32) return false;
+  char* end = nullptr;
+  const double s = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size() || !(s > 0 && s <= 1e6)) return false;  // also rejects nan, inf
+  out = s;
+  return true;
+}
+
 // Bytes in the largest binary unit that divides them: 2147483648 -> "2GiB".
 std::string size_text(uint64_t bytes) {
   static const char* const units[] = {"TiB", "GiB", "MiB", "KiB"};
@@ -188,6 +199,9 @@ const std::vector<KeyInfo>& key_table() {
          return true;
        },
        [](const Config& c) { return c.compile_threads == 0 ? std::string("auto") : std::to_string(c.compile_threads); }},
+      {"comm_timeout", "a number of seconds greater than 0 (at most 1e6), e.g. 300 or 0.5", {},
+       [](Config& c, std::string_view v) { return parse_seconds(v, c.comm_timeout); },
+       [](const Config& c) { return fmt::format("{:g}", c.comm_timeout); }},
       {"cache_dir", "a non-empty directory path", {},
        [](Config& c, std::string_view v) {
          if (v.empty()) return false;

@@ -47,6 +47,9 @@ struct Config {
   // Threads that compile a function's kernels at once when several missed the kernel cache
   // (LLVM and NVRTC): 0 = auto (the hardware threads, at most 8), 1 = one after the other.
   int compile_threads = 0;
+  // Seconds a collective may wait for the other ranks before it fails with a CommError (a
+  // rank that failed never joins): the limit on a hang, not on a slow transfer.
+  double comm_timeout = 300;
 
   // Sets one key from text. Throws ConfigError naming the key (with the closest valid key
   // for a typo) or the bad value (with the accepted values); `source` says where it came

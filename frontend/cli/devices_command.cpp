@@ -1,5 +1,6 @@
 // tgc devices: one line per device kind of the design, saying whether it is built and
-// which path runs it (for cpu: the LLVM JIT or the Kernel IR interpreter).
+// which path runs it (for cpu: the LLVM JIT or the Kernel IR interpreter), and one per
+// collective engine (MPI).
 #include "frontend/cli/devices_command.h"
 
 #include <fmt/core.h>
@@ -8,6 +9,7 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/opencl/opencl_backend.h"
 #include "ops/blas/dnnl_gemm.h"
+#include "runtime/comm/mpi_library.h"
 #include "frontend/cli/errors.h"
 
 namespace tgc::cli {
@@ -27,6 +29,10 @@ int devices_command(const GlobalFlags& flags) {
   fmt::print("{}\n", cuda_devices_description());
   // Each OpenCL device with its platform and device names, or why there is none.
   fmt::print("{}\n", opencl_devices_description());
+  // The engine of host collectives across processes: Open MPI, loaded at run time.
+  const MpiStatus& mpi = mpi_status();
+  fmt::print("mpi      {}\n", mpi.available ? fmt::format("available  ({}, {})", mpi.version, mpi.library)
+                                              : fmt::format("{}  ({})", mpi.built ? "unavailable" : "not built", mpi.reason));
   return kExitOk;
 }
 

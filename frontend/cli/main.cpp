@@ -1,9 +1,11 @@
-// The tgc command line: global flags, the subcommands run, show, emit, devices and cache, and the
+// The tgc command line: global flags, the subcommands run, show, emit, devices, cache and launch, and the
 // exit codes (0 ok, 2 user error, 1 tgc bug). Each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <tgc/tgc.h>
 
@@ -12,6 +14,7 @@
 #include "frontend/cli/emit_command.h"
 #include "frontend/cli/errors.h"
 #include "frontend/cli/global_flags.h"
+#include "frontend/cli/launch_command.h"
 #include "frontend/cli/run_command.h"
 #include "frontend/cli/show_command.h"
 
@@ -30,14 +33,21 @@ int main(int argc, char** argv) {
   ShowArgs show_args;
   EmitArgs emit_args;
   CacheArgs cache_args;
+  LaunchArgs launch_args;
   CLI::App* run = add_run_command(app, run_args);
   CLI::App* show = add_show_command(app, show_args);
   CLI::App* emit = add_emit_command(app, emit_args);
   CLI::App* devices = add_devices_command(app);
   CLI::App* cache = add_cache_command(app, cache_args);
+  CLI::App* launch = add_launch_command(app, launch_args);
 
+  // tgc launch's PROGRAM ARGS... are not parsed as tgc's.
+  std::vector<std::string> words(argv, argv + argc);
+  const std::vector<std::string> launched = split_launch_command(words);
+  std::vector<char*> head;
+  for (std::string& w : words) head.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(int(head.size()), head.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::string hint = "'tgc --help' lists the arguments";
@@ -61,6 +71,8 @@ int main(int argc, char** argv) {
       code = devices_command(flags);
     else if (cache->parsed())
       code = cache_command(cache_args, flags);
+    else if (launch->parsed())
+      code = launch_command(launch_args, launched);
     else
       fmt::print("{}", app.help());
     finish_stdout();

@@ -18,15 +18,28 @@ namespace tgc {
 
 // How this process was started, read once from the environment: Open MPI's mpirun
 // (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE), `tgc launch` (TGC_RANK,
-// TGC_WORLD_SIZE, TGC_LOCAL_RANK, TGC_LOCAL_WORLD_SIZE), or alone (rank 0 of 1).
+// TGC_WORLD_SIZE, TGC_LOCAL_RANK, TGC_LOCAL_WORLD_SIZE), or alone (rank 0 of 1). The TGC_
+// variables win when both are there: they were set by the nearest launcher (`tgc launch`
+// over mpirun copies Open MPI's into them). A malformed or inconsistent value is a
+// ConfigError naming the variable.
+//
+// TGC_NCCL_UNIQUE_ID (hex of an ncclUniqueId) is the hook through which a launcher may hand
+// every rank the NCCL world's id; `tgc launch` does not set it yet (the NCCL engine reads it,
+// else exchanges the id through MPI).
 struct LaunchInfo {
   int rank = 0;
   int size = 1;
   int local_rank = 0;
   int local_size = 1;
   std::string launcher = "none";  // "mpirun", "tgc launch" or "none"
+  // Whether MPI_COMM_WORLD spans these ranks: the process was started by mpirun (directly or
+  // through `tgc launch`) with the same rank and size. Host collectives need it: processes
+  // that `tgc launch` starts itself are MPI singletons that cannot join each other.
+  bool mpi_world = false;
 };
 const LaunchInfo& launch_info();
+// launch_info()'s reading, from `getenv` (returns nullptr for an unset variable): for tests.
+LaunchInfo read_launch_info(const std::function<const char*(const char*)>& getenv);
 
 // Ranks that run collectives together. The group of a launch (world_group()) has one rank
 // per process; a group made for several devices of one process (data parallelism over

@@ -57,7 +57,7 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "compile_threads", "cache_dir", "cache_max_size"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "compile_threads", "comm_timeout", "cache_dir", "cache_max_size"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
 }
@@ -71,6 +71,21 @@ TEST(Config, CompileThreadsIsAutoOrACount) {
   EXPECT_EQ(c.compile_threads, 0);
   for (const char* bad : {"-1", "many", "1000", ""}) EXPECT_THROW(c.set("compile_threads", bad), ConfigError) << bad;
   EXPECT_EQ(c.get("compile_threads"), "auto");
+}
+
+TEST(Config, CommTimeoutIsPositiveSeconds) {
+  Config c;
+  EXPECT_EQ(c.get("comm_timeout"), "300");
+  c.set("comm_timeout", "0.5");
+  EXPECT_EQ(c.comm_timeout, 0.5);
+  EXPECT_EQ(c.get("comm_timeout"), "0.5");
+  c.set("comm_timeout", " 2 ");
+  EXPECT_EQ(c.comm_timeout, 2.0);
+  for (const char* bad : {"0", "-1", "nan", "inf", "5s", "", "1e7"}) {
+    auto e = catch_error<ConfigError>([&] { c.set("comm_timeout", bad, "TGC_FLAGS"); });
+    EXPECT_NE(std::string(e.what()).find("comm_timeout"), std::string::npos) << bad << ": " << e.what();
+  }
+  EXPECT_EQ(c.comm_timeout, 2.0);
 }
 
 TEST(Config, LogCompilesTakesBooleansOrPasses) {
