@@ -13,6 +13,7 @@
 #include "ops/elemwise/elemwise.h"
 #include "ops/gradient/stop_gradient.h"
 #include "ops/gradient/sum_to_like.h"
+#include "ops/alloc/alloc.h"
 #include "ops/blas/dot.h"
 #include "ops/nn/log_softmax_grad.h"
 #include "ops/nn/softmax.h"
@@ -160,6 +161,7 @@ class Distributor {
     }
     if (auto* d = op_as<DimShuffle>(n)) return dimshuffle(n, *d, in[0]);
     if (auto* e = op_as<Elemwise>(n)) return elemwise(n, *e, in);
+    if (op_as<Fill>(n)) return fill(n, in);
     if (auto* r = op_as<CAReduce>(n)) return careduce(n, *r, in[0]);
     if (auto* m = op_as<Mean>(n)) return mean(n, *m, in[0]);
     if (auto* c = op_as<ReduceCount>(n)) return reduce_count(*c, in[0]);
@@ -208,7 +210,12 @@ class Distributor {
       for (Local& l : in)
         if (l.dist == Dist::Partial) l = replicated(whole(l));
     }
-    // Split inputs must agree on the output axis; replicated ones must be broadcast along it.
+    return split_broadcast(n, in);
+  }
+
+  // An op over broadcast operands (elementwise ops, fill): split inputs must agree on the
+  // output axis, and replicated ones must be broadcast along it (lack it, or have size 1).
+  std::optional<std::vector<Local>> split_broadcast(const Node& n, const std::vector<Local>& in) {
     const int out_ndim = n.output_raw(0)->type().ndim();
     int axis = -1;
     for (const Local& l : in) {
@@ -227,6 +234,15 @@ class Distributor {
       vars.push_back(l.var);
     }
     return std::vector<Local>{split(apply_to(n, vars)[0], axis)};
+  }
+
+  // fill(like, value): like lends its shape only, so a partial value stays partial.
+  std::optional<std::vector<Local>> fill(const Node& n, std::vector<Local>& in) {
+    if (in[1].dist == Dist::Partial && in[0].dist == Dist::Replicated)
+      return std::vector<Local>{partial(apply_to(n, {in[0].var, in[1].var})[0])};
+    for (Local& l : in)
+      if (l.dist == Dist::Partial) l = replicated(whole(l));
+    return split_broadcast(n, in);
   }
 
   std::optional<std::vector<Local>> careduce(const Node& n, const CAReduce& r, const Local& x) {
