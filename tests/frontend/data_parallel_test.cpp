@@ -63,15 +63,15 @@ struct Mlp {
   }
 };
 
-struct Run {
+struct Training {
   std::vector<double> losses;
   std::vector<Tensor> params, logits;
 };
 
-Run train_alone(const Batches& b) {
+Training train_alone(const Batches& b) {
   Mlp m;
   Function f = m.compile(nullptr);
-  Run r;
+  Training r;
   for (int s = 0; s < kSteps; ++s) {
     std::vector<Tensor> out = f(b.x[s], b.y[s]);
     r.losses.push_back(out[0].item<double>());
@@ -90,13 +90,13 @@ class DataParallelTraining : public ::testing::TestWithParam<int> {};
 
 TEST_P(DataParallelTraining, EqualsOneProcessOnTheWholeBatch) {
   const Batches b = make_batches();
-  const Run alone = train_alone(b);
+  const Training alone = train_alone(b);
   test::ThreadWorld world(GetParam());
-  std::vector<Run> runs(world.size());
+  std::vector<Training> runs(world.size());
   world.run([&](int rank, const CommGroupPtr& group) {
     Mlp m(/*shift=*/rank);  // rank 0's values are broadcast when the function is made
     Function f = m.compile(group);
-    Run& r = runs[rank];
+    Training& r = runs[rank];
     for (int s = 0; s < kSteps; ++s) {
       std::vector<Tensor> out = f(b.x[s], b.y[s]);
       r.losses.push_back(out[0].item<double>());
@@ -121,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(Ranks, DataParallelTraining, ::testing::Values(2, 3));
 
 TEST(DataParallel, LocalResultsAreTheRanksPart) {
   const Batches b = make_batches();
-  const Run alone = train_alone(b);
+  const Training alone = train_alone(b);
   test::ThreadWorld world(2);
   std::vector<Tensor> logits(2);
   world.run([&](int rank, const CommGroupPtr& group) {
@@ -145,7 +145,7 @@ TEST(DataParallel, TheMlpStepMovesOnlyGradientsAndTheCost) {
   std::vector<VarPtr> outs{m.loss.ptr(), m.logits.ptr()};
   for (auto& [target, value] : m.updates) outs.push_back(value.ptr());
   Graph g = Graph::clone_of({m.x.ptr(), m.y.ptr()}, outs);
-  spec.split = {{m.x.ptr().get(), 0}, {m.y.ptr().get(), 0}};
+  spec.split = {{g.inputs()[0].get(), 0}, {g.inputs()[1].get(), 0}};
   std::vector<std::string> notes;
   Graph local = distribute(g, spec, &notes);
   int reduces = 0, gathers = 0;
