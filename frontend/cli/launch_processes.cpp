@@ -1,9 +1,10 @@
 // tgc launch's own process starter: posix_spawn of every rank in a process group of its own
 // (so that stopping a rank stops what it started, and a terminal's Ctrl-C reaches each rank
-// once, forwarded by tgc), signals taken synchronously with sigtimedwait.
+// once, forwarded by tgc), signals taken through a pipe their handler writes.
 #include "frontend/cli/launch_processes.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -41,25 +42,69 @@ int exit_code_of(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(statu
 
 bool failed(int status) { return !WIFEXITED(status) || WEXITSTATUS(status) != 0; }
 
-// The signals the supervisor waits for instead of being interrupted by them.
-sigset_t handled_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, s);
-  return set;
+// Signals reach the supervisor through a pipe: libtgc's threads (OpenBLAS's pool) exist
+// before main, so blocking a signal in this thread would leave it to another thread's default
+// action; a handler runs wherever the signal lands and only writes its number.
+int g_signal_pipe[2] = {-1, -1};
+
+extern "C" void on_signal(int sig) {
+  const int saved = errno;
+  const char byte = char(sig);
+  [[maybe_unused]] ssize_t n = write(g_signal_pipe[1], &byte, 1);
+  errno = saved;
 }
+
+// Installs the handlers for the lifetime of a launch. A signal that tgc was started with
+// ignored (SIGHUP under nohup, SIGINT in a script's background job) stays ignored, by tgc and
+// by the ranks.
+class SignalPipe {
+ public:
+  SignalPipe() {
+    if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+      throw Error(fmt::format("cannot make a pipe: {}", std::strerror(errno)), "tgc launch", "");
+    sigemptyset(&caught_);
+    for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction action = {}, old = {};
+      if (sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN && s != SIGCHLD) continue;
+      action.sa_handler = on_signal;
+      action.sa_flags = SA_RESTART | (s == SIGCHLD ? SA_NOCLDSTOP : 0);
+      sigemptyset(&action.sa_mask);
+      sigaction(s, &action, &old);
+      saved_.push_back({s, old});
+      sigaddset(&caught_, s);
+    }
+  }
+  ~SignalPipe() {
+    for (const auto& [s, old] : saved_) sigaction(s, &old, nullptr);
+    close(g_signal_pipe[0]);
+    close(g_signal_pipe[1]);
+    g_signal_pipe[0] = g_signal_pipe[1] = -1;
+  }
+  // The signals the ranks start with at their default action (tgc's handlers are not theirs).
+  const sigset_t& caught() const { return caught_; }
+  // Waits up to `ms` for a signal; returns the signals that came (SIGCHLD among them).
+  std::vector<int> wait(int ms) {
+    pollfd p = {g_signal_pipe[0], POLLIN, 0};
+    poll(&p, 1, ms);
+    std::vector<int> sigs;
+    char bytes[64];
+    for (ssize_t n; (n = read(g_signal_pipe[0], bytes, sizeof bytes)) > 0;)
+      for (ssize_t i = 0; i < n; ++i) sigs.push_back(bytes[i]);
+    return sigs;
+  }
+
+ private:
+  sigset_t caught_;
+  std::vector<std::pair<int, struct sigaction>> saved_;
+};
 
 class Supervisor {
  public:
-  explicit Supervisor(const LaunchPlan& plan) : plan_(plan), ranks_(size_t(plan.ranks)) {
-    handled_ = handled_signals();
-    pthread_sigmask(SIG_BLOCK, &handled_, &old_mask_);
-  }
+  explicit Supervisor(const LaunchPlan& plan) : plan_(plan), ranks_(size_t(plan.ranks)) {}
   ~Supervisor() {
     // An exception on the way out (a rank that could not start): nothing is left behind.
     signal_running(SIGKILL);
     while (reap(true)) {}
-    pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
   }
 
   int run() {
@@ -71,10 +116,9 @@ class Supervisor {
         signal_running(SIGKILL);  // the grace period is over
         killed_ = true;
       }
-      timespec wait = {0, 100 * 1000 * 1000};  // also the granularity of the grace period
-      siginfo_t info;
-      const int sig = sigtimedwait(&handled_, &info, &wait);
-      if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) interrupt(sig);
+      // 100 ms: the granularity of the grace period; a rank's end wakes it at once.
+      for (int sig : signals_.wait(100))
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) interrupt(sig);
     }
     if (first_failure_) {
       const auto& [rank, status] = *first_failure_;
@@ -103,10 +147,9 @@ class Supervisor {
 
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setpgroup(&attr, 0);        // a group of its own, led by the rank
-    posix_spawnattr_setsigmask(&attr, &old_mask_);  // the rank sees the signals tgc was started with
-    posix_spawnattr_setsigdefault(&attr, &handled_);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0);  // a group of its own, led by the rank
+    posix_spawnattr_setsigdefault(&attr, &signals_.caught());
     // Only rank 0 may read stdin, and not from a terminal: the ranks are not the terminal's
     // foreground group, and a read there would stop them.
     posix_spawn_file_actions_t files;
@@ -173,7 +216,7 @@ class Supervisor {
 
   const LaunchPlan& plan_;
   std::vector<Rank> ranks_;
-  sigset_t handled_, old_mask_;
+  SignalPipe signals_;
   bool stopping_ = false, killed_ = false;
   int interrupted_ = 0;
   Clock::time_point kill_at_;

@@ -17,6 +17,7 @@
 #include "frontend/cli/launch_command.h"
 #include "frontend/cli/run_command.h"
 #include "frontend/cli/show_command.h"
+#include "runtime/comm/mpi_library.h"
 
 int main(int argc, char** argv) {
   using namespace tgc::cli;
@@ -76,8 +77,12 @@ int main(int argc, char** argv) {
     else
       fmt::print("{}", app.help());
     finish_stdout();
+    if (code != kExitOk) tgc::mpi_skip_finalize();
     return code;
   } catch (...) {
+    // Under mpirun, a failing rank ends the job now instead of waiting in MPI_Finalize for
+    // ranks that wait in a collective for it.
+    tgc::mpi_skip_finalize();
     return report_current_exception();
   }
 }

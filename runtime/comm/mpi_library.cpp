@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -34,6 +35,8 @@ const MpiStatus& mpi_status() {
 }
 
 bool mpi_drain_abandoned(double) { return true; }
+
+void mpi_skip_finalize() {}
 
 #else
 
@@ -147,7 +150,7 @@ InitState& init_state() {
   return *state;
 }
 
-bool g_we_initialized = false;
+std::atomic<bool> g_skip_finalize{false};
 
 // Open MPI's collectives must not be pending when MPI_Finalize runs; the ranks' last ones
 // normally completed long before.
@@ -156,7 +159,7 @@ constexpr double kExitDrainSeconds = 2.0;
 void finalize_at_exit() {
   MpiApi* api = loaded().api;
   int finalized = 0;
-  if (!api || api->Finalized(&finalized) != MPI_SUCCESS || finalized) return;
+  if (!api || g_skip_finalize || api->Finalized(&finalized) != MPI_SUCCESS || finalized) return;
   if (!mpi_drain_abandoned(kExitDrainSeconds)) {
     // MPI_Finalize would wait for the ranks that never joined; mpirun reports this rank's
     // exit without it, which ends the job.
@@ -208,7 +211,6 @@ void initialise(MpiApi& api, InitState& state, double timeout_seconds) {
       state.hint = "start the ranks with mpirun or tgc launch (docs/distributed.md)";
       return;
     }
-    g_we_initialized = true;
     std::atexit(finalize_at_exit);
     api.thread_level = outcome->provided;
   }
@@ -226,6 +228,8 @@ void initialise(MpiApi& api, InitState& state, double timeout_seconds) {
 }  // namespace
 
 const MpiStatus& mpi_status() { return loaded().status; }
+
+void mpi_skip_finalize() { g_skip_finalize = true; }
 
 std::unique_lock<std::mutex> MpiApi::lock() {
   if (thread_level >= MPI_THREAD_MULTIPLE) return std::unique_lock<std::mutex>(mutex_, std::defer_lock);

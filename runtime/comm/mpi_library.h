@@ -23,4 +23,10 @@ const MpiStatus& mpi_status();
 // MPI_Finalize is skipped at exit (it could wait for the missing ranks forever).
 bool mpi_drain_abandoned(double seconds);
 
+// For a process that is about to exit with an error: skip MPI_Finalize at exit. Open MPI's
+// MPI_Finalize waits for every rank, and ranks still waiting in a collective for this one
+// would hold it there until their comm_timeout; without it mpirun sees the exit and ends the
+// job at once. The tgc command calls it on every failing exit.
+void mpi_skip_finalize();
+
 }  // namespace tgc

@@ -23,9 +23,9 @@ namespace tgc {
 // over mpirun copies Open MPI's into them). A malformed or inconsistent value is a
 // ConfigError naming the variable.
 //
-// TGC_NCCL_UNIQUE_ID (hex of an ncclUniqueId) is the hook through which a launcher may hand
-// every rank the NCCL world's id; `tgc launch` does not set it yet (the NCCL engine reads it,
-// else exchanges the id through MPI).
+// TGC_NCCL_UNIQUE_ID (an ncclUniqueId in hex) is the hook through which a launcher may hand
+// every rank the NCCL world's id, for ranks that share no MPI world to exchange it through;
+// `tgc launch` does not set it yet.
 struct LaunchInfo {
   int rank = 0;
   int size = 1;

@@ -171,7 +171,7 @@ TEST(CliErrors, UnwritableOutputs) {
 TEST(CliErrors, HelpAndVersionExitWith0) {
   CliResult help = run_tgc({"--help"});
   EXPECT_EQ(help.exit_code, 0);
-  for (const char* s : {"run", "show", "emit", "devices", "--floatX", "--profile-trace", "--no-gc"})
+  for (const char* s : {"run", "show", "emit", "devices", "launch", "--floatX", "--profile-trace", "--no-gc"})
     EXPECT_NE(help.out.find(s), std::string::npos) << s;
   CliResult run_help = run_tgc({"run", "--help"});
   EXPECT_EQ(run_help.exit_code, 0);

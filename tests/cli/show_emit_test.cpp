@@ -10,6 +10,7 @@
 #include "backends/opencl/opencl_backend.h"
 #include "cli/cli_runner.h"
 #include "cli/dot_check.h"
+#include "runtime/comm/mpi_library.h"
 
 namespace tgc::test {
 namespace {
@@ -266,6 +267,22 @@ TEST(CliDevices, CpuLineFollowsTheConfig) {
   CliResult r = run_tgc({"devices"}, {"TGC_FLAGS=cpu_vector_width=256"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("256-bit vectors"), std::string::npos) << r.out;
+}
+
+// The mpi line: Open MPI's version where libmpi loads, else why not.
+TEST(CliDevices, SaysWhetherMpiIsAvailable) {
+  CliResult r = run_tgc({"devices"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const MpiStatus& mpi = mpi_status();
+  if (mpi.available) {
+    EXPECT_TRUE(mpi.version.starts_with("Open MPI v")) << mpi.version;
+    EXPECT_NE(r.out.find("mpi      available  (" + mpi.version + ", " + mpi.library + ")"), std::string::npos) << r.out;
+  } else {
+    EXPECT_FALSE(mpi.reason.empty());
+    EXPECT_NE(r.out.find("mpi      " + std::string(mpi.built ? "unavailable" : "not built") + "  (" + mpi.reason + ")"),
+              std::string::npos)
+        << r.out;
+  }
 }
 
 }  // namespace
