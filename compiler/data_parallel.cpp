@@ -96,8 +96,10 @@ class Distributor {
   const Local& local(const VarPtr& v) {
     auto it = map_.find(v.get());
     if (it != map_.end()) return it->second;
-    // Roots the walk has not met: constants, shared variables, unsplit inputs.
-    return map_.emplace(v.get(), replicated(v)).first->second;
+    // Roots the walk has not met: constants, shared variables, unsplit inputs. A split shared
+    // variable holds each rank's own part (a dataset kept on the device, say).
+    auto s = spec_.split.find(v.get());
+    return map_.emplace(v.get(), s == spec_.split.end() ? replicated(v) : split(v, s->second)).first->second;
   }
 
   // The whole value on every rank: all_reduce(sum) of a partial value, all_gather of a

@@ -23,7 +23,8 @@ namespace tgc {
 
 struct DataParallelSpec {
   std::shared_ptr<CommGroup> group;
-  // Graph inputs split among the ranks, with their axis (canonical).
+  // Graph inputs split among the ranks, with their axis (canonical); also shared variables,
+  // whose value on each rank is its own part.
   std::unordered_map<const Variable*, int> split;
   // Results split along an axis come back as the rank's part instead of gathered.
   bool local_results = false;

@@ -660,12 +660,30 @@ void Function::Impl::set_up_data_parallel(const DataParallel& dp) {
   f.data_parallel.first_update = f.num_outputs;
   f.local_inputs = dp.local_inputs;
   f.split_axis.assign(f.user_inputs.size(), -1);
+  std::unordered_set<const Variable*> split_shared;
+  const std::vector<Variable*> roots = f.raw_graph.roots();
   for (const auto& [var, axis] : dp.split) {
+    if (var.defined() && var.ptr()->kind() == Variable::Kind::Shared) {
+      const bool read = std::find(roots.begin(), roots.end(), var.ptr().get()) != roots.end();
+      if (!read)
+        throw InputError(fmt::format("data_parallel splits shared variable '{}', which the function does not read",
+                                     var.ptr()->label()),
+                         f.name, "split the shared variables that hold the batch");
+      if (var.ndim() == 0)
+        throw ShapeError(fmt::format("data_parallel splits shared variable '{}', a 0-d value", var.ptr()->label()),
+                         f.name, "split a value with a batch axis");
+      const int canon = at_call(f.name, [&] { return normalize_reduce_axis(axis, var.ndim(), "data_parallel split"); });
+      if (!split_shared.insert(var.ptr().get()).second)
+        throw InputError(fmt::format("data_parallel splits '{}' twice", var.ptr()->label()), f.name,
+                         "give each value at most one split axis");
+      f.data_parallel.split[var.ptr().get()] = canon;
+      continue;
+    }
     auto it = std::find_if(f.user_inputs.begin(), f.user_inputs.end(), [&](const Var& in) { return in.ptr() == var.ptr(); });
     if (!var.defined() || it == f.user_inputs.end())
       throw InputError(fmt::format("data_parallel splits '{}', which is not an input of the function",
                                    var.defined() ? var.ptr()->label() : "<undefined>"),
-                       f.name, "split only the function's inputs (the batch); shared variables are replicated");
+                       f.name, "split the function's inputs (the batch) or shared variables it reads");
     const size_t i = static_cast<size_t>(it - f.user_inputs.begin());
     if (f.split_axis[i] >= 0)
       throw InputError(fmt::format("data_parallel splits {} twice", input_label(*it, i)), f.name,
@@ -680,8 +698,8 @@ void Function::Impl::set_up_data_parallel(const DataParallel& dp) {
   if (group.size() == 1) return;
   SharedLocks locks(f.lock_plan);
   Communicator& comm = *group.communicator(host_device());
-  for (const Variable* root : f.raw_graph.roots()) {
-    if (root->kind() != Variable::Kind::Shared) continue;
+  for (const Variable* root : roots) {
+    if (root->kind() != Variable::Kind::Shared || split_shared.count(root)) continue;
     SharedValue& storage = *root->storage();
     Tensor value = storage.current().to_host().copy();
     comm.broadcast(value.raw_data(), value.raw_data(), static_cast<size_t>(value.numel()), value.dtype(), 0,

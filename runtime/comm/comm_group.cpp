@@ -90,6 +90,13 @@ std::shared_ptr<Communicator> CommGroup::communicator(Device& device) {
   return comm;
 }
 
+void CommGroup::use_communicator(Device& device, std::shared_ptr<Communicator> comm) {
+  TGC_INTERNAL_CHECK(comm && comm->size() == size_ && comm->rank() == rank_,
+                     fmt::format("CommGroup '{}': a communicator of another rank or size", name_));
+  std::lock_guard<std::mutex> lock(mutex_);
+  made_[&device] = std::move(comm);
+}
+
 std::shared_ptr<CommGroup> world_group() {
   static const std::shared_ptr<CommGroup> world = [] {
     const LaunchInfo& info = launch_info();
@@ -101,6 +108,11 @@ std::shared_ptr<CommGroup> world_group() {
 void register_comm_factory(DeviceKind kind, CommFactory factory) {
   std::lock_guard<std::mutex> lock(factories().mutex);
   factories().by_kind[kind] = std::move(factory);
+}
+
+bool has_comm_factory(DeviceKind kind) {
+  std::lock_guard<std::mutex> lock(factories().mutex);
+  return factories().by_kind.count(kind) > 0;
 }
 
 }  // namespace tgc

@@ -29,7 +29,9 @@ using Updates = std::vector<std::pair<Shared, Var>>;
 // parameters' gradients are summed over ranks before the updates use them, so every rank
 // applies the same update and the results equal one process's on the whole batch.
 struct DataParallel {
-  // (input, axis): the inputs divided among the ranks, in equal parts along axis.
+  // (input, axis): the inputs divided among the ranks, in equal parts along axis. A shared
+  // variable may be split too: its value on each rank is that rank's part (a dataset kept on
+  // the device), and it is not made equal to rank 0's.
   std::vector<std::pair<Var, int>> split{};
   CommGroupPtr group{};  // null: world(), the ranks of the launch
   // false: every rank is given the whole batch and takes its part (a view, no copy);
