@@ -55,6 +55,15 @@ TEST(LaunchCommand, KeepsTheUsersNvlsSettingAndTheProgramsArguments) {
   EXPECT_EQ(r.out, "1 --profile x\n");
 }
 
+TEST(LaunchCommand, RanksMayBeTgcItself) {
+  CliResult r = run_tgc({"launch", "-n", "2", "--mpirun", "off", "--", TGC_CLI_PATH, "run", example("sumsq.tg")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t results = 0;
+  for (size_t at = r.out.find("Result is 16000000.0"); at != std::string::npos; at = r.out.find("Result is", at + 1))
+    ++results;
+  EXPECT_EQ(results, 2u) << r.out;
+}
+
 TEST(LaunchCommand, AFailingRankStopsTheOthers) {
   Timed t = timed_tgc({"launch", "-n", "3", "--mpirun", "off", "--grace", "1", "--", "sh", "-c",
                        "if [ $TGC_RANK = 1 ]; then exit 3; fi; sleep 30"});
