@@ -8,9 +8,10 @@ install(TARGETS tgc tgc_headers EXPORT tgcTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS tgc_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY frontend/include/tgc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# runtime/comm/mpi_api.h is internal: it needs Open MPI's mpi.h, which consumers need not have.
 foreach(component runtime ops compiler)
   install(DIRECTORY ${component} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tgc
-          FILES_MATCHING PATTERN "*.h")
+          FILES_MATCHING PATTERN "*.h" PATTERN "mpi_api.h" EXCLUDE)
 endforeach()
 install(EXPORT tgcTargets NAMESPACE tgc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tgc)
 configure_package_config_file(cmake/tgcConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/tgcConfig.cmake

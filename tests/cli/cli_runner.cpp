@@ -66,10 +66,18 @@ CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::s
   // program is JIT-compiled once, not once per run; a test's own TGC_FLAGS come after it.
   std::string flags = "TGC_FLAGS=cache_dir=" TGC_CLI_TEST_CACHE;
   std::vector<std::string> env_s;
+  // A variable the test sets replaces the inherited one (getenv would find the first).
+  auto set_by_test = [&](const std::string& entry) {
+    const std::string key = entry.substr(0, entry.find('=') + 1);
+    for (const std::string& e : env)
+      if (e.starts_with(key)) return true;
+    return false;
+  };
   for (char** e = environ; *e; ++e) {
     std::string entry = *e;
     if (entry.starts_with("TGC_FLAGS=") || entry.starts_with("TGCRC=") || entry.starts_with("HOME="))
       continue;
+    if (set_by_test(entry)) continue;
     env_s.push_back(entry);
   }
   env_s.push_back("HOME=" + scratch.path());

@@ -14,8 +14,8 @@ struct CliResult {
   std::string err;
 };
 
-// Runs `tgc args...` with `env` ("KEY=VALUE") added to the clean environment; a
-// "TGC_FLAGS=..." entry is appended to the suite's own flags.
+// Runs `tgc args...` with `env` ("KEY=VALUE") added to the clean environment (replacing an
+// inherited KEY); a "TGC_FLAGS=..." entry is appended to the suite's own flags.
 CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
 
 // A fresh empty folder under the system's temporary folder, removed when the object dies.

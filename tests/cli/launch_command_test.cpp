@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <sstream>
 
 #include "cli/cli_runner.h"
@@ -53,6 +54,15 @@ TEST(LaunchCommand, KeepsTheUsersNvlsSettingAndTheProgramsArguments) {
                         {"NCCL_NVLS_ENABLE=1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "1 --profile x\n");
+}
+
+TEST(LaunchCommand, RanksMayBeTgcItself) {
+  CliResult r = run_tgc({"launch", "-n", "2", "--mpirun", "off", "--", TGC_CLI_PATH, "run", example("sumsq.tg")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t results = 0;
+  for (size_t at = r.out.find("Result is 16000000.0"); at != std::string::npos; at = r.out.find("Result is", at + 1))
+    ++results;
+  EXPECT_EQ(results, 2u) << r.out;
 }
 
 TEST(LaunchCommand, AFailingRankStopsTheOthers) {
@@ -115,6 +125,18 @@ TEST(LaunchCommand, ErrorsAreTheUsers) {
   EXPECT_NE(no_n.err.find("give it with -n N"), std::string::npos) << no_n.err;
   CliResult bad = run_tgc({"launch", "-n", "0", "true"});
   EXPECT_EQ(bad.exit_code, 2);
+}
+
+TEST(LaunchCommand, WithoutMpirunOnThePathTgcStartsTheRanks) {
+  ScratchDir bin;  // a PATH with a shell and no mpirun
+  std::filesystem::create_symlink("/bin/sh", bin.path() + "/sh");
+  const std::string path = "PATH=" + bin.path();
+  CliResult r = run_tgc({"launch", "-n", "2", "--", "sh", "-c", "echo $TGC_RANK ${OMPI_COMM_WORLD_SIZE:-no-mpi}"}, {path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0 no-mpi", "1 no-mpi"}));
+  CliResult on = run_tgc({"launch", "-n", "2", "--mpirun", "on", "--", "sh", "-c", "true"}, {path});
+  EXPECT_EQ(on.exit_code, 2);
+  EXPECT_NE(on.err.find("--mpirun on, and mpirun is not on the PATH"), std::string::npos) << on.err;
 }
 
 TEST(LaunchCommand, RankEnvironmentReplacesLauncherVariables) {
