@@ -34,6 +34,9 @@ class Backend {
   // Whether the thunk of a device-placed `node` touches nothing but its operands on the
   // device (Thunk::self_contained): a recorded call may run its work beside other work.
   virtual bool self_contained(const Node& /*node*/) const { return false; }
+  // For a node that is not self-contained: the shared resource its thunks are ordered by
+  // (Thunk::serial_domain).
+  virtual int serial_domain(const Node& /*node*/) const { return 0; }
   // Whether the device work of `node` writes nothing once the device's error word is set
   // (Thunk::skips_writes_once_flagged: a scatter checks it first).
   virtual bool skips_writes_once_flagged(const Node& /*node*/) const { return false; }

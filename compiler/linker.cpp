@@ -115,6 +115,7 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     }
     t.device = on_device ? maker.device() : nullptr;
     t.self_contained = on_device && maker.self_contained(*node);
+    t.serial_domain = on_device ? maker.serial_domain(*node) : 0;
     t.skips_writes_once_flagged = on_device && maker.skips_writes_once_flagged(*node);
     const auto thunk_start = std::chrono::steady_clock::now();
     t.run = maker.make_thunk(*node);

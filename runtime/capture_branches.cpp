@@ -33,7 +33,7 @@ void CaptureBranches::before(const Thunk& thunk, const std::vector<Tensor>& slot
   for (const std::vector<Handover>* list : {&thunk.inplace, &thunk.reuse})
     for (const Handover& h : *list) overwritten(h.slot);
   for (int s : thunk.outputs) overwritten(s);
-  if (!thunk.self_contained) add(deps, serial_);
+  if (!thunk.self_contained) add(deps, serial_[thunk.serial_domain]);
   device_.set_capture_tail(deps);
 }
 
@@ -44,7 +44,7 @@ void CaptureBranches::after(const Thunk& thunk, const std::vector<Tensor>& slots
     const Tensor& t = slots[s];
     if (t.defined() && t.buffer()) add(uses(t).writers, tail);
   }
-  if (!thunk.self_contained) serial_ = tail;
+  if (!thunk.self_contained) serial_[thunk.serial_domain] = tail;
   reading_.clear();
 }
 

@@ -4,6 +4,8 @@
 // chain that computes the rest instead of after it.
 #pragma once
 
+#include <map>
+
 #include <unordered_map>
 #include <vector>
 
@@ -18,7 +20,8 @@ namespace tgc {
 //     buffer, the slot's own buffer from the previous call) follows the work that wrote or
 //     read it before;
 //   - a thunk that is not self-contained (Thunk::self_contained: cuBLAS shares a workspace)
-//     also follows the last such thunk.
+//     also follows the last such thunk of its serial domain (Thunk::serial_domain: the
+//     collectives of an engine keep their order apart from cuBLAS's).
 // Tails only grow by union: an extra edge can cost overlap, a missing one correctness.
 // Buffers are never recycled within a recording (a device keeps what is released while it
 // records), so a buffer's identity is its tensors' for the whole recording.
@@ -48,7 +51,7 @@ class CaptureBranches {
 
   Device& device_;
   std::unordered_map<const Buffer*, Uses> buffers_;
-  Tail serial_;                        // the last thunk that is not self-contained
+  std::map<int, Tail> serial_;  // per serial domain, the last thunk that is not self-contained
   std::vector<const Buffer*> reading_;  // what the thunk between before() and after() reads
 };
 

@@ -43,6 +43,11 @@ struct Thunk {
   // thunk's work touches (no shared workspace, as cuBLAS has): a recorded call may run it
   // beside other work (runtime/capture_branches.h). Said by the backend; false is safe.
   bool self_contained = false;
+  // For a thunk that is not self-contained: which shared resource it is ordered by (0: the
+  // device's libraries' workspaces, as cuBLAS's; 1: a collective engine's order, NCCL's).
+  // Thunks of one domain stay in order in a recording; domains run beside each other, so a
+  // gradient's all_reduce overlaps the products that compute the next gradients.
+  int serial_domain = 0;
   // Its device work writes nothing once the device's error word is set (a scatter checks it
   // first): an update it writes into its variable's buffer survives a recorded call whose
   // deferred index check raises (runtime/call_replay.h). Said by the backend.

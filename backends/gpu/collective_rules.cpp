@@ -78,8 +78,11 @@ ThunkFn make_collective_thunk(GpuDevice& device, const Node& node, const Config&
 
 const DeviceOpRule& collective_op_rule() {
   // all_reduce, all_gather, reduce_scatter, broadcast through the device's engine. Not
-  // self-contained: the engine's own kernels and buffers are shared by every collective.
-  static const DeviceOpRule rule{"collective", is_collective, collective_declines, make_collective_thunk, false};
+  // self-contained: the collectives of a communicator run in the order every rank issues
+  // them (NCCL's rule, in a recorded call too); a domain of their own, so they run beside
+  // the products.
+  static const DeviceOpRule rule{"collective", is_collective, collective_declines, make_collective_thunk, false,
+                                 kCollectiveDomain};
   return rule;
 }
 

@@ -9,6 +9,9 @@
 
 namespace tgc::gpu {
 
+// The serial domain (Thunk::serial_domain) of the collectives: apart from cuBLAS's.
+inline constexpr int kCollectiveDomain = 1;
+
 const DeviceOpRule& collective_op_rule();
 
 }  // namespace tgc::gpu

@@ -27,6 +27,8 @@ struct DeviceOpRule {
   std::string (*declines)(const Node& node);
   ThunkFn (*make)(GpuDevice& device, const Node& node, const Config& config);
   bool self_contained;
+  // Not self-contained: which shared resource orders it (Thunk::serial_domain).
+  int serial_domain = 0;
 };
 
 // The rule that runs `node` (nullptr: none), or in `why` the reason the first rule covering

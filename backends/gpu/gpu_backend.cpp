@@ -54,6 +54,11 @@ bool GpuBackend::self_contained(const Node& node) const {
   return rule && rule->self_contained;
 }
 
+int GpuBackend::serial_domain(const Node& node) const {
+  const DeviceOpRule* rule = find_rule(rules_, node, nullptr);
+  return rule ? rule->serial_domain : 0;
+}
+
 bool GpuBackend::skips_writes_once_flagged(const Node& node) const {
   const DeviceOpRule* rule = find_rule(rules_, node, nullptr);
   return rule && rule->name == "scatter";

@@ -31,6 +31,7 @@ class GpuBackend final : public Backend {
   void prepare(const std::vector<const Node*>& nodes) const override;
   ThunkFn make_thunk(const Node& node) const override;
   bool self_contained(const Node& node) const override;
+  int serial_domain(const Node& node) const override;
   // The scatter (its kernels return at once when the error word is set).
   bool skips_writes_once_flagged(const Node& node) const override;
   // Why `node` stays on the host: the first covering rule's reason, or "no device

@@ -135,6 +135,26 @@ TEST(CaptureBranches, ThunksThatAreNotSelfContainedStayInOrder) {
   EXPECT_EQ(d.deps_of("gemm2"), Names{"gemm1"});
 }
 
+// A collective (the engine's domain) runs beside the products (cuBLAS's) but after the
+// previous collective: gradients' all_reduces overlap the backward pass and keep the order
+// every rank issues them in.
+TEST(CaptureBranches, SerialDomainsOrderTheirOwnThunksOnly) {
+  GraphDevice d;
+  Program p;
+  p.num_slots = 6;  // bound 0, 1; gemm1(0) -> 2, allreduce1(2) -> 3, gemm2(1) -> 4, allreduce2(4) -> 5
+  p.bound_slots = {0, 1};
+  p.output_slots = {3, 5};
+  p.thunks = {thunk(d, "gemm1", {0}, {2}, false), thunk(d, "allreduce1", {2}, {3}, false),
+              thunk(d, "gemm2", {1}, {4}, false), thunk(d, "allreduce2", {4}, {5}, false)};
+  p.thunks[1].serial_domain = p.thunks[3].serial_domain = 1;
+  std::vector<Tensor> slots = slots_for(d, p);
+  CaptureBranches branches(d);
+  execute(p, slots, ExecOptions{false, false, &branches}, nullptr);
+  EXPECT_EQ(d.deps_of("allreduce1"), Names{"gemm1"});
+  EXPECT_EQ(d.deps_of("gemm2"), Names{"gemm1"}) << "not after allreduce1: it runs beside it";
+  EXPECT_EQ(d.deps_of("allreduce2"), (Names{"gemm2", "allreduce1"}));
+}
+
 TEST(CaptureBranches, ReadersOfAViewFollowTheWriterOfItsBuffer) {
   GraphDevice d;
   Program p;
