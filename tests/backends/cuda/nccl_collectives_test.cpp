@@ -1,21 +1,29 @@
 // NCCL collectives on CUDA devices against their definitions (label `gpu`): every collective
 // on one GPU (a world of one), and, where two GPUs are visible, over two devices of this
-// process (ncclCommInitAll) for several dtypes, counts (0 included) and in place; capture
-// into a CUDA graph; the errors of a bad dtype, root or device list; the timeout of a rank
-// that never joins. Skipped, with the reason, without a GPU or without NCCL.
+// process (ncclCommInitAll) and across two processes (a unique id, as tgc launch gives it) for
+// every dtype, several counts (0 included) and in place; capture into a CUDA graph; the
+// errors of a bad dtype, root or device list; the timeout of a rank that never joins. Skipped, with the reason, without a GPU or without NCCL.
 #include <gtest/gtest.h>
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/nccl_comm_factory.h"
+#include "backends/cuda/nccl_entry.h"
 #include "backends/cuda/nccl_library.h"
 #include "backends/cuda/nccl_unique_id.h"
 #include "cuda_test_util.h"
 #include "runtime/error.h"
+
+extern char** environ;
 
 namespace tgc {
 namespace {
@@ -106,26 +114,34 @@ std::vector<char> concat(const std::vector<std::vector<char>>& parts) {
 
 std::string label(DType t, size_t count) { return std::string(dtype_name(t)) + " x " + std::to_string(count); }
 
-// The ranks' communicators over `devices`, made through the factory as each rank's CommGroup
-// asks for them (one ncclCommInitAll, shared).
+// The ranks this process drives (all of a group inside one process, or its one rank of a
+// world across processes): their communicators and devices, the world's size and the rank
+// of the first.
 struct Ranks {
   std::vector<std::shared_ptr<CommGroup>> groups;
   std::vector<std::shared_ptr<Communicator>> comms;
   std::vector<CudaDevice*> devices;
+  int world = 0;
+  int first = 0;
 
+  Ranks() = default;
+  // Every rank of a group over `ds`, made through the factory as each rank's CommGroup asks
+  // for its communicator (one ncclCommInitAll, shared).
   explicit Ranks(std::vector<CudaDevice*> ds, const std::string& name = "pair") : devices(std::move(ds)) {
     std::vector<Device*> peers(devices.begin(), devices.end());
-    const int n = static_cast<int>(devices.size());
-    for (int r = 0; r < n; ++r) {
-      groups.push_back(std::make_shared<CommGroup>(r, n, name, peers));
+    world = static_cast<int>(devices.size());
+    for (int r = 0; r < world; ++r) {
+      groups.push_back(std::make_shared<CommGroup>(r, world, name, peers));
       comms.push_back(cuda::make_nccl_group_communicator(*devices[r], *groups[r]));
     }
   }
-  int size() const { return static_cast<int>(comms.size()); }
-  // One thread drives every device: all ranks' calls in one NCCL group, then each device waits.
-  void each(const std::function<void(int rank, Communicator& c, Stream& s)>& call) {
+  int local() const { return static_cast<int>(comms.size()); }
+  int rank(int i) const { return first + i; }
+  // One thread drives every local device: all their calls in one NCCL group, then each
+  // device waits. `call` gets the rank and the local index.
+  void each(const std::function<void(int rank, int i, Communicator& c, Stream& s)>& call) {
     comms[0]->group_start();
-    for (int r = 0; r < size(); ++r) call(r, *comms[r], devices[r]->default_stream());
+    for (int i = 0; i < local(); ++i) call(rank(i), i, *comms[i], devices[i]->default_stream());
     comms[0]->group_end();
     for (CudaDevice* d : devices) d->synchronize();
   }
@@ -135,10 +151,18 @@ const DType kReducible[] = {DType::Float32, DType::Float64, DType::Int32, DType:
                             DType::Int8,    DType::UInt8,   DType::Bool};
 const CollectiveReduce kOps[] = {CollectiveReduce::Sum, CollectiveReduce::Max, CollectiveReduce::Min};
 
-// Every collective against its definition on `ranks`, for the dtypes and counts given, out of
-// place and in place.
+// Buffers of `bytes` on each local device.
+std::vector<std::unique_ptr<DeviceBytes>> buffers(const Ranks& ranks, size_t bytes) {
+  std::vector<std::unique_ptr<DeviceBytes>> out;
+  for (CudaDevice* d : ranks.devices) out.push_back(std::make_unique<DeviceBytes>(*d, bytes));
+  return out;
+}
+
+// Every collective against its definition on the local ranks, for every dtype and the counts
+// given, out of place and in place. Every rank of the world runs the same sequence.
 void check_all_collectives(Ranks& ranks, const std::vector<size_t>& counts) {
-  const int n = ranks.size();
+  const int n = ranks.world;
+  const int local = ranks.local();
   for (DType t : kAllDTypes) {
     const bool reducible = std::find(std::begin(kReducible), std::end(kReducible), t) != std::end(kReducible);
     const size_t es = dtype_size(t);
@@ -148,37 +172,38 @@ void check_all_collectives(Ranks& ranks, const std::vector<size_t>& counts) {
       for (CollectiveReduce op : kOps) {
         if (!reducible) break;
         SCOPED_TRACE(collective_reduce_name(op));
-        std::vector<std::unique_ptr<DeviceBytes>> send, recv;
-        for (int r = 0; r < n; ++r) {
-          send.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], count * es));
-          recv.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], count * es));
-          send[r]->upload(elements(t, r, count));
-        }
-        ranks.each([&](int r, Communicator& c, Stream& s) { c.all_reduce(send[r]->get(), recv[r]->get(), count, t, op, s); });
-        for (int r = 0; r < n; ++r) EXPECT_EQ(recv[r]->download(), reduced(t, op, n, count)) << "rank " << r;
-        ranks.each([&](int r, Communicator& c, Stream& s) { c.all_reduce(send[r]->get(), send[r]->get(), count, t, op, s); });
-        for (int r = 0; r < n; ++r) EXPECT_EQ(send[r]->download(), reduced(t, op, n, count)) << "in place, rank " << r;
+        auto send = buffers(ranks, count * es), recv = buffers(ranks, count * es);
+        for (int i = 0; i < local; ++i) send[i]->upload(elements(t, ranks.rank(i), count));
+        ranks.each([&](int, int i, Communicator& c, Stream& s) {
+          c.all_reduce(send[i]->get(), recv[i]->get(), count, t, op, s);
+        });
+        for (int i = 0; i < local; ++i) EXPECT_EQ(recv[i]->download(), reduced(t, op, n, count)) << "rank " << ranks.rank(i);
+        ranks.each([&](int, int i, Communicator& c, Stream& s) {
+          c.all_reduce(send[i]->get(), send[i]->get(), count, t, op, s);
+        });
+        for (int i = 0; i < local; ++i)
+          EXPECT_EQ(send[i]->download(), reduced(t, op, n, count)) << "in place, rank " << ranks.rank(i);
       }
       // reduce_scatter: rank r gets op over ranks of the block at r * count of n * count.
       for (CollectiveReduce op : kOps) {
         if (!reducible) break;
         SCOPED_TRACE(std::string("reduce_scatter ") + collective_reduce_name(op));
-        std::vector<std::unique_ptr<DeviceBytes>> send, recv;
-        for (int r = 0; r < n; ++r) {
-          send.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], n * count * es));
-          recv.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], count * es));
-          send[r]->upload(elements(t, r, n * count));
+        auto send = buffers(ranks, n * count * es), recv = buffers(ranks, count * es);
+        for (int i = 0; i < local; ++i) send[i]->upload(elements(t, ranks.rank(i), n * count));
+        ranks.each([&](int, int i, Communicator& c, Stream& s) {
+          c.reduce_scatter(send[i]->get(), recv[i]->get(), count, t, op, s);
+        });
+        for (int i = 0; i < local; ++i) {
+          const int r = ranks.rank(i);
+          EXPECT_EQ(recv[i]->download(), reduced(t, op, n, count, r * count)) << "rank " << r;
         }
-        ranks.each([&](int r, Communicator& c, Stream& s) {
-          c.reduce_scatter(send[r]->get(), recv[r]->get(), count, t, op, s);
+        // In place: recv is the rank's own block of send.
+        ranks.each([&](int r, int i, Communicator& c, Stream& s) {
+          c.reduce_scatter(send[i]->get(), send[i]->at(r * count * es), count, t, op, s);
         });
-        for (int r = 0; r < n; ++r) EXPECT_EQ(recv[r]->download(), reduced(t, op, n, count, r * count)) << "rank " << r;
-        // In place: recv is rank r's own block of send.
-        ranks.each([&](int r, Communicator& c, Stream& s) {
-          c.reduce_scatter(send[r]->get(), send[r]->at(r * count * es), count, t, op, s);
-        });
-        for (int r = 0; r < n; ++r) {
-          const std::vector<char> all = send[r]->download();
+        for (int i = 0; i < local; ++i) {
+          const int r = ranks.rank(i);
+          const std::vector<char> all = send[i]->download();
           EXPECT_EQ(std::vector<char>(all.begin() + r * count * es, all.begin() + (r + 1) * count * es),
                     reduced(t, op, n, count, r * count))
               << "in place, rank " << r;
@@ -190,40 +215,40 @@ void check_all_collectives(Ranks& ranks, const std::vector<size_t>& counts) {
         SCOPED_TRACE("all_gather");
         std::vector<std::vector<char>> blocks;
         for (int r = 0; r < n; ++r) blocks.push_back(elements(t, r, count));
-        std::vector<std::unique_ptr<DeviceBytes>> send, recv;
-        for (int r = 0; r < n; ++r) {
-          send.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], count * es));
-          recv.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], n * count * es));
-          send[r]->upload(blocks[r]);
-        }
-        ranks.each([&](int r, Communicator& c, Stream& s) { c.all_gather(send[r]->get(), recv[r]->get(), count, t, s); });
-        for (int r = 0; r < n; ++r) EXPECT_EQ(recv[r]->download(), concat(blocks)) << "rank " << r;
+        auto send = buffers(ranks, count * es), recv = buffers(ranks, n * count * es);
+        for (int i = 0; i < local; ++i) send[i]->upload(blocks[ranks.rank(i)]);
+        ranks.each([&](int, int i, Communicator& c, Stream& s) {
+          c.all_gather(send[i]->get(), recv[i]->get(), count, t, s);
+        });
+        for (int i = 0; i < local; ++i) EXPECT_EQ(recv[i]->download(), concat(blocks)) << "rank " << ranks.rank(i);
         // In place: each rank's block already sits at r * count of recv.
-        for (int r = 0; r < n; ++r) {
+        for (int i = 0; i < local; ++i) {
+          const int r = ranks.rank(i);
           std::vector<char> mine(n * count * es, 0);
           std::copy(blocks[r].begin(), blocks[r].end(), mine.begin() + r * count * es);
-          recv[r]->upload(mine);
+          recv[i]->upload(mine);
         }
-        ranks.each([&](int r, Communicator& c, Stream& s) {
-          c.all_gather(recv[r]->at(r * count * es), recv[r]->get(), count, t, s);
+        ranks.each([&](int r, int i, Communicator& c, Stream& s) {
+          c.all_gather(recv[i]->at(r * count * es), recv[i]->get(), count, t, s);
         });
-        for (int r = 0; r < n; ++r) EXPECT_EQ(recv[r]->download(), concat(blocks)) << "in place, rank " << r;
+        for (int i = 0; i < local; ++i)
+          EXPECT_EQ(recv[i]->download(), concat(blocks)) << "in place, rank " << ranks.rank(i);
       }
       // broadcast from each root, out of place (the others pass no send) and in place.
       for (int root = 0; root < n; ++root) {
         SCOPED_TRACE("broadcast from " + std::to_string(root));
-        std::vector<std::unique_ptr<DeviceBytes>> buf, recv;
-        for (int r = 0; r < n; ++r) {
-          buf.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], count * es));
-          recv.push_back(std::make_unique<DeviceBytes>(*ranks.devices[r], count * es));
-          buf[r]->upload(elements(t, r, count));
-        }
-        ranks.each([&](int r, Communicator& c, Stream& s) {
-          c.broadcast(r == root ? buf[r]->get() : nullptr, recv[r]->get(), count, t, root, s);
+        auto buf = buffers(ranks, count * es), recv = buffers(ranks, count * es);
+        for (int i = 0; i < local; ++i) buf[i]->upload(elements(t, ranks.rank(i), count));
+        ranks.each([&](int r, int i, Communicator& c, Stream& s) {
+          c.broadcast(r == root ? buf[i]->get() : nullptr, recv[i]->get(), count, t, root, s);
         });
-        for (int r = 0; r < n; ++r) EXPECT_EQ(recv[r]->download(), elements(t, root, count)) << "rank " << r;
-        ranks.each([&](int r, Communicator& c, Stream& s) { c.broadcast(buf[r]->get(), buf[r]->get(), count, t, root, s); });
-        for (int r = 0; r < n; ++r) EXPECT_EQ(buf[r]->download(), elements(t, root, count)) << "in place, rank " << r;
+        for (int i = 0; i < local; ++i)
+          EXPECT_EQ(recv[i]->download(), elements(t, root, count)) << "rank " << ranks.rank(i);
+        ranks.each([&](int, int i, Communicator& c, Stream& s) {
+          c.broadcast(buf[i]->get(), buf[i]->get(), count, t, root, s);
+        });
+        for (int i = 0; i < local; ++i)
+          EXPECT_EQ(buf[i]->download(), elements(t, root, count)) << "in place, rank " << ranks.rank(i);
       }
     }
   }
@@ -247,6 +272,68 @@ TEST(NcclTwoGpus, EveryCollectiveIsItsDefinitionOverTwoDevices) {
     EXPECT_EQ(ranks.comms[r]->local_rank(), r);
   }
   check_all_collectives(ranks, {0, 1, 7, 1000, (1 << 20) + 3});
+}
+
+// A world of two processes with one GPU each, started as `tgc launch` starts ranks: this test
+// makes the unique id (hosting NCCL's bootstrap root), runs itself twice with TGC_RANK and
+// TGC_NCCL_UNIQUE_ID set, and each child checks every collective through the factory's
+// non-blocking communicator.
+constexpr const char* kChildRankEnv = "TGC_NCCL_TEST_CHILD_RANK";
+
+TEST(NcclTwoProcesses, EveryCollectiveIsItsDefinitionAcrossProcesses) {
+  if (const char* child = std::getenv(kChildRankEnv)) {
+    const int r = std::atoi(child);
+    Ranks ranks;
+    ranks.world = 2;
+    ranks.first = r;
+    ranks.devices = {&cuda::cuda_device(r)};
+    ranks.groups.push_back(std::make_shared<CommGroup>(r, 2, "world"));
+    ranks.comms.push_back(cuda::make_nccl_group_communicator(*ranks.devices[0], *ranks.groups[0]));
+    EXPECT_EQ(ranks.comms[0]->rank(), r);
+    EXPECT_EQ(ranks.comms[0]->size(), 2);
+    EXPECT_EQ(ranks.comms[0]->local_rank(), r);
+    check_all_collectives(ranks, {0, 1, 1000, (1 << 18) + 3});
+    return;
+  }
+  TGC_REQUIRE_TWO_GPUS();
+  const std::string id = make_nccl_unique_id_hex();
+  std::vector<pid_t> children;
+  for (int r = 0; r < 2; ++r) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      if (kv.rfind("TGC_", 0) != 0) env.push_back(kv);  // no launch variables of our own
+    }
+    const std::string rank = std::to_string(r);
+    for (const std::string& kv :
+         {std::string(kChildRankEnv) + "=" + rank, std::string(kNcclUniqueIdEnv) + "=" + id, "TGC_RANK=" + rank,
+          std::string("TGC_WORLD_SIZE=2"), "TGC_LOCAL_RANK=" + rank, std::string("TGC_LOCAL_WORLD_SIZE=2")})
+      env.push_back(kv);
+    std::vector<char*> envp;
+    for (std::string& kv : env) envp.push_back(kv.data());
+    envp.push_back(nullptr);
+    std::string exe = "/proc/self/exe", filter = "--gtest_filter=NcclTwoProcesses.*";
+    char* argv[] = {exe.data(), filter.data(), nullptr};
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()), 0);
+    children.push_back(pid);
+  }
+  // Each child's communicator times out on its own (comm_timeout) if the other never joins;
+  // the wait here is bounded too, so a hung child fails the test rather than the run.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(8);
+  for (size_t r = 0; r < children.size(); ++r) {
+    int status = 0;
+    pid_t got = 0;
+    while ((got = waitpid(children[r], &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (got == 0) {
+      kill(children[r], SIGKILL);
+      waitpid(children[r], &status, 0);
+      ADD_FAILURE() << "rank " << r << " did not finish within 8 minutes";
+      continue;
+    }
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank " << r << " failed (its output is above)";
+  }
 }
 
 // The group objects of one in-process group share one set of communicators; a second set of
