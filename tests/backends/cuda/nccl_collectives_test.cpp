@@ -274,28 +274,19 @@ TEST(NcclTwoGpus, EveryCollectiveIsItsDefinitionOverTwoDevices) {
   check_all_collectives(ranks, {0, 1, 7, 1000, (1 << 20) + 3});
 }
 
-// A world of two processes with one GPU each, started as `tgc launch` starts ranks: this test
+// Worlds of two processes with one GPU each, started as `tgc launch` starts ranks: the test
 // makes the unique id (hosting NCCL's bootstrap root), runs itself twice with TGC_RANK and
-// TGC_NCCL_UNIQUE_ID set, and each child checks every collective through the factory's
-// non-blocking communicator.
+// TGC_NCCL_UNIQUE_ID set, and each child (kChildRankEnv set) plays its rank.
 constexpr const char* kChildRankEnv = "TGC_NCCL_TEST_CHILD_RANK";
 
-TEST(NcclTwoProcesses, EveryCollectiveIsItsDefinitionAcrossProcesses) {
-  if (const char* child = std::getenv(kChildRankEnv)) {
-    const int r = std::atoi(child);
-    Ranks ranks;
-    ranks.world = 2;
-    ranks.first = r;
-    ranks.devices = {&cuda::cuda_device(r)};
-    ranks.groups.push_back(std::make_shared<CommGroup>(r, 2, "world"));
-    ranks.comms.push_back(cuda::make_nccl_group_communicator(*ranks.devices[0], *ranks.groups[0]));
-    EXPECT_EQ(ranks.comms[0]->rank(), r);
-    EXPECT_EQ(ranks.comms[0]->size(), 2);
-    EXPECT_EQ(ranks.comms[0]->local_rank(), r);
-    check_all_collectives(ranks, {0, 1, 1000, (1 << 18) + 3});
-    return;
-  }
-  TGC_REQUIRE_TWO_GPUS();
+int child_rank() {
+  const char* child = std::getenv(kChildRankEnv);
+  return child ? std::atoi(child) : -1;
+}
+
+// Runs this test binary as ranks 0 and 1 of a world of two, filtered to `test`, and expects
+// both to pass. The wait is bounded, so a hung child fails the test rather than the run.
+void run_two_ranks(const std::string& test) {
   const std::string id = make_nccl_unique_id_hex();
   std::vector<pid_t> children;
   for (int r = 0; r < 2; ++r) {
@@ -312,14 +303,12 @@ TEST(NcclTwoProcesses, EveryCollectiveIsItsDefinitionAcrossProcesses) {
     std::vector<char*> envp;
     for (std::string& kv : env) envp.push_back(kv.data());
     envp.push_back(nullptr);
-    std::string exe = "/proc/self/exe", filter = "--gtest_filter=NcclTwoProcesses.*";
+    std::string exe = "/proc/self/exe", filter = "--gtest_filter=" + test;
     char* argv[] = {exe.data(), filter.data(), nullptr};
     pid_t pid = 0;
     ASSERT_EQ(posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, envp.data()), 0);
     children.push_back(pid);
   }
-  // Each child's communicator times out on its own (comm_timeout) if the other never joins;
-  // the wait here is bounded too, so a hung child fails the test rather than the run.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(8);
   for (size_t r = 0; r < children.size(); ++r) {
     int status = 0;
@@ -334,6 +323,73 @@ TEST(NcclTwoProcesses, EveryCollectiveIsItsDefinitionAcrossProcesses) {
     }
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "rank " << r << " failed (its output is above)";
   }
+}
+
+// Every collective through the factory's communicator (non-blocking, from TGC_NCCL_UNIQUE_ID).
+TEST(NcclTwoProcesses, EveryCollectiveIsItsDefinitionAcrossProcesses) {
+  if (const int r = child_rank(); r >= 0) {
+    Ranks ranks;
+    ranks.world = 2;
+    ranks.first = r;
+    ranks.devices = {&cuda::cuda_device(r)};
+    ranks.groups.push_back(std::make_shared<CommGroup>(r, 2, "world"));
+    ranks.comms.push_back(cuda::make_nccl_group_communicator(*ranks.devices[0], *ranks.groups[0]));
+    EXPECT_EQ(ranks.comms[0]->rank(), r);
+    EXPECT_EQ(ranks.comms[0]->size(), 2);
+    EXPECT_EQ(ranks.comms[0]->local_rank(), r);
+    check_all_collectives(ranks, {0, 1, 1000, (1 << 18) + 3});
+    return;
+  }
+  TGC_REQUIRE_TWO_GPUS();
+  run_two_ranks("NcclTwoProcesses.EveryCollectiveIsItsDefinitionAcrossProcesses");
+}
+
+// Rank 1 joins, takes part in one all_reduce (so that NCCL's connections are made) and then
+// never calls the next: rank 0's all_reduce waits, on the device (the watchdog aborts the
+// communicator after the timeout and the synchronisation raises) or, where NCCL still needed
+// the peer to enqueue it, on the host (the call raises): a CommError either way, not a hang,
+// and the communicator refuses further collectives.
+TEST(NcclTwoProcesses, ACollectiveAPeerNeverCallsIsACommErrorAfterTheTimeout) {
+  if (const int r = child_rank(); r >= 0) {
+    CudaDevice& d = cuda::cuda_device(r);
+    const char* hex = std::getenv(kNcclUniqueIdEnv);
+    ASSERT_NE(hex, nullptr);
+    auto comm = cuda::make_nccl_communicator(d, r, 2, r, cuda::unique_id_from_hex(hex, kNcclUniqueIdEnv),
+                                             std::chrono::seconds(3));
+    DeviceBytes x(d, 1024 * sizeof(float));
+    x.upload(elements(DType::Float32, r, 1024));
+    comm->all_reduce(x.get(), x.get(), 1024, DType::Float32, CollectiveReduce::Sum, d.default_stream());
+    d.synchronize();
+    EXPECT_EQ(x.download(), reduced(DType::Float32, CollectiveReduce::Sum, 2, 1024));
+    if (r == 1) {
+      std::this_thread::sleep_for(std::chrono::seconds(20));  // joined, and silent
+      return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      comm->all_reduce(x.get(), x.get(), 1024, DType::Float32, CollectiveReduce::Sum, d.default_stream());
+      d.synchronize();
+      FAIL() << "the all_reduce and the synchronisation returned without an error";
+    } catch (const CommError& e) {
+      EXPECT_NE(e.what_part().find("did not complete"), std::string::npos) << e.what();
+      EXPECT_NE(e.what_part().find("within 3 s"), std::string::npos) << e.what();
+      EXPECT_EQ(e.where(), "rank 0 of 2 on cuda:0");
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GE(waited, 3.0);
+    EXPECT_LT(waited, 15.0) << "the abort should come soon after the timeout";
+    EXPECT_TRUE(comm->aborted());
+    try {
+      comm->all_reduce(x.get(), x.get(), 1024, DType::Float32, CollectiveReduce::Sum, d.default_stream());
+      FAIL() << "an aborted communicator ran a collective";
+    } catch (const CommError& e) {
+      EXPECT_NE(e.what_part().find("all_reduce on an aborted NCCL communicator"), std::string::npos) << e.what();
+    }
+    d.synchronize();  // reported once: the device itself is still usable
+    return;
+  }
+  TGC_REQUIRE_TWO_GPUS();
+  run_two_ranks("NcclTwoProcesses.ACollectiveAPeerNeverCallsIsACommErrorAfterTheTimeout");
 }
 
 // The group objects of one in-process group share one set of communicators; a second set of
