@@ -85,7 +85,14 @@ NcclCommunicator::NcclCommunicator(CudaDevice& device, ncclComm_t comm, int rank
                     "another rank failed, left or did not call the same collective; the communicator was aborted "
                     "and its collectives fail from now on (Config comm_timeout sets the wait)");
   });
-  watchdog_ = std::thread([this] { watch(); });
+  watchdog_ = std::thread([this] {
+    try {
+      watch();
+    } catch (...) {
+      // A watchdog that cannot run (the CUDA runtime unloading at exit) leaves the
+      // communicator unwatched; an exception must not leave the thread (std::terminate).
+    }
+  });
 }
 
 NcclCommunicator::~NcclCommunicator() {

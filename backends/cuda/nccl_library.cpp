@@ -65,6 +65,11 @@ std::vector<std::string> nccl_library_candidates() {
     if (!ec) add_wheel_under(out, real.parent_path().parent_path().string());
   }
   if (!env("HOME").empty()) add_wheel_under(out, env("HOME") + "/.local");
+  // pyenv's interpreters (PATH holds only its shims, scripts outside the prefix) and the
+  // usual conda and system prefixes.
+  const std::string pyenv = !env("PYENV_ROOT").empty() ? env("PYENV_ROOT") : env("HOME") + "/.pyenv";
+  if (pyenv != "/.pyenv") add_wheel_under(out, pyenv + "/versions/*");
+  add_wheel_under(out, "/opt/conda");
   add_wheel_under(out, "/usr/local");
   add_wheel_under(out, "/usr");
   // The same file reached twice (a link, a venv over its base) is tried once.
@@ -165,8 +170,8 @@ NcclStatus load() {
 NcclStatus load() {
   NcclStatus st;
 #if TGC_HAVE_CUDA
-  st.reason = "built without NCCL headers (nccl.h was not found when tgc was configured: pip install "
-              "nvidia-nccl-cu13, or scripts/setup, then reconfigure)";
+  st.reason = "built without NCCL headers (nccl.h was not found, or TGC_WITH_NCCL=OFF, when tgc was configured: "
+              "pip install nvidia-nccl-cu13, or scripts/setup, then reconfigure)";
 #else
   st.reason = "not built: this build has no CUDA backend";
 #endif

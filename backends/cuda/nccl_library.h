@@ -30,7 +30,8 @@ const NcclStatus& nccl_status();
 // Where the library is looked for, in order: $TGC_NCCL_LIBRARY (a file, when set: then
 // nothing else), "libnccl.so.2" (LD_LIBRARY_PATH and the system's library cache), the NVIDIA
 // wheel found when tgc was configured, then the wheel under the site-packages folders of the
-// python3 programs on PATH, $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local and /usr(/local)/lib.
+// python3 programs on PATH, $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, pyenv's versions,
+// /opt/conda, /usr/local and /usr.
 std::vector<std::string> nccl_library_candidates();
 
 // "2.28.9" from 22809 (and "2.8.4" from NCCL's older encoding, 2804).
