@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -98,11 +99,24 @@ ncclUniqueId world_unique_id(CommGroup& group) {
     return unique_id_from_hex(hex, kNcclUniqueIdEnv);
   }
   if (launch_info().launcher == "mpirun") {
-    // Rank 0 makes the id (and hosts NCCL's bootstrap root); MPI carries its 128 bytes.
+    // Rank 0 makes the id (and hosts NCCL's bootstrap root); MPI carries its 128 bytes. When
+    // rank 0 cannot make one it still broadcasts (all zeros, never an id NCCL makes: it holds
+    // the root's address), so that the others fail at once instead of waiting for it.
     ncclUniqueId id{};
-    if (group.rank() == 0) id = make_unique_id();
+    std::exception_ptr failed;
+    if (group.rank() == 0) {
+      try {
+        id = make_unique_id();
+      } catch (const CommError&) {
+        failed = std::current_exception();
+      }
+    }
     Device& host = host_device();
     group.communicator(host)->broadcast(&id, &id, sizeof(id.internal), DType::UInt8, 0, host.default_stream());
+    if (failed) std::rethrow_exception(failed);
+    if (std::all_of(std::begin(id.internal), std::end(id.internal), [](char c) { return c == 0; }))
+      throw CommError("rank 0 could not make NCCL's unique id", "rank " + std::to_string(group.rank()),
+                      "rank 0's error says why (NCCL's bootstrap needs a usable network interface)");
     return id;
   }
   throw CommError(fmt::format("NCCL needs a unique id shared by the {} ranks of group {}, and none was given",
