@@ -89,6 +89,19 @@ TEST(NcclLibrary, NvlsIsOffUnlessTheUserSetIt) {
   EXPECT_STREQ(v, "0");
 }
 
+// A call NCCL refuses before touching a device (no communicator): the text has NCCL's words,
+// the result's name and NCCL's last error, which says what was wrong.
+TEST(NcclLibrary, ErrorsCarryNcclsWordsAndItsLastError) {
+  if (!cuda::nccl_status().available) GTEST_SKIP() << "needs NCCL: " << cuda::nccl_status().reason;
+  const cuda::NcclApi& api = cuda::nccl_api();
+  const ncclResult_t r = api.AllReduce(nullptr, nullptr, 1, ncclFloat32, ncclSum, nullptr, nullptr);
+  ASSERT_NE(r, ncclSuccess);
+  const std::string text = cuda::nccl_error_text(r);
+  EXPECT_NE(text.find(api.GetErrorString(r)), std::string::npos) << text;
+  EXPECT_NE(text.find("(ncclInvalidArgument = 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("comm argument is NULL"), std::string::npos) << text;
+}
+
 // A fresh process (death-test child) whose only candidate does not exist: the status names
 // the file and dlopen's words, and the API table is a CommError with a hint.
 TEST(NcclLibraryDeathTest, AMissingLibraryIsExplained) {
