@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_handles.h"
 #include "backends/cuda/nccl_library.h"
 #include "backends/cuda/nccl_types.h"
@@ -301,6 +302,30 @@ void NcclCommunicator::group_end() {
   for (const GroupCall& c : calls) c.comm->watch_after(c.stream, c.collective);
 }
 
+namespace {
+
+// Inside one process NCCL reads and writes the peers' buffers directly ("P2P/direct
+// pointer") where the GPUs can reach each other. tgc's buffers come from each device's
+// stream-ordered memory pool, which peer access (cudaDeviceEnablePeerAccess, what NCCL turns
+// on) does not cover: each pool is opened to the other devices here, or NCCL's kernels fault
+// on the first collective.
+void grant_peer_access(const std::vector<CudaDevice*>& devices) {
+  for (CudaDevice* owner : devices)
+    for (CudaDevice* peer : devices) {
+      if (peer == owner) continue;
+      int can = 0;
+      TGC_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, peer->ordinal(), owner->ordinal()));
+      if (!can) continue;  // NCCL then goes through host memory, never through these buffers
+      cudaMemAccessDesc access{};
+      access.location.type = cudaMemLocationTypeDevice;
+      access.location.id = peer->ordinal();
+      access.flags = cudaMemAccessFlagsProtReadWrite;
+      TGC_CUDA_CHECK(cudaMemPoolSetAccess(owner->pool(), &access, 1));
+    }
+}
+
+}  // namespace
+
 std::vector<std::unique_ptr<NcclCommunicator>> make_nccl_communicators(const std::vector<CudaDevice*>& devices,
                                                                        CommTimeout timeout) {
   const NcclApi& api = nccl_api();
@@ -315,6 +340,7 @@ std::vector<std::unique_ptr<NcclCommunicator>> make_nccl_communicators(const std
     ordinals.push_back(d->ordinal());
     names += (names.empty() ? "" : ", ") + d->name();
   }
+  grant_peer_access(devices);
   std::vector<ncclComm_t> comms(devices.size(), nullptr);
   const ncclResult_t r = api.CommInitAll(comms.data(), static_cast<int>(devices.size()), ordinals.data());
   if (r != ncclSuccess)
