@@ -16,7 +16,8 @@ namespace tgc::cuda {
 
 namespace {
 
-// The wheel's folder when tgc was configured (CMake ran python3 once); empty when there was none.
+// The wheel's libnccl.so.2 CMake found when tgc was configured (it ran python3 once); empty when
+// there was none.
 #ifndef TGC_NCCL_WHEEL_LIBRARY
 #define TGC_NCCL_WHEEL_LIBRARY ""
 #endif
