@@ -2,7 +2,8 @@
 // on one GPU (a world of one), and, where two GPUs are visible, over two devices of this
 // process (ncclCommInitAll) and across two processes (a unique id, as tgc launch gives it) for
 // every dtype, several counts (0 included) and in place; capture into a CUDA graph; the
-// errors of a bad dtype, root or device list; the timeout of a rank that never joins. Skipped, with the reason, without a GPU or without NCCL.
+// errors of a bad dtype, root or device list; the timeouts of a rank that never joins and of
+// a peer that never calls a collective. Skipped, with the reason, without a GPU or NCCL.
 #include <gtest/gtest.h>
 
 #include <signal.h>
