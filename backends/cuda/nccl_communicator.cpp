@@ -295,7 +295,7 @@ void NcclCommunicator::group_start() {
 }
 
 void NcclCommunicator::group_end() {
-  --t_group_depth;
+  if (t_group_depth > 0) --t_group_depth;  // not below 0 after a group_start that threw
   std::vector<GroupCall> calls;
   if (t_group_depth == 0) calls.swap(t_group_calls);
   check(locked("group_end", [] { return nccl_api().GroupEnd(); }), "ncclGroupEnd");
