@@ -7,11 +7,14 @@
 #include "backends/cuda/cublas_library.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/nccl_entry.h"
 #include "backends/cuda/user_kernel_thunk.h"
 #include "backends/gpu/blas_thunk.h"
 #include "backends/gpu/collective_rules.h"
 #include "backends/gpu/gpu_backend.h"
 #include "ops/custom/cuda_source_op.h"
+#include "runtime/comm/world.h"
+#include "runtime/error.h"
 
 namespace tgc {
 
@@ -43,8 +46,23 @@ std::string gib(size_t bytes) { return fmt::format("{:.1f} GiB", static_cast<dou
 bool cuda_available() { return cuda::cuda_status().available; }
 
 std::unique_ptr<Backend> make_cuda_backend(const Config& config, int ordinal) {
-  return std::make_unique<gpu::GpuBackend>("cuda", cuda::cuda_device(ordinal), config,
-                                           gpu::device_op_rules_with(kCudaRules));
+  // device=cuda without a number, in a process of a launch (mpirun, tgc launch): the device
+  // of the rank's local rank, so that the ranks on one machine take one GPU each.
+  if (config.device == "cuda" && launch_info().local_rank > 0) {
+    ordinal = launch_info().local_rank;
+    const cuda::CudaStatus& st = cuda::cuda_status();
+    if (st.available && ordinal >= static_cast<int>(st.devices.size()))
+      throw ConfigError(fmt::format("device=cuda in a launch means the device of the local rank, and local rank {} "
+                                    "has none: this machine has {} CUDA device(s)",
+                                    ordinal, st.devices.size()),
+                        "function()",
+                        "start at most one rank per GPU on each machine, or name the device (device=cuda:N)");
+  }
+  auto backend = std::make_unique<gpu::GpuBackend>("cuda", cuda::cuda_device(ordinal), config,
+                                                   gpu::device_op_rules_with(kCudaRules));
+  // Collectives on CUDA devices go through NCCL when it loads (CommGroup asks the factory).
+  register_nccl_comm_factory();
+  return backend;
 }
 
 std::string cuda_devices_description() {

@@ -463,13 +463,27 @@ void CudaDevice::synchronize_stream() {
   cudaError_t err = cudaStreamSynchronize(stream_.get());
   if (err != cudaSuccess) raise_async(err, "cudaStreamSynchronize");
   std::string deferred;
+  std::vector<std::function<void()>> checks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     launched_.clear();
     deferred.swap(deferred_error_);
+    for (const auto& [id, check] : sync_checks_) checks.push_back(check);
   }
   if (!deferred.empty()) throw DeviceError(deferred + " (while releasing device memory)", name(),
                                            "run with sync=true to find the node involved");
+  for (const auto& check : checks) check();  // outside the lock: a check may throw
+}
+
+int CudaDevice::add_sync_check(std::function<void()> check) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sync_checks_.emplace_back(next_sync_check_, std::move(check));
+  return next_sync_check_++;
+}
+
+void CudaDevice::remove_sync_check(int id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::erase_if(sync_checks_, [id](const auto& c) { return c.first == id; });
 }
 
 void CudaDevice::wait_event(cudaEvent_t event) {

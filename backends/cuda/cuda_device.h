@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -108,6 +109,11 @@ class CudaDevice final : public gpu::GpuDevice {
   void synchronize_stream();
   // Waits for one event recorded on the stream (errors as synchronize_stream()).
   void wait_event(cudaEvent_t event);
+  // Checks run after each synchronize_stream(), for work on the stream whose failure the
+  // stream does not report: an NCCL collective aborted by its communicator's watchdog ends
+  // without a CUDA error, and its CommError is raised here. Returns an id for the removal.
+  int add_sync_check(std::function<void()> check);
+  void remove_sync_check(int id);
   // Throws the DeviceError for an asynchronous error `err` that surfaced in `call`.
   [[noreturn]] void raise_async(cudaError_t err, const char* call);
   // After a kernel launch: a launch error (bad configuration, missing kernel) as a
@@ -137,6 +143,8 @@ class CudaDevice final : public gpu::GpuDevice {
   std::unique_ptr<PinnedStaging> staging_;
   gpu::LaunchLabels launched_;  // since the last synchronisation, named in an asynchronous error
   std::string deferred_error_;         // a failed cudaFreeAsync, reported at the next sync
+  std::vector<std::pair<int, std::function<void()>>> sync_checks_;  // under mutex_
+  int next_sync_check_ = 0;                                         // under mutex_
 
   // Freed blocks by their size in bytes. All of the device's work goes to its one stream, so
   // a block freed here may serve any later allocation of its size at once, in stream order,

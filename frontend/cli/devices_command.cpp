@@ -7,6 +7,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/nccl_entry.h"
 #include "backends/opencl/opencl_backend.h"
 #include "ops/blas/dnnl_gemm.h"
 #include "runtime/comm/mpi_library.h"
@@ -27,6 +28,8 @@ int devices_command(const GlobalFlags& flags) {
              dnnl_available() ? "OpenBLAS and oneDNN (float32 matrix products)" : "OpenBLAS");
   // Says why CUDA is unavailable (not built, no driver, no device) or lists the devices.
   fmt::print("{}\n", cuda_devices_description());
+  // NCCL, which moves CUDA memory for collectives: its version and file, or why not loaded.
+  fmt::print("{}\n", nccl_devices_description());
   // Each OpenCL device with its platform and device names, or why there is none.
   fmt::print("{}\n", opencl_devices_description());
   // The engine of host collectives across processes: Open MPI, loaded at run time.
