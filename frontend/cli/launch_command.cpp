@@ -17,6 +17,7 @@
 
 #include <fmt/core.h>
 
+#include "backends/cuda/nccl_entry.h"
 #include "frontend/cli/errors.h"
 #include "frontend/cli/launch_processes.h"
 #include "runtime/error.h"
@@ -150,6 +151,15 @@ int launch_command(const LaunchArgs& args, const std::vector<std::string>& comma
     throw Error("--mpirun on, and mpirun is not on the PATH", "tgc launch",
                 "install Open MPI (Debian: openmpi-bin), or use --mpirun off to start the ranks without MPI");
   if (!mpirun.empty()) exec_mpirun(mpirun, args, command);
+  // Ranks without an MPI world exchange NCCL's unique id through their environment: this
+  // process makes it and hosts NCCL's bootstrap root while it supervises them.
+  if (args.ranks > 1 && !std::getenv(kNcclUniqueIdEnv)) {
+    try {
+      setenv(kNcclUniqueIdEnv, make_nccl_unique_id_hex().c_str(), 1);
+    } catch (const CommError&) {
+      // No NCCL here: the ranks' device collectives say so themselves if they need it.
+    }
+  }
   return run_ranks({args.ranks, command, args.grace_seconds});
 }
 

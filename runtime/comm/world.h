@@ -24,8 +24,8 @@ namespace tgc {
 // ConfigError naming the variable.
 //
 // TGC_NCCL_UNIQUE_ID (an ncclUniqueId in hex) is the hook through which a launcher may hand
-// every rank the NCCL world's id, for ranks that share no MPI world to exchange it through;
-// `tgc launch` does not set it yet.
+// every rank the NCCL world's id, for ranks that share no MPI world to exchange it through:
+// `tgc launch` sets it when it starts the ranks itself (backends/cuda/nccl_entry.h).
 struct LaunchInfo {
   int rank = 0;
   int size = 1;
