@@ -62,7 +62,7 @@ struct Mlp {
   // The rank's part of a global batch of `batch` rows (every rank draws its own rows).
   Mlp(int64_t batch, int64_t hidden, int part_of, int parts) {
     RandomState init(1);
-    auto normal = [&](int64_t r, int64_t c) { return (init.randn({r, c}) * 0.02).astype(DType::Float32); };
+    auto normal = [&](int64_t r, int64_t c) { return init.normal(0.0, 0.02, {r, c}).astype(DType::Float32); };
     params = {shared(normal(784, hidden), "w1"), shared(Tensor::zeros(DType::Float32, {hidden}), "b1"),
               shared(normal(hidden, hidden), "w2"), shared(Tensor::zeros(DType::Float32, {hidden}), "b2"),
               shared(normal(hidden, 10), "w3"), shared(Tensor::zeros(DType::Float32, {10}), "b3")};

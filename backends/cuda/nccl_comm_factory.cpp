@@ -98,7 +98,7 @@ ncclUniqueId world_unique_id(CommGroup& group) {
     g_env_id_used = true;
     return unique_id_from_hex(hex, kNcclUniqueIdEnv);
   }
-  if (launch_info().launcher == "mpirun") {
+  if (launch_info().mpi_world) {  // mpirun, directly or under tgc launch
     // Rank 0 makes the id (and hosts NCCL's bootstrap root); MPI carries its 128 bytes. When
     // rank 0 cannot make one it still broadcasts (all zeros, never an id NCCL makes: it holds
     // the root's address), so that the others fail at once instead of waiting for it.

@@ -696,15 +696,18 @@ void Function::Impl::set_up_data_parallel(const DataParallel& dp) {
   }
   CommGroup& group = *f.data_parallel.group;
   if (group.size() == 1) return;
+  // Through the engine of the function's device (NCCL for cuda: processes started without
+  // MPI have no host collectives), the values on their way there anyway.
+  Device& device = f.device_backend && f.device_backend->device() ? *f.device_backend->device() : host_device();
   SharedLocks locks(f.lock_plan);
-  Communicator& comm = *group.communicator(host_device());
+  Communicator& comm = *group.communicator(device);
   for (const Variable* root : roots) {
     if (root->kind() != Variable::Kind::Shared || split_shared.count(root)) continue;
     SharedValue& storage = *root->storage();
-    Tensor value = storage.current().to_host().copy();
+    Tensor value = storage.current().to(device);
     comm.broadcast(value.raw_data(), value.raw_data(), static_cast<size_t>(value.numel()), value.dtype(), 0,
-                   host_device().default_stream());
-    set_value_locked(storage, value);
+                   device.default_stream());
+    set_value_locked(storage, value.to_host());
   }
 }
 
