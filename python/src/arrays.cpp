@@ -94,7 +94,9 @@ bool dtype_of_dlpack(dl::dtype t, DType& out) {
   }
 }
 
-dl::dtype dlpack_of(DType t) {
+}  // namespace
+
+dl::dtype dlpack_dtype(DType t) {
   switch (t) {
     case DType::Bool: return dl::dtype{static_cast<uint8_t>(dl::dtype_code::Bool), 8, 1};
     case DType::Int8: return nb::dtype<int8_t>();
@@ -107,6 +109,8 @@ dl::dtype dlpack_of(DType t) {
   }
   return nb::dtype<float>();
 }
+
+namespace {
 
 nb::object numpy() { return nb::module_::import_("numpy"); }
 
@@ -163,7 +167,7 @@ nb::object to_numpy(const Tensor& value) {
   std::vector<size_t> shape(t.shape().begin(), t.shape().end());
   std::vector<int64_t> strides(t.strides().begin(), t.strides().end());
   nb::ndarray<nb::numpy> array(t.raw_data(), shape.size(), shape.data(), keep, strides.data(),
-                               dlpack_of(t.dtype()));
+                               dlpack_dtype(t.dtype()));
   return array.cast();
 }
 

@@ -14,6 +14,7 @@ void bind_errors(nb::module_& m);
 void bind_arrays(nb::module_& m);
 void bind_var(nb::module_& m);
 void bind_ops(nb::module_& m);
+void bind_device_array(nb::module_& m);
 void bind_function(nb::module_& m);
 void bind_config(nb::module_& m);
 
@@ -28,6 +29,11 @@ Tensor to_tensor(nb::handle obj, bool borrow);
 // A host Tensor as a NumPy array sharing its memory (the array keeps the Tensor alive); a
 // device tensor is brought to the host first.
 nb::object to_numpy(const Tensor& t);
+// A function result: a NumPy array (to_numpy) for a host tensor, a tgc.DeviceArray (no copy;
+// DLPack and __cuda_array_interface__) for one on a device.
+nb::object to_result(const Tensor& t);
+// The DLPack dtype of a tgc dtype.
+nanobind::dlpack::dtype dlpack_dtype(DType t);
 
 // A Python value as a Var: a Var itself, a number (a constant: float -> floatX, int ->
 // int64, bool -> bool) or an array (a constant of its dtype).

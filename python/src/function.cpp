@@ -44,9 +44,9 @@ nb::object call(PyFunction& pf, nb::args args) {
     nb::gil_scoped_release released;
     out = pf.f(in);
   }
-  if (pf.single) return to_numpy(out.at(0));
+  if (pf.single) return to_result(out.at(0));
   nb::list results;
-  for (const Tensor& t : out) results.append(to_numpy(t));
+  for (const Tensor& t : out) results.append(to_result(t));
   return results;
 }
 
@@ -71,7 +71,8 @@ Updates as_updates(nb::handle updates) {
 }
 
 PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb::handle givens, std::string name,
-                   bool profile, nb::handle device, bool borrow, std::map<std::string, std::string> flags) {
+                   bool profile, nb::handle device, bool borrow, bool device_result,
+                   std::map<std::string, std::string> flags) {
   if (!givens.is_none() && nb::len(givens) != 0)
     throw TypeError("givens is not supported yet", name,
                     "substitute in the graph itself: build the expression from the replacement variable");
@@ -96,6 +97,7 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
   FunctionOptions options;
   options.name = std::move(name);
   options.borrow_outputs = borrow;
+  options.device_result = device_result;
   options.config = std::move(flags);
   if (profile) options.config["profile"] = "true";
   if (!device.is_none()) options.config["device"] = nb::cast<std::string>(device);
@@ -130,14 +132,15 @@ void bind_function(nb::module_& m) {
 
   m.def("function", &compile, nb::arg("inputs"), nb::arg("outputs") = nb::none(), nb::arg("updates") = nb::none(),
         nb::arg("givens") = nb::none(), nb::arg("name") = "", nb::arg("profile") = false,
-        nb::arg("device") = nb::none(), nb::arg("borrow") = false,
+        nb::arg("device") = nb::none(), nb::arg("borrow") = false, nb::arg("device_result") = false,
         nb::arg("flags") = std::map<std::string, std::string>{},
         "Compiles a function from symbolic inputs to outputs (Theano's theano.function).\n\n"
         "updates: (shared variable, new value) pairs or a dict, applied together after a call.\n"
         "name: shown in errors and profiles. profile: time every node (report printed when the\n"
         "function is freed; also f.profile_report()). device: 'cpu', 'cuda', 'opencl' (default:\n"
-        "config.device). borrow: results may alias inputs or shared values. flags: config keys\n"
-        "for this function only. givens is not supported yet (a TypeError when given).");
+        "config.device). borrow: results may alias inputs or shared values. device_result: on a\n"
+        "GPU, results stay there as tgc.DeviceArray (DLPack, no copy). flags: config keys for\n"
+        "this function only. givens is not supported yet (a TypeError when given).");
 }
 
 }  // namespace tgc::python

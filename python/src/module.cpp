@@ -9,6 +9,7 @@ NB_MODULE(_tgc, m) {
   py::bind_arrays(m);
   py::bind_var(m);
   py::bind_ops(m);
+  py::bind_device_array(m);
   py::bind_function(m);
   py::bind_config(m);
 }

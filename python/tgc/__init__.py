@@ -17,7 +17,7 @@ The Theano spelling of the same program runs through tgc.theano (see docs/python
 from . import _tgc
 from ._tgc import (  # noqa: F401  (the package's public names)
     Error, TypeError, ShapeError, ValueError, IndexError, InputError, ConfigError, IOError,
-    DeviceError, CommError, InternalError, Function, shared, grad, version,
+    DeviceError, CommError, InternalError, Function, DeviceArray, shared, grad, version,
 )
 from .config import config
 from . import tensor, printing
@@ -26,13 +26,13 @@ __version__ = version()
 
 __all__ = [
     "Error", "TypeError", "ShapeError", "ValueError", "IndexError", "InputError", "ConfigError",
-    "IOError", "DeviceError", "CommError", "InternalError", "Function", "function", "shared",
+    "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
     "grad", "config", "tensor", "printing", "devices", "version",
 ]
 
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, profile=False,
-             device=None, borrow=False, **flags):
+             device=None, borrow=False, device_result=False, **flags):
     """Compiles a function from symbolic inputs to outputs (Theano's theano.function).
 
     inputs: a list of symbolic variables, one argument each.
@@ -43,6 +43,9 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, profile
         the report, which is also printed when the function is freed.
     device: 'cpu', 'cuda', 'cuda:1', 'opencl' (default: config.device).
     borrow: results may alias arguments, shared values or each other (no defensive copy).
+    device_result: on a GPU device, every result stays there and is returned as a
+        tgc.DeviceArray (DLPack and __cuda_array_interface__, no copy; numpy.asarray(r)
+        copies it to the host). Outputs marked with gpu_from_host stay there anyway.
     flags: further config keys for this function only, e.g. allow_gc=False.
     givens: not supported yet (a tgc.TypeError when not empty).
 
@@ -50,7 +53,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, profile
     """
     text_flags = {k: _flag_text(v) for k, v in flags.items()}
     return _tgc.function(inputs, outputs, updates, givens, name or "", bool(profile), device,
-                         bool(borrow), text_flags)
+                         bool(borrow), bool(device_result), text_flags)
 
 
 def _flag_text(value):
