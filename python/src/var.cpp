@@ -230,7 +230,13 @@ void bind_var(nb::module_& m) {
                           "functions read it without it being passed, and updates= change it.")
       .def("get_value",
            [](const Shared& s, bool borrow) {
-             Tensor t = s.get_value(borrow);
+             // Without the GIL while waiting for the variable's lock: a call holding it may
+             // need the GIL to release a borrowed array (arrays.cpp).
+             Tensor t;
+             {
+               nb::gil_scoped_release released;
+               t = s.get_value(borrow);
+             }
              return to_numpy(t);
            },
            nb::arg("borrow") = false,
@@ -239,6 +245,7 @@ void bind_var(nb::module_& m) {
       .def("set_value",
            [](const Shared& s, nb::handle value, bool borrow) {
              Tensor t = to_tensor(value, borrow);
+             nb::gil_scoped_release released;  // as in get_value
              s.set_value(t, borrow);
            },
            nb::arg("value"), nb::arg("borrow") = false,
