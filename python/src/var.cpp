@@ -83,8 +83,10 @@ using Ctor = Var (*)(const std::string&, std::optional<DType>);
 void def_ctor(nb::module_& m, const char* name, Ctor ctor, std::optional<DType> dtype, const char* doc) {
   m.def(
       name,
-      [ctor, dtype](const std::string& n, nb::handle dt) { return ctor(n, dt.is_none() ? dtype : as_dtype(dt)); },
-      nb::arg("name") = "", nb::arg("dtype") = nb::none(), doc);
+      [ctor, dtype](std::optional<std::string> n, nb::handle dt) {
+        return ctor(n.value_or(""), dt.is_none() ? dtype : as_dtype(dt));
+      },
+      nb::arg("name") = nb::none(), nb::arg("dtype") = nb::none(), doc);
 }
 
 }  // namespace
@@ -253,11 +255,11 @@ void bind_var(nb::module_& m) {
            "its dtype and layout allow). The dtype and rank must stay those of the variable.");
 
   m.def("shared",
-        [](nb::handle value, std::string name, bool borrow) {
+        [](nb::handle value, std::optional<std::string> name, bool borrow) {
           Tensor t = to_tensor(value, borrow);
-          return shared(t, name, borrow);
+          return shared(t, name.value_or(""), borrow);
         },
-        nb::arg("value"), nb::arg("name") = "", nb::arg("borrow") = false,
+        nb::arg("value"), nb::arg("name") = nb::none(), nb::arg("borrow") = false,
         "A shared variable holding value (a NumPy array or number), copied unless borrow=True. "
         "Its type is the value's dtype and rank; Python floats give float64 arrays, as in NumPy.");
 

@@ -34,3 +34,13 @@ def test_host_results_are_numpy_arrays_even_with_device_result():
     x = tgc.tensor.vector("x")
     f = tgc.function([x], x + 1, device_result=True)
     assert isinstance(f(np.zeros(2, np.float32)), np.ndarray)
+
+
+def test_other_dlpack_host_arrays_are_read_in_place():
+    # A DeviceArray over host memory is a DLPack producer that is not a NumPy array (as a
+    # torch CPU tensor would be): tgc reads its memory without a copy.
+    a = _tgc._device_array(np.arange(5, dtype=np.float64))
+    b = _tgc._roundtrip(a, borrow=True)
+    assert np.shares_memory(b, np.from_dlpack(a))
+    x = tgc.tensor.dvector("x")
+    np.testing.assert_array_equal(tgc.function([x], x * 2)(a), [0, 2, 4, 6, 8])

@@ -141,3 +141,8 @@ def test_grad():
     np.testing.assert_allclose(run([x], g, a), 2 * a)
     gs = tgc.grad(cost, [x])
     assert isinstance(gs, list) and len(gs) == 1
+
+
+def test_name_none_means_unnamed_as_in_theano():
+    assert T.matrix(None).name == ""
+    assert tgc.shared(np.zeros(2), name=None).name == ""
