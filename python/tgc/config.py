@@ -25,7 +25,9 @@ class Config:
         try:
             text = _tgc.config_get(key)
         except _tgc.ConfigError as e:
-            raise AttributeError(str(e)) from None
+            if key in _tgc.config_keys():  # a bad setting in ~/.tgcrc or TGC_FLAGS: say so
+                raise
+            raise AttributeError(str(e)) from None  # an unknown key (the message suggests one)
         if text in _BOOLEANS:
             return _BOOLEANS[text]
         if text.isdigit():
