@@ -82,3 +82,23 @@ def test_theano_function_keywords():
     f = theano.function([x], T.exp(x), mode="FAST_COMPILE", allow_input_downcast=True)
     np.testing.assert_allclose(f(np.zeros(2)), [1, 1])
     assert all(isinstance(n.op, T.Elemwise) for n in f.maker.fgraph.toposort())
+
+
+def import_with_theano_flags(flags, code):
+    env = dict(os.environ, THEANO_FLAGS=flags)
+    return subprocess.run([sys.executable, "-c", "import tgc.theano as theano; " + code], env=env,
+                          capture_output=True, text=True)
+
+
+def test_theano_flags_as_the_tutorial_sets_them():
+    done = import_with_theano_flags("mode=FAST_RUN,device=gpu1,floatX=float64",
+                                    "print(theano.config.device, theano.config.floatX, theano.config.optimizer)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["cuda:1", "float64", "fast_run"]
+
+
+def test_theano_flags_that_tgc_does_not_copy_fail_clearly():
+    done = import_with_theano_flags("mode=DebugMode", "")
+    assert done.returncode != 0 and "mode 'DebugMode' is not supported" in done.stderr
+    done = import_with_theano_flags("floatX=float16", "")
+    assert done.returncode != 0 and "tgc.ConfigError" in done.stderr
