@@ -251,8 +251,9 @@ void bind_var(nb::module_& m) {
              s.set_value(t, borrow);
            },
            nb::arg("value"), nb::arg("borrow") = false,
-           "Replaces the value (copied; with borrow=True the array's memory is used in place when "
-           "its dtype and layout allow). The dtype and rank must stay those of the variable.");
+           "Replaces the value (copied; with borrow=True the array's memory is read in place when "
+           "its dtype and layout allow, and never written: updates go to tgc's own memory). The "
+           "dtype and rank must stay those of the variable.");
 
   m.def("shared",
         [](nb::handle value, std::optional<std::string> name, bool borrow) {
@@ -260,8 +261,9 @@ void bind_var(nb::module_& m) {
           return shared(t, name.value_or(""), borrow);
         },
         nb::arg("value"), nb::arg("name") = nb::none(), nb::arg("borrow") = false,
-        "A shared variable holding value (a NumPy array or number), copied unless borrow=True. "
-        "Its type is the value's dtype and rank; Python floats give float64 arrays, as in NumPy.");
+        "A shared variable holding value (a NumPy array or number), copied unless borrow=True "
+        "(then read in place, never written). Its type is the value's dtype and rank; Python "
+        "floats give float64 arrays, as in NumPy.");
 
   def_ctor(m, "scalar", &scalar, std::nullopt, "A symbolic 0-d tensor (dtype defaults to config.floatX).");
   def_ctor(m, "vector", &vector, std::nullopt, "A symbolic 1-d tensor (dtype defaults to config.floatX).");

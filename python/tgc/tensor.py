@@ -58,7 +58,3 @@ def join(axis, *tensors):
     """Theano's join(axis, a, b, ...): concatenate((a, b, ...), axis)."""
     return concatenate(list(tensors), axis)
 
-
-def shape_of(x):
-    """The static shape of x: a tuple of ints, None where the dim is unknown until a call."""
-    return x.static_shape

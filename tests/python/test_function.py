@@ -142,3 +142,15 @@ def test_the_gil_is_released_while_a_call_runs():
         last = now
     thread.join()
     assert longest_gap < 0.5 * one_call
+
+
+def test_a_borrowed_shared_array_is_never_written():
+    a = np.zeros(1000)
+    a.setflags(write=False)  # a write would crash: the memory is read-only
+    w = tgc.shared(a, borrow=True)
+    assert np.shares_memory(w.get_value(borrow=True), a)
+    step = tgc.function([], [], updates=[(w, w + 1)])
+    step()
+    step()
+    np.testing.assert_array_equal(w.get_value(), np.full(1000, 2.0))
+    assert not a.any()
