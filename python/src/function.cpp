@@ -86,11 +86,10 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
     ins.push_back(nb::cast<Var>(h));
     dtypes.push_back(ins.back().dtype());
   }
-  std::vector<Var> outs;
-  if (outputs.is_none()) {
-  } else if (nb::isinstance<nb::list>(outputs) || nb::isinstance<nb::tuple>(outputs)) {
+  std::vector<Var> outs;  // none: a function run for its updates, returning []
+  if (nb::isinstance<nb::list>(outputs) || nb::isinstance<nb::tuple>(outputs)) {
     for (nb::handle h : outputs) outs.push_back(as_var(h));
-  } else {
+  } else if (!outputs.is_none()) {
     outs.push_back(as_var(outputs));
     single = true;
   }

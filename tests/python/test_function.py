@@ -1,5 +1,7 @@
 # tgc.function and tgc.shared: calls, single and list outputs, updates, shared values,
 # argument checks, the profile, config, and the GIL released while a call runs.
+import subprocess
+import sys
 import threading
 import time
 
@@ -94,6 +96,14 @@ def test_profile_report():
     f(np.zeros(10, np.float32))
     assert "profiled" in f.profile_report()
     assert tgc.function([x], x, name="plain").profile_report() == ""
+
+
+def test_a_profiled_function_prints_its_report_when_it_is_freed():
+    code = ("import numpy as np, tgc, tgc.tensor as T; x = T.vector('x'); "
+            "f = tgc.function([x], T.exp(x), name='prof', profile=True); f(np.zeros(3, np.float32))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "Function profiling" in done.stderr and "Message: prof" in done.stderr
 
 
 def test_config_reads_and_checks():
