@@ -1,7 +1,6 @@
 // NumPy arrays in and out: a Tensor over a NumPy array's memory (borrowed, no copy) or a
 // copy of it, and a NumPy array over a Tensor's memory (the array keeps the Tensor alive).
 #include <atomic>
-#include <cstring>
 #include <string>
 
 #include <nanobind/ndarray.h>
@@ -16,7 +15,7 @@ namespace dl = nb::dlpack;
 
 // Host memory that a Python object owns, seen through tgc's Device interface so that a
 // Buffer can use it in place (runtime/device.h's Buffer always allocates; a constructor that
-// adopts memory would make this class unnecessary: see docs/python.md#api-gaps). The first
+// adopts memory would make this class unnecessary: docs/python.md, API gaps). The first
 // allocate() hands out the adopted memory, exactly once, from the Buffer made over it; any
 // later allocate() (Tensor::copy of the view, which allocates on the tensor's device) is
 // plain host memory. The object deletes itself when the last block it handed out is freed.
@@ -31,13 +30,15 @@ class BorrowedMemory final : public Device {
   void* allocate(size_t bytes, Stream& stream) override {
     live_.fetch_add(1);
     if (!handed_out_) {
-      handed_out_ = true;
+      handed_out_ = adopted_ = true;
       return data_;
     }
     return host_device().allocate(bytes, stream);
   }
   void deallocate(void* ptr, size_t bytes, Stream& stream) override {
-    if (ptr == data_) {
+    // Once the array is released, its address may come back from the host allocator.
+    if (ptr == data_ && adopted_) {
+      adopted_ = false;
       release_owner();
     } else {
       host_device().deallocate(ptr, bytes, stream);
@@ -69,7 +70,8 @@ class BorrowedMemory final : public Device {
 
   void* data_;
   nb::ndarray<nb::ro> owner_;
-  bool handed_out_ = false;
+  bool handed_out_ = false;  // the adopted memory was given to its Buffer
+  bool adopted_ = false;     // ... and that Buffer still lives
   std::atomic<int> live_{0};
 };
 
