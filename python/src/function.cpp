@@ -11,6 +11,7 @@
 #include <nanobind/stl/vector.h>
 #include <nanobind/stl/pair.h>
 
+#include "ops/core/graph.h"
 #include "python/src/bindings.h"
 
 namespace tgc::python {
@@ -48,6 +49,16 @@ nb::object call(PyFunction& pf, nb::args args) {
   nb::list results;
   for (const Tensor& t : out) results.append(to_result(t));
   return results;
+}
+
+// For each node of toposort(), whether it runs on the function's device (not the host): what
+// tgc.theano needs to name a device node GpuElemwise as Theano did. Function::host_reason is
+// "" for device nodes and transfers, and for every node of a host function.
+std::vector<bool> on_device(const PyFunction& pf) {
+  bool host_function = pf.f.config().device == "cpu";
+  std::vector<bool> out;
+  for (Node* n : pf.f.graph().toposort()) out.push_back(!host_function && pf.f.host_reason(*n).empty());
+  return out;
 }
 
 Updates as_updates(nb::handle updates) {
@@ -119,6 +130,9 @@ void bind_function(nb::module_& m) {
       .def_prop_ro("name", [](const PyFunction& pf) { return pf.f.name(); }, "The function's name.")
       .def("toposort", [](const PyFunction& pf) { return pf.f.toposort(); },
            "The compiled graph's nodes in execution order, Theano-style: ['Elemwise{exp}(x)'].")
+      .def("on_device", &on_device,
+           "For each node of toposort(), whether it runs on the function's device (False for "
+           "every node of a cpu function; True for transfers of a device function).")
       .def("profile_report", [](const PyFunction& pf) { return pf.f.profile_report(); },
            "The profile so far (profile=True), as tgc prints it; '' when not profiled.")
       .def_prop_ro("compiled_programs", [](const PyFunction& pf) { return pf.f.compiled_programs(); },

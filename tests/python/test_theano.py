@@ -6,7 +6,9 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
+import tgc
 import tgc.theano as theano
 import tgc.theano.tensor as T
 
@@ -16,9 +18,12 @@ TUTORIAL_FIRST = [1.23178029, 1.61879337, 1.52278066]
 TUTORIAL_LAST = [2.20771813, 2.29967761, 1.62323284]
 
 
-def run_example(name):
+def run_example(name, theano_flags=None):
+    env = dict(os.environ)
+    if theano_flags:
+        env["THEANO_FLAGS"] = theano_flags
     done = subprocess.run([sys.executable, os.path.join(EXAMPLES, name)], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -54,6 +59,23 @@ def test_check2_prints_the_tutorials_result_on_the_cpu():
     assert out[3].startswith("Numpy result is [")
     check_result_line(out[3])
     assert out[4] == "Used the cpu"
+
+
+OPENCL = any(line.startswith("opencl") and " available" in line for line in tgc.devices())
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device in this build or machine")
+def test_check1_and_check2_on_an_opencl_device_say_they_used_the_gpu():
+    # A device that is not the host (PoCL's CPU device on a machine without a GPU): the
+    # device's nodes are Theano's Gpu ops, check2's result stays there as a DeviceArray.
+    out = run_example("check1.py", "device=opencl").splitlines()
+    assert out[0].startswith("[GpuComposite{exp")
+    check_result_line(out[2])
+    assert out[3] == "Used the gpu"
+    out = run_example("check2.py", "device=opencl").splitlines()
+    assert out[2] == "Result is <tgc.DeviceArray float32 (230400,) on opencl:0:0>"
+    check_result_line(out[3])
+    assert out[4] == "Used the gpu"
 
 
 def test_logistic_regression_learns_its_data():

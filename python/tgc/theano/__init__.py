@@ -95,5 +95,8 @@ class _Downcasting:
     def toposort(self):
         return self._function.toposort()
 
+    def on_device(self):
+        return self._function.on_device()
+
     def __getattr__(self, name):
         return getattr(self._function, name)

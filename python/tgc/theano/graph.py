@@ -4,7 +4,10 @@ tgc names its nodes as Theano printed them -- 'Elemwise{exp}(x)', 'Gemv(...)' --
 node becomes an Apply whose op is an instance of a class of that name: programs that test
 isinstance(node.op, T.Elemwise) or node.op.__class__.__name__ == 'Gemv' work unchanged.
 tgc fuses elementwise work into Composite kernels, which count as Elemwise here (as
-Theano's own fused Composite ops were Elemwise ops).
+Theano's own fused Composite ops were Elemwise ops). A node that runs on a GPU (or OpenCL)
+device is named with Theano's Gpu prefix -- GpuElemwise, GpuGemv -- and is no Elemwise,
+so the tutorial's checks print "Used the gpu" there; transfers keep tgc's names
+(HostToDevice, DeviceToHost).
 """
 
 
@@ -36,14 +39,21 @@ def op_class(name):
     return cls
 
 
-class Apply:
-    """One node of a compiled graph: .op, printed as tgc prints the node."""
+_TRANSFERS = ("HostToDevice", "DeviceToHost")
 
-    def __init__(self, text):
-        self.text = text
+
+class Apply:
+    """One node of a compiled graph: .op, printed as tgc prints the node (with Theano's Gpu
+    prefix when it runs on the device)."""
+
+    def __init__(self, text, on_device=False):
         name = text
         for stop in "{(":
             name = name.split(stop, 1)[0]
+        if on_device and name not in _TRANSFERS:
+            name = "Gpu" + ("Elemwise" if name == "Composite" else name)
+            text = "Gpu" + text
+        self.text = text
         self.op = op_class(name)(text.split("(", 1)[0])
 
     def __repr__(self):
@@ -58,7 +68,8 @@ class FunctionGraph:
 
     def toposort(self):
         """The nodes in execution order, as Apply objects."""
-        return [Apply(text) for text in self._function.toposort()]
+        return [Apply(text, on_device)
+                for text, on_device in zip(self._function.toposort(), self._function.on_device())]
 
 
 class FunctionMaker:
