@@ -24,6 +24,7 @@ struct PyFunction {
   Function f;
   bool single = false;
   std::vector<DType> input_dtypes;
+  std::vector<std::string> input_names;  // for keyword arguments, f(x=...)
 };
 
 Tensor argument(nb::handle arg, DType dtype) {
@@ -61,6 +62,37 @@ std::vector<bool> on_device(const PyFunction& pf) {
   return out;
 }
 
+// f(a, y=b): the keyword arguments put at their inputs' positions (by the inputs' names),
+// then the ordinary call. A separate overload, so that calls without keywords pay nothing.
+nb::object call_with_keywords(PyFunction& pf, nb::args args, nb::kwargs kwargs) {
+  size_t n = pf.input_names.size();
+  std::vector<nb::object> slots(n);
+  if (args.size() > n) return call(pf, args);  // the count error, worded once
+  for (size_t i = 0; i < args.size(); ++i) slots[i] = nb::borrow(args[i]);
+  std::string names;
+  for (const std::string& name : pf.input_names) names += (names.empty() ? "" : ", ") + name;
+  for (auto [key, value] : kwargs) {
+    std::string name = nb::cast<std::string>(key);
+    size_t i = 0;
+    while (i < n && (pf.input_names[i].empty() || pf.input_names[i] != name)) ++i;
+    if (i == n)
+      throw InputError(pf.f.name() + " has no input named '" + name + "'", "",
+                       "its inputs are named: " + (names.empty() ? std::string("(none named)") : names));
+    if (slots[i].is_valid())
+      throw InputError(pf.f.name() + " got input '" + name + "' twice (by position and by name)");
+    slots[i] = nb::borrow(value);
+  }
+  nb::list ordered;
+  for (size_t i = 0; i < n; ++i) {
+    if (!slots[i].is_valid())
+      throw InputError(pf.f.name() + ": no value for input " + std::to_string(i + 1) +
+                           (pf.input_names[i].empty() ? "" : " ('" + pf.input_names[i] + "')"),
+                       "", "pass it by position or by name");
+    ordered.append(slots[i]);
+  }
+  return call(pf, nb::borrow<nb::args>(nb::tuple(ordered)));
+}
+
 Updates as_updates(nb::handle updates) {
   Updates out;
   if (updates.is_none()) return out;
@@ -89,6 +121,7 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
                     "substitute in the graph itself: build the expression from the replacement variable");
   bool single = false;
   std::vector<DType> dtypes;
+  std::vector<std::string> names;
   std::vector<Var> ins;
   for (nb::handle h : inputs) {
     if (!nb::isinstance<Var>(h))
@@ -96,6 +129,7 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
                       "create them with tgc.tensor.matrix('x'), vector, scalar, ...");
     ins.push_back(nb::cast<Var>(h));
     dtypes.push_back(ins.back().dtype());
+    names.push_back(ins.back().name());
   }
   std::vector<Var> outs;  // none: a function run for its updates, returning []
   if (nb::isinstance<nb::list>(outputs) || nb::isinstance<nb::tuple>(outputs)) {
@@ -117,7 +151,7 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
     nb::gil_scoped_release released;
     f.emplace(function(ins, outs, ups, options));
   }
-  return PyFunction{std::move(*f), single, std::move(dtypes)};
+  return PyFunction{std::move(*f), single, std::move(dtypes), std::move(names)};
 }
 
 }  // namespace
@@ -127,6 +161,8 @@ void bind_function(nb::module_& m) {
                          "A compiled function (tgc.function's result). Call it with one NumPy array (or "
                          "number) per input; it returns one array, or a list when outputs was a list.")
       .def("__call__", &call, "Runs the function: arrays in, arrays out; shared-variable updates applied after.")
+      .def("__call__", &call_with_keywords,
+           "Runs the function with some arguments given by their input's name: f(x, y=b).")
       .def_prop_ro("name", [](const PyFunction& pf) { return pf.f.name(); }, "The function's name.")
       .def("toposort", [](const PyFunction& pf) { return pf.f.toposort(); },
            "The compiled graph's nodes in execution order, Theano-style: ['Elemwise{exp}(x)'].")

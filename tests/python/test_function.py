@@ -164,3 +164,20 @@ def test_a_borrowed_shared_array_is_never_written():
     step()
     np.testing.assert_array_equal(w.get_value(), np.full(1000, 2.0))
     assert not a.any()
+
+
+def test_keyword_arguments_by_input_name():
+    x = T.fvector("x")
+    y = T.fvector("y")
+    f = tgc.function([x, y], x - y, name="diff")
+    a = np.ones(2, np.float32)
+    b = np.full(2, 3, np.float32)
+    np.testing.assert_array_equal(f(a, y=b), [-2, -2])
+    np.testing.assert_array_equal(f(y=b, x=a), [-2, -2])
+    with pytest.raises(tgc.InputError, match="no input named 'z'") as e:
+        f(a, z=b)
+    assert "x, y" in e.value.hint
+    with pytest.raises(tgc.InputError, match="twice"):
+        f(a, x=a)
+    with pytest.raises(tgc.InputError, match="no value for input 2 \\('y'\\)"):
+        f(x=a)
