@@ -6,6 +6,7 @@
 #include <tgc/creation.h>
 #include <tgc/cuda_kernel.h>
 #include <tgc/device.h>
+#include <tgc/devices.h>
 #include <tgc/function.h>
 #include <tgc/grad.h>
 #include <tgc/indexing.h>

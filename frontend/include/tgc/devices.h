@@ -1,0 +1,16 @@
+// Public API: the devices this build of tgc can run on, in words (what `tgc devices` prints).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/config.h"
+
+namespace tgc {
+
+// One line per device kind: "cpu      available  (LLVM JIT ...)", then CUDA's (the devices, or
+// why there are none: not built, no driver, no device) and OpenCL's. `config` decides how the
+// CPU backend is described (float32_math, cpu_vector_width).
+std::vector<std::string> devices(const Config& config = global_config());
+
+}  // namespace tgc

@@ -1,0 +1,195 @@
+// tgc.function: compiles inputs -> outputs (plus updates) into a callable, as Theano's
+// theano.function. The GIL is released while compiling and while a call runs; arguments are
+// NumPy arrays used in place where their dtype and layout allow, results are NumPy arrays
+// that own their memory (or share it with nothing else the caller can see).
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/pair.h>
+
+#include "ops/core/graph.h"
+#include "python/src/bindings.h"
+
+namespace tgc::python {
+namespace {
+
+// A compiled Function plus what the call needs to behave like Theano's: whether outputs was
+// one variable (the call then returns one array, not a list), and the inputs' dtypes (a
+// Python number argument is converted to its input's dtype, as Theano does).
+struct PyFunction {
+  Function f;
+  bool single = false;
+  std::vector<DType> input_dtypes;
+  std::vector<std::string> input_names;  // for keyword arguments, f(x=...)
+};
+
+Tensor argument(nb::handle arg, DType dtype) {
+  if (PyBool_Check(arg.ptr()) || PyLong_Check(arg.ptr()) || PyFloat_Check(arg.ptr()))
+    return Tensor::full(dtype, {}, nb::cast<double>(arg));
+  return to_tensor(arg, true);
+}
+
+nb::object call(PyFunction& pf, nb::args args) {
+  if (args.size() != pf.input_dtypes.size())
+    throw InputError(pf.f.name() + " takes " + std::to_string(pf.input_dtypes.size()) + " argument(s), got " +
+                         std::to_string(args.size()),
+                     "", "pass one array per input, in the order of the inputs list");
+  std::vector<Tensor> in;
+  in.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) in.push_back(argument(args[i], pf.input_dtypes[i]));
+  std::vector<Tensor> out;
+  {
+    nb::gil_scoped_release released;
+    out = pf.f(in);
+  }
+  if (pf.single) return to_result(out.at(0));
+  nb::list results;
+  for (const Tensor& t : out) results.append(to_result(t));
+  return results;
+}
+
+// For each node of toposort(), whether it runs on the function's device (not the host): what
+// tgc.theano needs to name a device node GpuElemwise as Theano did. Function::host_reason is
+// "" for device nodes and transfers, and for every node of a host function.
+std::vector<bool> on_device(const PyFunction& pf) {
+  bool host_function = pf.f.config().device == "cpu";
+  std::vector<bool> out;
+  for (Node* n : pf.f.graph().toposort()) out.push_back(!host_function && pf.f.host_reason(*n).empty());
+  return out;
+}
+
+// f(a, y=b): the keyword arguments put at their inputs' positions (by the inputs' names),
+// then the ordinary call. A separate overload, so that calls without keywords pay nothing.
+nb::object call_with_keywords(PyFunction& pf, nb::args args, nb::kwargs kwargs) {
+  size_t n = pf.input_names.size();
+  std::vector<nb::object> slots(n);
+  if (args.size() > n) return call(pf, args);  // the count error, worded once
+  for (size_t i = 0; i < args.size(); ++i) slots[i] = nb::borrow(args[i]);
+  std::string names;
+  for (const std::string& name : pf.input_names) names += (names.empty() ? "" : ", ") + name;
+  for (auto [key, value] : kwargs) {
+    std::string name = nb::cast<std::string>(key);
+    size_t i = 0;
+    while (i < n && (pf.input_names[i].empty() || pf.input_names[i] != name)) ++i;
+    if (i == n)
+      throw InputError(pf.f.name() + " has no input named '" + name + "'", "",
+                       "its inputs are named: " + (names.empty() ? std::string("(none named)") : names));
+    if (slots[i].is_valid())
+      throw InputError(pf.f.name() + " got input '" + name + "' twice (by position and by name)");
+    slots[i] = nb::borrow(value);
+  }
+  nb::list ordered;
+  for (size_t i = 0; i < n; ++i) {
+    if (!slots[i].is_valid())
+      throw InputError(pf.f.name() + ": no value for input " + std::to_string(i + 1) +
+                           (pf.input_names[i].empty() ? "" : " ('" + pf.input_names[i] + "')"),
+                       "", "pass it by position or by name");
+    ordered.append(slots[i]);
+  }
+  return call(pf, nb::borrow<nb::args>(nb::tuple(ordered)));
+}
+
+Updates as_updates(nb::handle updates) {
+  Updates out;
+  if (updates.is_none()) return out;
+  nb::object items = nb::borrow(updates);
+  if (nb::isinstance<nb::dict>(updates)) items = nb::borrow<nb::dict>(updates).items();
+  for (nb::handle pair : items) {
+    nb::sequence p = nb::borrow<nb::sequence>(pair);
+    if (nb::len(p) != 2)
+      throw TypeError("an update must be a (shared variable, new value) pair", "",
+                      "write updates=[(w, w - 0.1 * gw), ...]");
+    nb::handle target = p[0];
+    if (!nb::isinstance<Shared>(target))
+      throw TypeError("the target of an update must be a shared variable, got " +
+                          std::string(nb::repr(target).c_str()),
+                      "", "create it with tgc.shared(value)");
+    out.emplace_back(nb::cast<Shared>(target), as_var(p[1]));
+  }
+  return out;
+}
+
+PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb::handle givens, std::string name,
+                   bool profile, nb::handle device, bool borrow, bool device_result,
+                   std::map<std::string, std::string> flags) {
+  if (!givens.is_none() && nb::len(givens) != 0)
+    throw TypeError("givens is not supported yet", name,
+                    "substitute in the graph itself: build the expression from the replacement variable");
+  bool single = false;
+  std::vector<DType> dtypes;
+  std::vector<std::string> names;
+  std::vector<Var> ins;
+  for (nb::handle h : inputs) {
+    if (!nb::isinstance<Var>(h))
+      throw TypeError("function inputs must be symbolic variables, got " + std::string(nb::repr(h).c_str()), name,
+                      "create them with tgc.tensor.matrix('x'), vector, scalar, ...");
+    ins.push_back(nb::cast<Var>(h));
+    dtypes.push_back(ins.back().dtype());
+    names.push_back(ins.back().name());
+  }
+  std::vector<Var> outs;  // none: a function run for its updates, returning []
+  if (nb::isinstance<nb::list>(outputs) || nb::isinstance<nb::tuple>(outputs)) {
+    for (nb::handle h : outputs) outs.push_back(as_var(h));
+  } else if (!outputs.is_none()) {
+    outs.push_back(as_var(outputs));
+    single = true;
+  }
+  FunctionOptions options;
+  options.name = std::move(name);
+  options.borrow_outputs = borrow;
+  options.device_result = device_result;
+  options.config = std::move(flags);
+  if (profile) options.config["profile"] = "true";
+  if (!device.is_none()) options.config["device"] = nb::cast<std::string>(device);
+  Updates ups = as_updates(updates);
+  std::optional<Function> f;
+  {
+    nb::gil_scoped_release released;
+    f.emplace(function(ins, outs, ups, options));
+  }
+  return PyFunction{std::move(*f), single, std::move(dtypes), std::move(names)};
+}
+
+}  // namespace
+
+void bind_function(nb::module_& m) {
+  nb::class_<PyFunction>(m, "Function", nb::dynamic_attr(),
+                         "A compiled function (tgc.function's result). Call it with one NumPy array (or "
+                         "number) per input; it returns one array, or a list when outputs was a list.")
+      .def("__call__", &call, "Runs the function: arrays in, arrays out; shared-variable updates applied after.")
+      .def("__call__", &call_with_keywords,
+           "Runs the function with some arguments given by their input's name: f(x, y=b).")
+      .def_prop_ro("name", [](const PyFunction& pf) { return pf.f.name(); }, "The function's name.")
+      .def("toposort", [](const PyFunction& pf) { return pf.f.toposort(); },
+           "The compiled graph's nodes in execution order, Theano-style: ['Elemwise{exp}(x)'].")
+      .def("on_device", &on_device,
+           "For each node of toposort(), whether it runs on the function's device (False for "
+           "every node of a cpu function; True for transfers of a device function).")
+      .def("profile_report", [](const PyFunction& pf) { return pf.f.profile_report(); },
+           "The profile so far (profile=True), as tgc prints it; '' when not profiled.")
+      .def_prop_ro("compiled_programs", [](const PyFunction& pf) { return pf.f.compiled_programs(); },
+                   "Programs held: 1, plus one per new set of shared-variable shapes seen in calls.")
+      .def_prop_ro("optimizer_warnings", [](const PyFunction& pf) { return pf.f.optimizer_warnings(); },
+                   "The optimizer's reports for the user (warn_float64).")
+      .def_prop_ro("cuda_graph_status", [](const PyFunction& pf) { return pf.f.cuda_graph_status(); },
+                   "How calls used CUDA graphs, in words ('' off the GPU).")
+      .def("__repr__", [](const PyFunction& pf) { return "<tgc.Function '" + pf.f.name() + "'>"; });
+
+  m.def("function", &compile, nb::arg("inputs"), nb::arg("outputs") = nb::none(), nb::arg("updates") = nb::none(),
+        nb::arg("givens") = nb::none(), nb::arg("name") = "", nb::arg("profile") = false,
+        nb::arg("device") = nb::none(), nb::arg("borrow") = false, nb::arg("device_result") = false,
+        nb::arg("flags") = std::map<std::string, std::string>{},
+        "Compiles a function from symbolic inputs to outputs (Theano's theano.function).\n\n"
+        "updates: (shared variable, new value) pairs or a dict, applied together after a call.\n"
+        "name: shown in errors and profiles. profile: time every node (report printed when the\n"
+        "function is freed; also f.profile_report()). device: 'cpu', 'cuda', 'opencl' (default:\n"
+        "config.device). borrow: results may alias inputs or shared values. device_result: on a\n"
+        "GPU, results stay there as tgc.DeviceArray (DLPack, no copy). flags: config keys for\n"
+        "this function only. givens is not supported yet (a TypeError when given).");
+}
+
+}  // namespace tgc::python

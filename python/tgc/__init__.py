@@ -1,0 +1,67 @@
+"""tgc: a symbolic tensor-graph compiler with Theano's vocabulary.
+
+Build a graph from symbolic variables (tgc.tensor), compile it with tgc.function, call the
+result with NumPy arrays::
+
+    import numpy as np
+    import tgc
+    import tgc.tensor as T
+
+    x = T.vector("x")
+    f = tgc.function([x], T.exp(x))
+    f(np.arange(3, dtype=tgc.config.floatX))
+
+The Theano spelling of the same program runs through tgc.theano (see docs/python.md).
+"""
+
+from . import _tgc
+from ._tgc import (  # noqa: F401  (the package's public names)
+    Error, TypeError, ShapeError, ValueError, IndexError, InputError, ConfigError, IOError,
+    DeviceError, CommError, InternalError, Function, DeviceArray, shared, grad, version,
+)
+from .config import config
+from . import tensor, printing
+
+__version__ = version()
+
+__all__ = [
+    "Error", "TypeError", "ShapeError", "ValueError", "IndexError", "InputError", "ConfigError",
+    "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
+    "grad", "config", "tensor", "printing", "devices", "version",
+]
+
+
+def function(inputs, outputs=None, updates=None, givens=None, name=None, profile=False,
+             device=None, borrow=False, device_result=False, **flags):
+    """Compiles a function from symbolic inputs to outputs (Theano's theano.function).
+
+    inputs: a list of symbolic variables, one argument each.
+    outputs: a variable (the call returns one array) or a list of them (a list of arrays).
+    updates: (shared variable, new value) pairs or a dict; applied together after a call
+        succeeded, computed from the values before it.
+    name: shown in errors and profiles. profile: time every node; f.profile_report() gives
+        the report, which is also printed when the function is freed.
+    device: 'cpu', 'cuda', 'cuda:1', 'opencl' (default: config.device).
+    borrow: results may alias arguments, shared values or each other (no defensive copy).
+    device_result: on a GPU device, every result stays there and is returned as a
+        tgc.DeviceArray (DLPack and __cuda_array_interface__, no copy; numpy.asarray(r)
+        copies it to the host). Outputs marked with gpu_from_host stay there anyway.
+    flags: further config keys for this function only, e.g. allow_gc=False.
+    givens: not supported yet (a tgc.TypeError when not empty).
+
+    Compiling releases the GIL; so does every call of the result.
+    """
+    text_flags = {k: _flag_text(v) for k, v in flags.items()}
+    return _tgc.function(inputs, outputs, updates, givens, name or "", bool(profile), device,
+                         bool(borrow), bool(device_result), text_flags)
+
+
+def _flag_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def devices():
+    """The devices this build of tgc can run on, one line each (what `tgc devices` prints)."""
+    return _tgc.devices()

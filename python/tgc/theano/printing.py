@@ -1,0 +1,3 @@
+"""tgc.theano.printing: Theano's theano.printing (debugprint)."""
+
+from ..printing import debugprint  # noqa: F401
