@@ -10,6 +10,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/placement.h"
 #include "compiler/update_in_place.h"
+#include "ops/collective/collective_op.h"
 #include "runtime/compile_log.h"
 
 namespace tgc {
@@ -116,6 +117,7 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     t.device = on_device ? maker.device() : nullptr;
     t.self_contained = on_device && maker.self_contained(*node);
     t.serial_domain = on_device ? maker.serial_domain(*node) : 0;
+    if (node->op().is_collective()) t.bus_factor = static_cast<const CollectiveOp&>(node->op()).bus_factor();
     t.skips_writes_once_flagged = on_device && maker.skips_writes_once_flagged(*node);
     const auto thunk_start = std::chrono::steady_clock::now();
     t.run = maker.make_thunk(*node);

@@ -176,6 +176,12 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         thunk.run(inputs, outputs);
         if (timer) timer->stop(thunk.device->default_stream());
         profiler->record_thunk(static_cast<int>(i), start, Profiler::Clock::now());
+        if (thunk.kind == ThunkKind::Comm) {
+          int64_t read = 0, written = 0;
+          for (const Tensor& t : inputs) read += t.defined() ? static_cast<int64_t>(t.nbytes()) : 0;
+          for (const Tensor& t : outputs) written += t.defined() ? static_cast<int64_t>(t.nbytes()) : 0;
+          profiler->record_comm_bytes(static_cast<int>(i), std::max(read, written));
+        }
         if (timer) profiler->record_device_timer(static_cast<int>(i), start, std::move(timer));
       } else {
         thunk.run(inputs, outputs);

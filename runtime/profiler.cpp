@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "runtime/comm/world.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -139,6 +140,8 @@ void Profiler::record_memory(int64_t peak_bytes_with_gc, int64_t peak_bytes_with
   memory_recorded_ = true;
 }
 
+void Profiler::record_comm_bytes(int thunk_index, int64_t bytes) { stats_[thunk_index].comm_bytes += bytes; }
+
 double Profiler::thunk_seconds(int thunk_index) const {
   const ThunkStats& s = stats_.at(thunk_index);
   return s.device_calls ? s.device_seconds : s.seconds;
@@ -267,6 +270,16 @@ std::string Profiler::report(int max_rows) const {
   if (any_comm) {
     const double comm = kind_seconds(ThunkKind::Comm);
     line(fmt::format("Spent {:.3f}s ({:.1f}%) in comm ops (collectives)", comm, percent(comm, thunk_total)));
+    // Each collective: bytes per run and the bus bandwidth reached (nccl-tests' measure).
+    for (size_t i = 0; i < stats_.size(); ++i) {
+      const Thunk& t = program_->thunks[i];
+      if (t.kind != ThunkKind::Comm || stats_[i].calls == 0) continue;
+      const double s = thunk_seconds(static_cast<int>(i));
+      const double bytes = static_cast<double>(stats_[i].comm_bytes);
+      line(fmt::format("  {}: {} per call, {} calls, bus bandwidth {}", t.label.empty() ? t.op_name : t.label,
+                       human_bytes(stats_[i].comm_bytes / stats_[i].calls), stats_[i].calls,
+                       s > 0 ? fmt::format("{:.2f} GB/s", bytes * t.bus_factor / s / 1e9) : std::string("-")));
+    }
   }
   return out;
 }
@@ -274,19 +287,26 @@ std::string Profiler::report(int max_rows) const {
 void Profiler::write_chrome_trace(const std::string& path) const {
   using nlohmann::json;
   json events = json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 0},
-                    {"args", {{"name", "tgc function " + name_}}}});
+  // One process per rank (launch_info()): the traces of a launch's ranks merge side by side.
+  const LaunchInfo& launch = launch_info();
+  const int pid = launch.rank + 1;
+  const std::string rank_note = launch.size > 1 ? fmt::format(" (rank {} of {})", launch.rank, launch.size) : "";
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0},
+                    {"args", {{"name", "tgc function " + name_ + rank_note}}}});
+  const bool any_comm = std::any_of(program_->thunks.begin(), program_->thunks.end(),
+                                    [](const Thunk& t) { return t.kind == ThunkKind::Comm; });
   for (ThunkKind k : kKinds) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", lane(k)},
+    if (k == ThunkKind::Comm && !any_comm) continue;  // the comm lane only where there are collectives
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", lane(k)},
                       {"args", {{"name", thunk_kind_name(k) + " ops"}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", lane(k)},
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", lane(k)},
                       {"args", {{"sort_index", lane(k)}}}});
   }
   const bool any_device = std::any_of(events_.begin(), events_.end(), [](const Event& e) { return e.device; });
   if (any_device) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", kDeviceStreamLane},
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", kDeviceStreamLane},
                       {"args", {{"name", "device stream"}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", kDeviceStreamLane},
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", kDeviceStreamLane},
                       {"args", {{"sort_index", kDeviceStreamLane}}}});
   }
   for (const Event& e : events_) {
@@ -296,7 +316,7 @@ void Profiler::write_chrome_trace(const std::string& path) const {
                       {"ph", "X"},
                       {"ts", e.start_us},
                       {"dur", e.dur_us},
-                      {"pid", 1},
+                      {"pid", pid},
                       {"tid", e.device ? kDeviceStreamLane : lane(t.kind)},
                       {"args", {{"node", t.label}, {"call", e.call}}}});
   }

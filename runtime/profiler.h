@@ -38,6 +38,8 @@ class Profiler {
   void record_execute(Clock::time_point start, Clock::time_point end);
   // ...and by the executor around each thunk.
   void record_thunk(int thunk_index, Clock::time_point start, Clock::time_point end);
+  // A collective's bytes in one run (the larger of what it read and wrote, nccl-tests' size).
+  void record_comm_bytes(int thunk_index, int64_t bytes);
   // A device thunk's work, timed on its stream (the host times only the enqueue): read once
   // the device got there, by collect_device_times(), never by making the host wait.
   void record_device_timer(int thunk_index, Clock::time_point enqueued, std::unique_ptr<DeviceTimer> timer);
@@ -59,6 +61,7 @@ class Profiler {
   int64_t thunk_calls(int thunk_index) const;
   double total_thunk_seconds() const;
   double kind_seconds(ThunkKind kind) const;  // summed over the thunks of that kind
+  int64_t thunk_comm_bytes(int thunk_index) const { return stats_[thunk_index].comm_bytes; }
   int64_t peak_bytes_with_gc() const { return peak_with_gc_; }
   int64_t peak_bytes_without_gc() const { return peak_without_gc_; }
   size_t trace_events() const { return events_.size(); }
@@ -77,6 +80,7 @@ class Profiler {
     double seconds = 0;         // host clock
     int64_t device_calls = 0;
     double device_seconds = 0;  // device timers
+    int64_t comm_bytes = 0;     // collectives: bytes moved over every run
   };
   struct Event { int thunk; double start_us; double dur_us; int64_t call; bool device = false; };
   struct PendingTimer {

@@ -48,6 +48,10 @@ struct Thunk {
   // Thunks of one domain stay in order in a recording; domains run beside each other, so a
   // gradient's all_reduce overlaps the products that compute the next gradients.
   int serial_domain = 0;
+  // A Comm thunk's bus bandwidth per byte of algorithm bandwidth, as nccl-tests define it
+  // (all_reduce 2(n-1)/n, all_gather and reduce_scatter (n-1)/n, broadcast 1): the profile
+  // reports the bus bandwidth a collective reached. 0 for other thunks.
+  double bus_factor = 0;
   // Its device work writes nothing once the device's error word is set (a scatter checks it
   // first): an update it writes into its variable's buffer survives a recorded call whose
   // deferred index check raises (runtime/call_replay.h). Said by the backend.

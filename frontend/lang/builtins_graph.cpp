@@ -104,14 +104,17 @@ std::vector<std::pair<Var, int>> split_inputs(Args& a, const std::vector<Var>& i
   const ArgValue& arg = a.arg("split");
   std::vector<std::pair<Var, int>> out;
   if (arg.value.is_none()) return out;
-  const std::string hint = "write split=[x, y] (axis 0) or split=[(x, 1)]; split inputs are inputs of the function";
+  const std::string hint =
+      "write split=[x, y] (axis 0) or split=[(x, 1)]: inputs of the function, or shared variables holding each rank's part";
   if (!arg.value.is_sequence()) a.fail("split", "argument 'split' of function must be a list, got " + arg.value.describe(), hint);
   for (size_t i = 0; i < arg.value.items().size(); ++i) {
     const Value& item = arg.value.items()[i];
     const Value& var = item.is_sequence() && item.items().size() == 2 ? item.items()[0] : item;
     const bool has_axis = &var != &item;
-    if (!var.is_var() || std::none_of(inputs.begin(), inputs.end(), [&](const Var& in) { return in.ptr() == var.as_var().ptr(); }))
-      a.fail_at(item_pos(arg, i), "split names " + var.describe() + ", which is not an input of the function", hint);
+    const bool input = var.is_var() && std::any_of(inputs.begin(), inputs.end(),
+                                                   [&](const Var& in) { return in.ptr() == var.as_var().ptr(); });
+    if (!input && !var.is_shared())
+      a.fail_at(item_pos(arg, i), "split names " + var.describe() + ", which is neither an input of the function nor a shared variable", hint);
     if (has_axis && !item.items()[1].is_int())
       a.fail_at(item_pos(arg, i), "a split axis must be an int, got " + item.items()[1].describe(), hint);
     out.emplace_back(var.as_var(), has_axis ? static_cast<int>(item.items()[1].as_int()) : 0);

@@ -13,6 +13,7 @@ class AllGather : public CollectiveOp {
   int axis() const { return axis_; }
   // "AllGather{axis=0, group=world(2)}"
   std::string name() const override;
+  double bus_factor() const override { return 1.0 * (group_size() - 1) / group_size(); }
   std::string user_name() const override { return "all_gather"; }
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;

@@ -12,6 +12,7 @@ class AllReduce : public CollectiveOp {
   CollectiveOpKind kind() const { return kind_; }
   // "AllReduce{sum, group=world(2)}"
   std::string name() const override;
+  double bus_factor() const override { return 2.0 * (group_size() - 1) / group_size(); }
   std::string user_name() const override { return "all_reduce"; }
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;

@@ -12,6 +12,7 @@ class Broadcast : public CollectiveOp {
   int root() const { return root_; }
   // "Broadcast{root=0, group=world(2)}"
   std::string name() const override;
+  double bus_factor() const override { return 1.0; }
   std::string user_name() const override { return "broadcast"; }
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;

@@ -31,6 +31,8 @@ class CollectiveOp : public Op {
   int group_size() const { return group_->size(); }
   std::string op_class() const override { return "Collective"; }
   bool is_collective() const override { return true; }
+  // Bus bandwidth per byte of algorithm bandwidth (nccl-tests): what the profile reports.
+  virtual double bus_factor() const = 0;
 
  protected:
   // "group=world(2)": the part of every collective's name that says where it runs.

@@ -14,6 +14,7 @@ class ReduceScatter : public CollectiveOp {
   int axis() const { return axis_; }
   // "ReduceScatter{sum, axis=0, group=world(2)}"
   std::string name() const override;
+  double bus_factor() const override { return 1.0 * (group_size() - 1) / group_size(); }
   std::string user_name() const override { return "reduce_scatter"; }
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;

@@ -45,6 +45,9 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"grad", "grad(sum(x * w), w)"}, {"stop_gradient", "stop_gradient(x)"}, {"Lop", "Lop(x * 2, x, x)"},
       {"jacobian", "jacobian(v3 * 2, v3)"}, {"hessian", "hessian(sum(v3 ** 2), v3)"},
       {"function", "function([x], [x + 1])"}, {"gpu_from_host", "gpu_from_host(x)"},
+      {"all_reduce", "all_reduce(x, op='mean')"}, {"all_gather", "all_gather(m, axis=1)"},
+      {"reduce_scatter", "reduce_scatter(x)"}, {"broadcast", "broadcast(x)"}, {"rank", "rank()"},
+      {"world_size", "world_size()"}, {"local_rank", "local_rank()"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;

@@ -108,6 +108,25 @@ TEST(Collective, AWorldOfOneIsTheIdentity) {
   for (const Tensor& t : f(v)) EXPECT_TRUE(tensors_equal(t, v));
 }
 
+// Collectives are their own kind in the profile: their time, bytes per call and bus bandwidth.
+TEST(Collective, TheProfileCountsCollectivesAsComm) {
+  test::ThreadWorld world(2);
+  std::vector<std::string> reports(2);
+  world.run([&](int rank, const CommGroupPtr& g) {
+    Var x = vector("x", DType::Float64);
+    FunctionOptions o;
+    o.config = {{"profile", "true"}};
+    Function f = function({x}, {all_reduce(x * 2.0, "sum", g)}, {}, o);
+    f(Tensor::zeros(DType::Float64, {1000}));
+    reports[rank] = f.profile_report();
+  });
+  for (const std::string& r : reports) {
+    EXPECT_THAT(r, ::testing::HasSubstr("in comm ops (collectives)"));
+    EXPECT_THAT(r, ::testing::HasSubstr("7.8KB (8000B) per call, 1 calls, bus bandwidth"));
+    EXPECT_THAT(r, ::testing::HasSubstr("M = comm"));
+  }
+}
+
 TEST(Collective, ErrorsNameTheCallAndHowToFixIt) {
   Var x = matrix("x", DType::Float64);
   Var i = matrix("i", DType::Int32);
