@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "backends/cuda/nccl_entry.h"
 #include "cli/cli_runner.h"
 #include "frontend/cli/launch_processes.h"
 
@@ -46,6 +47,19 @@ TEST(LaunchCommand, EveryRankGetsItsVariables) {
                                                            "rank=1 size=3 local=1/3 nvls=0",
                                                            "rank=2 size=3 local=2/3 nvls=0"}));
   EXPECT_EQ(r.err, "");
+}
+
+// Ranks started without MPI exchange NCCL's unique id through their environment: the
+// launcher makes one id (and hosts NCCL's bootstrap root) and every rank gets the same.
+TEST(LaunchCommand, EveryRankGetsTheSameNcclUniqueId) {
+  if (nccl_devices_description().find("available  (") == std::string::npos)
+    GTEST_SKIP() << "NCCL cannot be loaded here: " << nccl_devices_description();
+  CliResult r = run_tgc({"launch", "-n", "2", "--mpirun", "off", "--", "sh", "-c", "echo $TGC_NCCL_UNIQUE_ID"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> ids = sorted_lines(r.out);
+  ASSERT_EQ(ids.size(), 2u) << r.out;
+  EXPECT_EQ(ids[0].size(), 256u) << "an ncclUniqueId in hex";
+  EXPECT_EQ(ids[0], ids[1]);
 }
 
 TEST(LaunchCommand, KeepsTheUsersNvlsSettingAndTheProgramsArguments) {
