@@ -25,7 +25,8 @@ Var all_reduce(const Var& x, std::string_view op, const CommGroupPtr& group) {
   const CommGroupPtr& g = group ? group : world_group();
   if (kind != CollectiveOpKind::Mean) return Var(apply1(std::make_shared<AllReduce>(kind, g), {p}));
   // A sum and a division: the engines sum, and the division fuses with what follows.
-  apply1(std::make_shared<AllReduce>(kind, g), {p});  // the type rule's errors (float only)
+  // The mean's own type rule (float only) names the user's call; no node is made for it.
+  at_call(where, [&] { AllReduce(kind, g).infer_types({p->type()}); });
   Var total(apply1(std::make_shared<AllReduce>(CollectiveOpKind::Sum, g), {p}));
   return total / static_cast<double>(g->size());
 }
@@ -44,7 +45,7 @@ Var reduce_scatter(const Var& x, int axis, std::string_view op, const CommGroupP
   const int canon = at_call(where, [&] { return normalize_reduce_axis(axis, p->type().ndim(), "reduce_scatter"); });
   const CommGroupPtr& g = group ? group : world_group();
   if (kind != CollectiveOpKind::Mean) return Var(apply1(std::make_shared<ReduceScatter>(kind, canon, g), {p}));
-  apply1(std::make_shared<ReduceScatter>(kind, canon, g), {p});  // the type rule's errors (float only)
+  at_call(where, [&] { ReduceScatter(kind, canon, g).infer_types({p->type()}); });  // float only
   return Var(apply1(std::make_shared<ReduceScatter>(CollectiveOpKind::Sum, canon, g), {p})) / static_cast<double>(g->size());
 }
 
