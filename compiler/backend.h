@@ -40,6 +40,11 @@ class Backend {
   // Whether the device work of `node` writes nothing once the device's error word is set
   // (Thunk::skips_writes_once_flagged: a scatter checks it first).
   virtual bool skips_writes_once_flagged(const Node& /*node*/) const { return false; }
+  // dst = src for two tensors on device() (the host for host-only backends): the same dtype
+  // and shape, dst C-contiguous, src any strides; ordered after the work already enqueued.
+  // A loop (compiler/scan/) writes each step's results into place with it. The default
+  // copies on the host.
+  virtual void copy_tensor(const Tensor& src, const Tensor& dst) const;
 };
 
 }  // namespace tgc

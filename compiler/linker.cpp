@@ -9,6 +9,7 @@
 #include "compiler/buffer_lifetimes.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/placement.h"
+#include "compiler/scan/scan_thunk.h"
 #include "compiler/update_in_place.h"
 #include "ops/collective/collective_op.h"
 #include "runtime/compile_log.h"
@@ -120,7 +121,12 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     if (node->op().is_collective()) t.bus_factor = static_cast<const CollectiveOp&>(node->op()).bus_factor();
     t.skips_writes_once_flagged = on_device && maker.skips_writes_once_flagged(*node);
     const auto thunk_start = std::chrono::steady_clock::now();
-    t.run = maker.make_thunk(*node);
+    if (is_loop_node(*node)) {
+      TGC_INTERNAL_CHECK(options.loops, "a loop in a graph linked without LinkOptions::loops");
+      t.run = make_loop_thunk(*node, *options.loops);
+    } else {
+      t.run = maker.make_thunk(*node);
+    }
     if (log) {
       const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - thunk_start).count();
       if (took > 1e-3) log->add_library_setup("the thunk of '" + t.label + "'", took);  // a slow one: say which

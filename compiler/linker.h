@@ -23,6 +23,8 @@ struct LinkedProgram {
   std::vector<size_t> written_in_place;
 };
 
+struct LoopCompileContext;  // compiler/scan/scan_thunk.h
+
 struct LinkOptions {
   // Hand dead buffers to later outputs (compiler/memory_plan.h); memory_plan_enabled(config).
   bool plan_memory = true;
@@ -35,6 +37,9 @@ struct LinkOptions {
   // writing an update into its variable's buffer gets that buffer when the schedule still
   // allows it (compiler/update_in_place.h).
   std::vector<const SharedValue*> updates = {};
+  // How loops (Scan nodes) compile their inner graphs: the function's backends and pipeline.
+  // Null in a graph without loops.
+  const LoopCompileContext* loops = nullptr;
 };
 
 // Nodes run in schedule() order (compiler/update_in_place.h: the updates written into their

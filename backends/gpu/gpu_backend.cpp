@@ -2,6 +2,7 @@
 #include "backends/gpu/gpu_backend.h"
 
 #include "backends/gpu/composite_thunk.h"
+#include "backends/gpu/device_copy.h"
 #include "runtime/parallel_jobs.h"
 
 namespace tgc::gpu {
@@ -63,6 +64,8 @@ bool GpuBackend::skips_writes_once_flagged(const Node& node) const {
   const DeviceOpRule* rule = find_rule(rules_, node, nullptr);
   return rule && rule->name == "scatter";
 }
+
+void GpuBackend::copy_tensor(const Tensor& src, const Tensor& dst) const { copy_strided(device_, src, dst); }
 
 std::string GpuBackend::host_reason(const Node& node) const {
   std::string why;

@@ -37,6 +37,8 @@ class GpuBackend final : public Backend {
   // Why `node` stays on the host: the first covering rule's reason, or "no device
   // implementation of <op class>"; "" when it runs on the device.
   std::string host_reason(const Node& node) const override;
+  // By tgc's copy kernel or the copy engine (gpu::copy_strided), on the device's stream.
+  void copy_tensor(const Tensor& src, const Tensor& dst) const override;
 
   std::span<const DeviceOpRule> rules() const { return rules_; }
 

@@ -39,6 +39,9 @@ struct PlacementTarget {
   // output when empty) go to the host unless the graph marks them with gpu_from_host.
   // Updates of shared variables that live on the device are listed as the device.
   std::vector<DeviceKind> output_locations;
+  // Where each graph input starts, by position (default: the host). A loop's inner graph
+  // starts on the device its loop runs on (compiler/scan/scan_thunk.h).
+  std::vector<DeviceKind> input_locations;
   // Whether a float32 shared variable lives on the device (the design's rule).
   bool float32_shared_on_device = true;
   // Whether a shared variable of another dtype may live on the device too, when the function

@@ -8,12 +8,15 @@
 #include <unordered_set>
 
 #include "compiler/kernel/composite_op.h"
+#include "compiler/scan/scan_op.h"
 #include "ops/core/apply.h"
 #include "ops/transfer/transfer.h"
 
 namespace tgc {
 
 namespace {
+
+bool is_loop(const Node& n) { return dynamic_cast<const ScanOp*>(&n.op()) != nullptr; }
 
 bool is_marker(const Node& n) { return dynamic_cast<const HostToDevice*>(&n.op()) != nullptr; }
 
@@ -39,6 +42,8 @@ class Placer {
       : graph_(graph), target_(target), reasons_(reasons) {}
 
   bool run() {
+    for (size_t i = 0; i < target_.input_locations.size() && i < graph_.inputs().size(); ++i)
+      location_[graph_.inputs()[i].get()] = target_.input_locations[i];
     for (Node* n : graph_.toposort()) place(*n);
     route_outputs();
     move_device_only_shared();
@@ -82,7 +87,9 @@ class Placer {
       changed_ = true;
       return;
     }
-    const DeviceKind at = target_.runs_on_device && target_.runs_on_device(n) ? target_.device : DeviceKind::Host;
+    // A loop runs where the function does: its inner graph is placed on its own.
+    const DeviceKind at = (target_.runs_on_device && target_.runs_on_device(n)) || is_loop(n) ? target_.device
+                                                                                              : DeviceKind::Host;
     if (n.placement() != at) changed_ = true;
     n.set_placement(at);
     if (reasons_) {

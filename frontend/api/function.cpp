@@ -21,6 +21,7 @@
 #include "backends/opencl/opencl_backend.h"
 #include "compiler/data_parallel.h"
 #include "compiler/linker.h"
+#include "compiler/scan/scan_thunk.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/placement.h"
@@ -490,8 +491,9 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   v->graph = data_parallel.group ? distribute(raw_graph, data_parallel, &v->optimizer_warnings)
                                  : Graph::clone_of(raw_graph.inputs(), raw_graph.outputs());
   std::unordered_set<const SharedValue*> device_shared;  // the shared values that live on the device
+  // Kept until linking: loops (Scan) optimize their inner graphs with the function's pipeline.
+  PassContext ctx = make_pass_context(config);
   {
-    PassContext ctx = make_pass_context(config);
     ctx.shared_shapes = v->guard.as_pass_facts();
     if (const Backend* dev = device_backend.get()) {
       ctx.placement.device = dev->device_kind();
@@ -529,6 +531,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     for (const std::string& w : v->optimizer_warnings)
       if (warned.insert(w).second) std::cerr << "tgc: warning: " << w << "\n";
   }
+  ctx.trace = nullptr;  // the block's events are gone
   double optimizer_s = seconds_since(t0);
 
   auto t1 = std::chrono::steady_clock::now();
@@ -537,8 +540,9 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     // thread's call is recording there (docs/api.md#threads).
     std::unique_lock<DeviceWorkMutex> device_lock;
     if (device_mutex) device_lock = std::unique_lock<DeviceWorkMutex>(*device_mutex);
+    LoopCompileContext loops{backend.get(), device_backend.get(), &ctx, memory_plan_enabled(config), config.allow_gc};
     v->linked = link(v->graph, *backend,
-                     LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs});
+                     LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs, &loops});
   }
   for (auto& [slot, storage] : v->linked.shared_slots)
     v->shared_on_device.push_back(device_shared.count(storage.get()) > 0);

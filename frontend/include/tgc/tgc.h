@@ -15,6 +15,7 @@
 #include <tgc/math.h>
 #include <tgc/nn.h>
 #include <tgc/reductions.h>
+#include <tgc/scan.h>
 #include <tgc/shape.h>
 #include <tgc/var.h>
 

@@ -1,0 +1,335 @@
+// ScanOp::grad: backpropagation through time as another loop. The backward loop visits
+// t = n-1 .. 0 (reverse), reads the forward's sequences and saved state histories at t,
+// differentiates a copy of the step (compiler/grad.h with known gradients of the step's
+// results), carries the gradients of the states the next steps read, sums the gradients of
+// the non-sequences and adds the sequences' gradients into buffers shaped like them.
+//
+// For a state with taps T (window k), backward iteration t needs acc(h_t), the gradient of
+// h_t through the steps after t. Carries c_1..c_k hold, after iteration t, acc(h_{t-1}) ..
+// acc(h_{t-k}) as far as steps >= t contribute: c_j' = c_{j+1} + g(h_{t-j}), c_k' = g(h_{t-k}),
+// and the step's result h_t gets gH[t] + c_1. After t = 0, c_j is the gradient of h_{-j}, the
+// initial row k - j.
+#include <memory>
+#include <unordered_map>
+
+#include "compiler/grad.h"
+#include "compiler/scan/scan_build.h"
+#include "compiler/scan/scan_op.h"
+#include "ops/core/apply.h"
+#include "ops/core/graph.h"
+#include "ops/core/node.h"
+#include "ops/gradient/build.h"
+#include "ops/join/join.h"
+#include "ops/subtensor/inc_subtensor.h"
+#include "ops/subtensor/subtensor.h"
+#include "runtime/error.h"
+
+namespace tgc {
+
+namespace {
+
+VarPtr row(const VarPtr& x, int64_t i) {
+  IndexSpec spec;
+  spec.entries.push_back(IndexEntry::integer(i));
+  return apply1(std::make_shared<Subtensor>(spec), {x});
+}
+
+VarPtr add_or(const VarPtr& a, const VarPtr& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return gradient::add(a, b);
+}
+
+bool differentiable(const Type& t) { return is_float(t.dtype); }
+
+}  // namespace
+
+std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& output_grads) const {
+  const ScanSpec& F = spec_;
+  const std::string loop = "scan " + F.name;
+  if (F.reverse || !F.accumulations.empty())
+    throw TypeError(loop + ": second derivatives through a loop are not supported", "",
+                    "differentiate the loop once; a gradient of a gradient loop is not built");
+  const auto& in = node.inputs();
+  std::vector<VarPtr> result(in.size());
+  const size_t S = F.states.size();
+  const int N = F.num_outputs_per_step;
+
+  // Gradients arriving at the node's outputs.
+  std::vector<VarPtr> gH(S), gY(N);
+  bool any = false;
+  for (size_t s = 0; s < S; ++s) {
+    gH[s] = output_grads[s];
+    any = any || gH[s];
+  }
+  for (int j = 0; j < N; ++j) {
+    gY[j] = output_grads[S + j];
+    any = any || gY[j];
+  }
+  if (!any) return result;
+  for (size_t s = 0; s < S; ++s)
+    if (!F.states[s].keep_history)
+      throw InternalError(loop + ": a state without its history is differentiated (save-memory ran before grad)");
+
+  ScanSpec B;
+  B.name = F.name + "_grad";
+  B.reverse = true;
+  B.truncate = F.truncate_gradient;
+  std::vector<VarPtr> b_inputs;                       // node inputs, layout order
+  std::vector<VarPtr> b_seq_ph, b_state_ph, b_acc_ph;  // placeholders per layout group
+  std::vector<VarPtr> b_nonseq_ph, b_nonseq_outer;
+
+  // Sequences: forward sequences (same offsets), state histories, output gradients.
+  std::unordered_map<const Variable*, VarPtr> fwd_to_bwd;  // forward placeholder -> backward one
+  for (size_t s = 0; s < F.sequences.size(); ++s) {
+    B.sequences.push_back(F.sequences[s]);
+    b_inputs.push_back(in[F.first_sequence_input() + s]);
+    for (size_t j = 0; j < F.sequences[s].offsets.size(); ++j) {
+      const VarPtr& f = inner_inputs_[F.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))];
+      VarPtr p = Variable::input(f->type(), f->name());
+      fwd_to_bwd[f.get()] = p;
+      b_seq_ph.push_back(p);
+    }
+  }
+  for (size_t s = 0; s < S; ++s) {
+    const ScanState& st = F.states[s];
+    ScanSequence seq;
+    seq.name = "history of state " + std::to_string(s);
+    for (int tap : st.taps) seq.offsets.push_back(st.window() + tap);
+    B.sequences.push_back(seq);
+    if (B.steps_from_input < 0) {
+      B.steps_from_input = static_cast<int>(b_inputs.size());
+      B.steps_from_sub = st.window();
+    }
+    b_inputs.push_back(node.output(static_cast<int>(s)));
+    for (size_t j = 0; j < st.taps.size(); ++j) {
+      const VarPtr& f = inner_inputs_[F.inner_state_input(static_cast<int>(s), static_cast<int>(j))];
+      VarPtr p = Variable::input(f->type(), f->name());
+      fwd_to_bwd[f.get()] = p;
+      b_seq_ph.push_back(p);
+    }
+  }
+  std::vector<VarPtr> gH_ph(S), gY_ph(N);
+  for (size_t s = 0; s < S; ++s) {
+    if (!gH[s] || !differentiable(gH[s]->type())) continue;
+    ScanSequence seq;
+    seq.name = "gradient of state " + std::to_string(s);
+    seq.offsets = {F.states[s].window()};
+    B.sequences.push_back(seq);
+    b_inputs.push_back(gH[s]);
+    gH_ph[s] = Variable::input(inner_outputs_[s]->type(), "g_" + inner_outputs_[s]->label());
+    b_seq_ph.push_back(gH_ph[s]);
+  }
+  for (int j = 0; j < N; ++j) {
+    if (!gY[j] || !differentiable(gY[j]->type())) continue;
+    ScanSequence seq;
+    seq.name = "gradient of output " + std::to_string(j);
+    seq.offsets = {0};
+    if (B.steps_from_input < 0) {
+      B.steps_from_input = static_cast<int>(b_inputs.size());
+      B.steps_from_sub = 0;
+    }
+    B.sequences.push_back(seq);
+    b_inputs.push_back(gY[j]);
+    gY_ph[j] = Variable::input(inner_outputs_[S + j]->type(), "g_" + inner_outputs_[S + j]->label());
+    b_seq_ph.push_back(gY_ph[j]);
+  }
+  if (B.steps_from_input < 0) return result;  // only integer results receive gradients
+
+  // Non-sequences of the forward step are non-sequences here too.
+  for (int k = 0; k < F.num_non_sequences; ++k) {
+    const VarPtr& f = inner_inputs_[F.inner_non_sequence_input(k)];
+    VarPtr p = Variable::input(f->type(), f->name());
+    fwd_to_bwd[f.get()] = p;
+    b_nonseq_ph.push_back(p);
+    b_nonseq_outer.push_back(in[F.first_non_sequence_input() + k]);
+  }
+
+  // The forward step, copied over the backward placeholders, and its gradients.
+  std::unordered_map<const Variable*, VarPtr> repl;
+  for (const auto& [f, b] : fwd_to_bwd) repl[f] = b;
+  std::vector<VarPtr> fwd_results(inner_outputs_.begin(), inner_outputs_.begin() + static_cast<long>(S + N));
+  std::vector<VarPtr> step = clone_replace(fwd_results, repl);
+
+  // Carries (states of the backward loop), one per forward state tap distance, and the sums
+  // of the non-sequences' gradients.
+  std::vector<std::vector<VarPtr>> carry(S);  // carry[s][j-1] = c_j
+  std::vector<VarPtr> carry_init_outer;
+  for (size_t s = 0; s < S; ++s) {
+    if (!differentiable(inner_outputs_[s]->type())) continue;
+    const VarPtr zero = gradient::zeros_like(row(node.output(static_cast<int>(s)), 0));
+    for (int j = 1; j <= F.states[s].window(); ++j) {
+      ScanState c;
+      c.taps = {-1};
+      c.keep_history = false;
+      B.states.push_back(c);
+      VarPtr p = Variable::input(inner_outputs_[s]->type(), "carry" + std::to_string(j) + "_" + std::to_string(s));
+      carry[s].push_back(p);
+      b_state_ph.push_back(p);
+      carry_init_outer.push_back(zero);
+    }
+  }
+  std::vector<int> summed;  // forward non-sequences that get a gradient
+  std::vector<VarPtr> sum_ph;
+  for (int k = 0; k < F.num_non_sequences; ++k) {
+    if (!differentiable(b_nonseq_ph[k]->type())) continue;
+    ScanState c;
+    c.taps = {-1};
+    c.keep_history = false;
+    B.states.push_back(c);
+    VarPtr p = Variable::input(b_nonseq_ph[k]->type(), "gsum_" + b_nonseq_ph[k]->name());
+    sum_ph.push_back(p);
+    b_state_ph.push_back(p);
+    carry_init_outer.push_back(gradient::zeros_like(b_nonseq_outer[k]));
+    summed.push_back(k);
+  }
+  // Accumulations: the forward sequences' gradients.
+  std::vector<int> accumulated;
+  std::vector<std::vector<VarPtr>> acc_ph;
+  for (size_t s = 0; s < F.sequences.size(); ++s) {
+    const VarPtr& x = in[F.first_sequence_input() + s];
+    if (!differentiable(x->type())) continue;
+    ScanAccumulation a;
+    a.offsets = F.sequences[s].offsets;
+    a.name = "gradient of " + F.sequences[s].name;
+    B.accumulations.push_back(a);
+    accumulated.push_back(static_cast<int>(s));
+    acc_ph.emplace_back();
+    for (size_t j = 0; j < a.offsets.size(); ++j) {
+      const VarPtr& f = inner_inputs_[F.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))];
+      VarPtr p = Variable::input(f->type(), "gacc_" + f->name());
+      acc_ph.back().push_back(p);
+      b_acc_ph.push_back(p);
+    }
+  }
+
+  // d(step results) known: a state's result gets its output gradient at t plus c_1.
+  GradOptions go;
+  go.disconnected_inputs = DisconnectedInputs::Ignore;
+  go.stabilize = false;
+  for (size_t s = 0; s < S; ++s) {
+    if (!differentiable(inner_outputs_[s]->type())) continue;
+    go.known_grads.push_back({step[s], add_or(gH_ph[s], carry[s][0])});
+  }
+  for (int j = 0; j < N; ++j)
+    if (gY_ph[j]) go.known_grads.push_back({step[S + j], gY_ph[j]});
+  std::vector<VarPtr> wrt;
+  for (size_t s = 0; s < F.sequences.size(); ++s)
+    for (size_t j = 0; j < F.sequences[s].offsets.size(); ++j)
+      wrt.push_back(fwd_to_bwd.at(inner_inputs_[F.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))].get()));
+  for (size_t s = 0; s < S; ++s)
+    for (size_t j = 0; j < F.states[s].taps.size(); ++j)
+      wrt.push_back(fwd_to_bwd.at(inner_inputs_[F.inner_state_input(static_cast<int>(s), static_cast<int>(j))].get()));
+  for (int k = 0; k < F.num_non_sequences; ++k) wrt.push_back(b_nonseq_ph[k]);
+  std::vector<VarPtr> keep_wrt;
+  std::vector<int> wrt_pos(wrt.size(), -1);
+  for (size_t i = 0; i < wrt.size(); ++i)
+    if (differentiable(wrt[i]->type())) {
+      wrt_pos[i] = static_cast<int>(keep_wrt.size());
+      keep_wrt.push_back(wrt[i]);
+    }
+  std::vector<VarPtr> g = tgc::grad(nullptr, keep_wrt, go);
+  auto g_of = [&](size_t i) -> VarPtr { return wrt_pos[i] < 0 ? nullptr : g[wrt_pos[i]]; };
+
+  // The backward step's results, in the layout's order.
+  std::vector<VarPtr> b_results;
+  size_t seq_wrt = 0;
+  for (const auto& s : F.sequences) seq_wrt += s.offsets.size();
+  {
+    size_t base = seq_wrt;
+    for (size_t s = 0; s < S; ++s) {
+      const ScanState& st = F.states[s];
+      if (differentiable(inner_outputs_[s]->type())) {
+        const int k = st.window();
+        // g(h_{t-j}) for j = 1..k: the tap -j's gradient when the step reads it.
+        std::vector<VarPtr> g_tap(k + 1);
+        for (size_t j = 0; j < st.taps.size(); ++j) g_tap[-st.taps[j]] = g_of(base + j);
+        for (int j = 1; j <= k; ++j) {
+          VarPtr next = j < k ? carry[s][j] : nullptr;
+          VarPtr v = add_or(next, g_tap[j]);
+          b_results.push_back(v ? v : gradient::zeros_like(carry[s][j - 1]));
+        }
+      }
+      base += st.taps.size();
+    }
+    for (size_t i = 0; i < summed.size(); ++i) {
+      VarPtr gk = g_of(base + summed[i]);
+      b_results.push_back(gk ? gradient::add(sum_ph[i], gk) : sum_ph[i]);
+    }
+  }
+  {
+    size_t base = 0;
+    size_t a = 0;
+    for (size_t s = 0; s < F.sequences.size(); ++s) {
+      const size_t taps = F.sequences[s].offsets.size();
+      if (a < accumulated.size() && accumulated[a] == static_cast<int>(s)) {
+        for (size_t j = 0; j < taps; ++j) {
+          VarPtr gx = g_of(base + j);
+          b_results.push_back(gx ? gradient::add(acc_ph[a][j], gx) : acc_ph[a][j]);
+        }
+        ++a;
+      }
+      base += taps;
+    }
+  }
+
+  // Everything else the backward step reads (constants aside) is lifted into non-sequences.
+  std::vector<VarPtr> known = b_seq_ph;
+  known.insert(known.end(), b_state_ph.begin(), b_state_ph.end());
+  known.insert(known.end(), b_nonseq_ph.begin(), b_nonseq_ph.end());
+  known.insert(known.end(), b_acc_ph.begin(), b_acc_ph.end());
+  std::vector<VarPtr> lifted_ph, lifted_outer;
+  std::vector<VarPtr> b_inner_outputs = lift_free_variables(b_results, known, lifted_ph, lifted_outer);
+  B.num_non_sequences = static_cast<int>(b_nonseq_ph.size() + lifted_ph.size());
+
+  std::vector<VarPtr> b_inner_inputs = b_seq_ph;
+  b_inner_inputs.insert(b_inner_inputs.end(), b_state_ph.begin(), b_state_ph.end());
+  b_inner_inputs.insert(b_inner_inputs.end(), b_nonseq_ph.begin(), b_nonseq_ph.end());
+  b_inner_inputs.insert(b_inner_inputs.end(), lifted_ph.begin(), lifted_ph.end());
+  b_inner_inputs.insert(b_inner_inputs.end(), b_acc_ph.begin(), b_acc_ph.end());
+  b_inputs.insert(b_inputs.end(), carry_init_outer.begin(), carry_init_outer.end());
+  for (int s : accumulated) b_inputs.push_back(gradient::zeros_like(in[F.first_sequence_input() + s]));
+  b_inputs.insert(b_inputs.end(), b_nonseq_outer.begin(), b_nonseq_outer.end());
+  b_inputs.insert(b_inputs.end(), lifted_outer.begin(), lifted_outer.end());
+
+  auto op = std::make_shared<ScanOp>(B, b_inner_inputs, b_inner_outputs);
+  std::vector<VarPtr> outs = tgc::apply(op, b_inputs);
+
+  // Gradients of the forward node's inputs.
+  size_t out_pos = 0;
+  for (size_t s = 0; s < S; ++s) {
+    if (!differentiable(inner_outputs_[s]->type())) continue;
+    const ScanState& st = F.states[s];
+    const int k = st.window();
+    const VarPtr& init = in[F.first_state_input() + s];
+    // Final carries: c_j is the gradient of the initial row k - j; plus what reached the
+    // history's initial rows directly.
+    std::vector<VarPtr> c(k);
+    for (int j = 1; j <= k; ++j) c[j - 1] = row(outs[out_pos + j - 1], -1);
+    out_pos += k;
+    if (st.init_is_single) {
+      result[F.first_state_input() + s] = add_or(c[0], gH[s] ? row(gH[s], 0) : nullptr);
+      continue;
+    }
+    std::vector<VarPtr> rows;  // initial rows k - 1 .. 0 in order 0 .. k-1: c_k .. c_1
+    for (int j = k; j >= 1; --j) rows.push_back(c[j - 1]);
+    VarPtr window = apply1(std::make_shared<Stack>(0), rows);
+    if (gH[s]) {
+      IndexSpec head;
+      head.entries.push_back(IndexEntry::slice(0, k));
+      window = gradient::add(window, apply1(std::make_shared<Subtensor>(head), {gH[s]}));
+    }
+    // The initial value may hold more rows than the taps read: only its last k get gradients.
+    IndexSpec tail;
+    tail.entries.push_back(IndexEntry::slice(-k, std::nullopt));
+    result[F.first_state_input() + s] =
+        apply1(std::make_shared<IncSubtensor>(IncSubtensor::Mode::Inc, tail), {gradient::zeros_like(init), window});
+  }
+  for (size_t i = 0; i < summed.size(); ++i)
+    result[F.first_non_sequence_input() + summed[i]] = row(outs[out_pos + i], -1);
+  const size_t acc_base = B.states.size();
+  for (size_t a = 0; a < accumulated.size(); ++a) result[F.first_sequence_input() + accumulated[a]] = outs[acc_base + a];
+  return result;
+}
+
+}  // namespace tgc
