@@ -38,6 +38,7 @@ struct Expr {
     Attribute,  // items[0] . text
     Subscript,  // items[0] [ items[1], ... ]
     Slice,      // items[0]:items[1]:items[2], each possibly null (only inside a subscript)
+    Lambda,     // lambda params: items[0]
   };
 
   Kind kind;
@@ -56,6 +57,7 @@ struct Expr {
   Tok op = Tok::End;
   std::vector<ExprPtr> items;
   std::vector<Arg> args;
+  std::vector<std::string> params;  // Lambda
 };
 
 // `targets = value`, or (targets empty) a bare expression. Chained assignments

@@ -72,6 +72,7 @@ std::vector<Builtin> build_table() {
                    Family::Join, Family::Creation})
     families.emplace_back(f, tensor_builtins(f));
   for (Family f : {Family::Gradients, Family::Functions}) families.emplace_back(f, graph_builtins(f));
+  families.emplace_back(Family::Control, control_builtins());
   families.emplace_back(Family::Distributed, collective_builtins());
   std::vector<Builtin> table;
   for (auto& [family, rows] : families)
@@ -96,6 +97,7 @@ std::string family_title(Family f) {
     case Family::Creation: return "Symbolic creation";
     case Family::Gradients: return "Gradients";
     case Family::Functions: return "Functions and devices";
+    case Family::Control: return "Loops and branches";
     case Family::Distributed: return "Several processes: collectives and ranks";
   }
   return "";

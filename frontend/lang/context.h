@@ -2,10 +2,13 @@
 // limits it was loaded with, where load() looks for files, and the default random stream.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "frontend/lang/source_text.h"
 #include "frontend/lang/tg_program.h"
+#include "frontend/lang/value.h"
 
 namespace tgc::lang {
 
@@ -20,6 +23,9 @@ struct Context {
   // Generators called without seed= draw from this stream, seeded with 0 so runs repeat.
   RandomState stream{0};
   TgProgram* program = nullptr;  // null when evaluating a lone value (eval_value)
+  // Calls a lambda with positional arguments (set by the evaluator: builtins such as scan()
+  // call the user's lambdas). `pos` is the call that errors point at.
+  std::function<Value(const Lambda& fn, const std::vector<Value>& args, Pos pos)> call_lambda;
 };
 
 }  // namespace tgc::lang

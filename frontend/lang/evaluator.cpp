@@ -92,6 +92,46 @@ void Evaluator::assign(const Expr& target, const Value& v) {
   for (size_t i = 0; i < target.items.size(); ++i) assign(*target.items[i], v.items()[i]);
 }
 
+Evaluator::Evaluator(Context& ctx) : ctx_(ctx) {
+  ctx_.call_lambda = [this](const Lambda& fn, const std::vector<Value>& args, Pos pos) {
+    return call_lambda(fn, args, pos);
+  };
+}
+
+Value Evaluator::call_lambda(const Lambda& fn, const std::vector<Value>& args, Pos pos) {
+  if (args.size() != fn.params.size())
+    throw ctx_.src.error(pos,
+                         fmt::format("the lambda takes {} argument{} but is called with {}", fn.params.size(),
+                                     fn.params.size() == 1 ? "" : "s", args.size()),
+                         "'" + fn.text + "'" +
+                             (fn.params.empty() ? "" : "; scan() passes each sequence's taps, then each fed-back result's, then the non-sequences"));
+  // A lambda that calls itself through a name would never end: stop at a depth no loop needs.
+  constexpr int kMaxLambdaDepth = 64;
+  if (lambda_depth_ >= kMaxLambdaDepth)
+    throw ctx_.src.error(pos, "lambdas call each other more than " + std::to_string(kMaxLambdaDepth) + " deep",
+                         "a lambda cannot call itself: .tg has no recursion");
+  // Parameters shadow the program's names while the body is evaluated, then the names return.
+  std::vector<std::pair<std::string, std::optional<Value>>> saved;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto it = names_.find(fn.params[i]);
+    saved.emplace_back(fn.params[i], it == names_.end() ? std::nullopt : std::optional<Value>(it->second));
+    names_[fn.params[i]] = args[i];
+  }
+  struct Restore {
+    Evaluator& ev;
+    std::vector<std::pair<std::string, std::optional<Value>>>& saved;
+    ~Restore() {
+      --ev.lambda_depth_;
+      for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+        if (it->second) ev.names_[it->first] = *it->second;
+        else ev.names_.erase(it->first);
+      }
+    }
+  } restore{*this, saved};
+  ++lambda_depth_;
+  return eval(*fn.body);
+}
+
 Value Evaluator::eval(const Expr& e, const std::string& bound_name) {
   switch (e.kind) {
     case Kind::Name: return name(e);
@@ -108,6 +148,13 @@ Value Evaluator::eval(const Expr& e, const std::string& bound_name) {
     case Kind::Subscript: return subscript(e);
     case Kind::Slice:
       throw ctx_.src.error(e.pos, "a slice is only allowed inside [...]", "e.g. x[1:3]");
+    case Kind::Lambda: {
+      auto fn = std::make_shared<Lambda>();
+      fn->params = e.params;
+      fn->body = e.items[0].get();
+      fn->text = std::string(ctx_.src.text().substr(e.begin, e.end - e.begin));
+      return Value(std::shared_ptr<const Lambda>(std::move(fn)));
+    }
   }
   return Value();
 }
@@ -147,6 +194,17 @@ Value Evaluator::call(const Expr& e, const std::string& bound_name) {
   std::shared_ptr<RandomState> rng;
   if (callee.kind == Kind::Name) {
     fn = find_builtin(callee.text);
+    if (auto it = names_.find(callee.text); it != names_.end() && it->second.is_lambda()) {
+      // A lambda bound to a name: f(x, h) with positional arguments.
+      const Value target = it->second;
+      std::vector<Value> values;
+      for (const Arg& a : e.args) {
+        if (!a.keyword.empty())
+          throw ctx_.src.error(a.keyword_pos, "a lambda takes positional arguments only", "pass them in order");
+        values.push_back(eval(*a.value));
+      }
+      return call_lambda(target.as_lambda(), values, e.pos);
+    }
     if (!fn) {
       if (names_.count(callee.text))
         throw ctx_.src.error(callee.pos, "'" + callee.text + "' is not a function",

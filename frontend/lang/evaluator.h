@@ -14,7 +14,7 @@ namespace tgc::lang {
 
 class Evaluator {
  public:
-  explicit Evaluator(Context& ctx) : ctx_(ctx) {}
+  explicit Evaluator(Context& ctx);
 
   // Runs every statement in order.
   void run(const Module& module);
@@ -32,6 +32,9 @@ class Evaluator {
   Value attribute(const Expr& e);
   Value subscript(const Expr& e);
   Value sequence(const Expr& e);
+  // Binds the parameters (shadowing names of the program while the body is evaluated).
+  Value call_lambda(const Lambda& fn, const std::vector<Value>& args, Pos pos);
+  int lambda_depth_ = 0;
 
   Context& ctx_;
   std::map<std::string, Value> names_;

@@ -24,8 +24,8 @@ bool is_keyword(const std::string& s) {
 std::string keyword_hint(const std::string& kw) {
   if (kw == "import" || kw == "from")
     return "a .tg file needs no imports: every builtin (exp, dot, grad, function, ...) is always available";
-  if (kw == "def" || kw == "lambda" || kw == "class" || kw == "return")
-    return "a .tg file describes graphs: it has no user-defined functions; write the expression out";
+  if (kw == "def" || kw == "class" || kw == "return")
+    return "a .tg file describes graphs: it has no def; a step of scan() is a lambda: lambda x, h: tanh(x + h)";
   if (kw == "for" || kw == "while" || kw == "break" || kw == "continue")
     return "a .tg file describes graphs: it has no loops; `tgc run FILE --iters N` calls a function N times";
   if (kw == "if" || kw == "elif" || kw == "else")
@@ -163,7 +163,7 @@ class Parser {
                          "the name goes on the left: y = f(x); to compare, use ==");
       case Kind::Int: case Kind::Float: case Kind::String: case Kind::Bool: case Kind::None:
         throw src_.error(e.pos, "cannot assign to a literal", "the name goes on the left: x = 1; to compare, use ==");
-      case Kind::Dict: case Kind::Unary: case Kind::Binary: case Kind::Slice:
+      case Kind::Dict: case Kind::Unary: case Kind::Binary: case Kind::Slice: case Kind::Lambda:
         throw src_.error(e.pos, "cannot assign to an expression", "the name goes on the left: y = a + b; to compare, use ==");
     }
   }
@@ -196,6 +196,7 @@ class Parser {
   }
 
   ExprPtr expr() {
+    if (at_name("lambda")) return lambda();
     ExprPtr e = comparison();
     if (cur().kind == Tok::Name && (cur().text == "and" || cur().text == "or"))
       throw src_.error(cur().pos, "'" + cur().text + "' is not an elementwise operator",
@@ -206,6 +207,27 @@ class Parser {
     if (at_name("for"))
       throw src_.error(cur().pos, "comprehensions are not supported", keyword_hint("for"));
     return e;
+  }
+
+  // lambda [name (',' name)*] ':' expr — a function literal (a step of scan()).
+  ExprPtr lambda() {
+    const Pos pos = cur().pos;
+    ++i_;  // lambda
+    ExprPtr e = node(Kind::Lambda, pos, pos);
+    while (cur().kind != Tok::Colon) {
+      if (cur().kind != Tok::Name || is_keyword(cur().text))
+        unexpected("a parameter name or ':'", "a lambda reads: lambda x, h: tanh(x + h)");
+      for (const std::string& p : e->params)
+        if (p == cur().text) throw src_.error(cur().pos, "parameter '" + p + "' is listed twice", "name each parameter once");
+      e->params.push_back(cur().text);
+      ++i_;
+      if (cur().kind == Tok::Comma) ++i_;
+      else if (cur().kind != Tok::Colon) unexpected("',' or ':'", "a lambda reads: lambda x, h: tanh(x + h)");
+    }
+    ++i_;  // :
+    if (!starts_expression()) unexpected("the lambda's body", "a lambda reads: lambda x, h: tanh(x + h)");
+    e->items.push_back(expr());
+    return finish(std::move(e));
   }
 
   static bool is_comparison(Tok t) {

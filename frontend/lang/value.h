@@ -19,11 +19,24 @@ struct FunctionRef {
   int index = 0;
 };
 struct Sequence;
+struct Expr;
+// A lambda: its parameters and body, read from the program's syntax tree (alive while the
+// program is evaluated, which is when a lambda can be called).
+struct Lambda {
+  std::vector<std::string> params;
+  const Expr* body = nullptr;
+  std::string text;  // as written, for messages
+};
+// until(cond): what a scan step returns beside its results to stop the loop.
+struct Until {
+  Var condition;
+};
 
 class Value {
  public:
   using Data = std::variant<NoneValue, bool, int64_t, double, std::string, Var, Tensor,
-                            std::shared_ptr<const Sequence>, std::shared_ptr<RandomState>, FunctionRef>;
+                            std::shared_ptr<const Sequence>, std::shared_ptr<RandomState>, FunctionRef,
+                            std::shared_ptr<const Lambda>, Until>;
 
   Value() = default;
   Value(bool b) : data_(b) {}                      // NOLINT: implicit by design
@@ -36,6 +49,8 @@ class Value {
   Value(Tensor t) : data_(std::move(t)) {}         // NOLINT
   Value(std::shared_ptr<RandomState> r) : data_(std::move(r)) {}  // NOLINT
   Value(FunctionRef f) : data_(f) {}               // NOLINT
+  Value(std::shared_ptr<const Lambda> l) : data_(std::move(l)) {}  // NOLINT
+  Value(Until u) : data_(std::move(u)) {}          // NOLINT
   static Value list(std::vector<Value> items);
   static Value tuple(std::vector<Value> items);
   static Value vars(const std::vector<Var>& vars);  // a list
@@ -55,6 +70,8 @@ class Value {
   bool is_tuple() const;
   bool is_rng() const { return holds<std::shared_ptr<RandomState>>(); }
   bool is_function() const { return holds<FunctionRef>(); }
+  bool is_lambda() const { return holds<std::shared_ptr<const Lambda>>(); }
+  bool is_until() const { return holds<Until>(); }
 
   bool as_bool() const { return std::get<bool>(data_); }
   int64_t as_int() const { return is_bool() ? static_cast<int64_t>(as_bool()) : std::get<int64_t>(data_); }
@@ -65,6 +82,8 @@ class Value {
   const std::vector<Value>& items() const;
   const std::shared_ptr<RandomState>& as_rng() const { return std::get<std::shared_ptr<RandomState>>(data_); }
   FunctionRef as_function() const { return std::get<FunctionRef>(data_); }
+  const Lambda& as_lambda() const { return *std::get<std::shared_ptr<const Lambda>>(data_); }
+  const Until& as_until() const { return std::get<Until>(data_); }
 
   // How messages name the value: "an integer", "a symbolic float32 matrix (?, 784)".
   std::string describe() const;
