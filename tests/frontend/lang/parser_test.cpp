@@ -46,6 +46,11 @@ std::string sexpr(const Expr& e) {
     case K::Attribute: return sexpr(*e.items[0]) + "." + e.text;
     case K::Subscript: return sexpr(*e.items[0]) + "[" + items(1, ", ") + "]";
     case K::Slice: return items(0, ":");
+    case K::Lambda: {
+      std::string params;
+      for (const std::string& p : e.params) params += (params.empty() ? "" : " ") + p;
+      return "(lambda (" + params + ") " + sexpr(*e.items[0]) + ")";
+    }
   }
   return "?";
 }
@@ -59,6 +64,12 @@ TEST(Parser, PowerBindsTighterThanUnaryMinusOnItsLeft) {
   EXPECT_EQ(parse("-x**2"), "(- (** x 2))");
   EXPECT_EQ(parse("2**-1"), "(** 2 (- 1))");
   EXPECT_EQ(parse("-2**-x**2"), "(- (** 2 (- (** x 2))))");
+}
+
+TEST(Parser, LambdaTakesTheLoosestBinding) {
+  EXPECT_EQ(parse("lambda x, h: h + x * 2"), "(lambda (x h) (+ h (* x 2)))");
+  EXPECT_EQ(parse("f(lambda: 1, 2)"), "f((lambda () 1) 2)");
+  EXPECT_EQ(parse("lambda a: (a, a)"), "(lambda (a) (a a ,))");
 }
 
 TEST(Parser, PowerIsRightAssociative) { EXPECT_EQ(parse("a**b**c"), "(** a (** b c))"); }
