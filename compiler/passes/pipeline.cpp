@@ -17,6 +17,7 @@
 #include "compiler/passes/softmax_cross_entropy.h"
 #include "compiler/passes/sparse_update.h"
 #include "compiler/passes/specialize.h"
+#include "compiler/scan/scan_rewrites.h"
 #include "runtime/error.h"
 #include "runtime/suggest.h"
 
@@ -40,6 +41,10 @@ std::vector<PassInfo> fast_run_passes() {
       {"constant_fold", "canonicalize", constant_fold, "what needs no input is computed once, here, not on every call"},
       {"canonicalize", "canonicalize", canonicalize, "algebraic and shape identities to one normal form", canonicalize_rules},
       {"remerge", "canonicalize", merge, "canonicalize makes new duplicates (x*1 and x become one reader's input)"},
+      // --- loops ---
+      {"scan_prune", "loops", scan_prune, "a loop computes only the results something reads (a gradient loop drops the input gradients nobody asked for)"},
+      {"scan_vectorize", "loops", scan_vectorize, "a loop of independent elementwise steps is that elementwise computation on the whole sequences"},
+      {"scan_save_memory", "loops", scan_save_memory, "a state read only at its last rows keeps those rows, not every step's"},
       // --- stabilize ---
       {"stabilize", "stabilize", stabilize, "finite where the naive formula overflows: sigmoid, softplus, log1p, logsumexp, log-add-exp and log1mexp forms", stabilize_rules},
       // --- float32 ---

@@ -14,7 +14,7 @@
 
 namespace tgc {
 
-// The phases, in the order they run: canonicalize -> stabilize -> float32 -> specialize ->
+// The phases, in the order they run: canonicalize -> loops -> stabilize -> float32 -> specialize ->
 // fusion -> inplace -> memory (memory planning happens when the graph is linked; its entry
 // in the table is how optimizer_excluding and the docs reach it).
 struct PassInfo {

@@ -29,8 +29,8 @@ TEST(Pipeline, NoneRunsOnlyPlacementAndFastCompileIsASubsetOfFastRun) {
 }
 
 TEST(Pipeline, PhasesRunInTheDesignedOrder) {
-  const std::vector<std::string> order = {"canonicalize", "stabilize", "float32", "specialize",
-                                          "fusion",       "placement", "inplace",  "memory"};
+  const std::vector<std::string> order = {"canonicalize", "loops",     "stabilize", "float32", "specialize",
+                                          "fusion",       "placement", "inplace",   "memory"};
   size_t at = 0;
   for (const PassInfo& p : pipeline("fast_run")) {
     size_t phase = std::find(order.begin(), order.end(), std::string(p.phase)) - order.begin();

@@ -8,6 +8,7 @@
 
 #include "backends/backend_registry.h"
 #include "compiler/scan/scan_op.h"
+#include "ops/core/graph.h"
 #include "ops/core/node.h"
 #include "support/catch_error.h"
 
@@ -168,6 +169,42 @@ TEST(Scan, NestedLoops) {
               (std::vector<double>{3, 10}))
         << backend;
   }
+}
+
+std::vector<const ScanOp*> loops_of(const Function& f) {
+  std::vector<const ScanOp*> out;
+  for (Node* n : f.graph().toposort())
+    if (auto* op = dynamic_cast<const ScanOp*>(&n->op())) out.push_back(op);
+  return out;
+}
+
+TEST(Scan, OptimizerPrunesUnusedResultsKeepsOnlyLastRowsAndVectorizesIndependentSteps) {
+  Var x = tensor3("x", DType::Float64), h0 = matrix("h0", DType::Float64), w = matrix("w", DType::Float64);
+  ScanResult r = scan([&](const std::vector<Var>& a) { return ScanStep{tanh(dot(a[0], w) + a[1])}; }, {x}, {OutputInfo(h0)});
+  // Only the weights' gradient: the backward loop drops the gradient of x.
+  Function gw = function({x, h0, w}, {grad(r[0].sum(), w)});
+  std::vector<const ScanOp*> loops = loops_of(gw);
+  ASSERT_EQ(loops.size(), 2u);
+  for (const ScanOp* op : loops) EXPECT_TRUE(op->spec().accumulations.empty()) << op->name();
+  // Only the last state: the loop keeps one row, not every step's.
+  Function last = function({x, h0, w}, {r[0][-1]});
+  loops = loops_of(last);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_FALSE(loops[0]->spec().states[0].keep_history);
+  RandomState rng(3);
+  Tensor xv = values(rng, {4, 2, 3}), hv = values(rng, {2, 3}), wv = values(rng, {3, 3});
+  Function all = function({x, h0, w}, {r[0]});
+  Tensor full = all(xv, hv, wv)[0].copy();
+  expect_near(last(xv, hv, wv)[0], full.view({2, 3}, {3, 1}, 18));
+  // Independent elementwise steps: no loop left.
+  Var v = matrix("v", DType::Float64), c = vector("c", DType::Float64);
+  ScanResult ew = scan([](const std::vector<Var>& a) { return ScanStep{exp(a[0]) * a[1] + 1.0}; }, {v}, {}, {c});
+  Function vec = function({v, c}, {ew[0]});
+  EXPECT_TRUE(loops_of(vec).empty());
+  Tensor vv = values(rng, {5, 3}), cv = values(rng, {3});
+  ForcedBackendForTests ref("reference");
+  Function as_loop = function({v, c}, {ew[0]}, {}, {.config = {{"optimizer", "none"}}});
+  expect_near(vec(vv, cv)[0], as_loop(vv, cv)[0], 1e-12);
 }
 
 TEST(Scan, ErrorsNameTheLoopAndSayWhatToDo) {

@@ -48,6 +48,8 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"all_reduce", "all_reduce(x, op='mean')"}, {"all_gather", "all_gather(m, axis=1)"},
       {"reduce_scatter", "reduce_scatter(x)"}, {"broadcast", "broadcast(x)"}, {"rank", "rank()"},
       {"world_size", "world_size()"}, {"local_rank", "local_rank()"},
+      {"scan", "scan(lambda a, acc: acc + a, sequences=[x], outputs_info=[zeros_like(x[0])])"},
+      {"until", "until(x[0] > 0)"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;

@@ -1,0 +1,321 @@
+// scan_prune, scan_save_memory and scan_vectorize (compiler/scan/scan_rewrites.h).
+#include "compiler/scan/scan_rewrites.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/scan/scan_op.h"
+#include "ops/core/apply.h"
+#include "ops/core/node.h"
+#include "ops/elemwise/elemwise.h"
+#include "ops/subtensor/subtensor.h"
+
+namespace tgc {
+
+namespace {
+
+const ScanOp* scan_of(const Node& n) { return dynamic_cast<const ScanOp*>(&n.op()); }
+
+// The placeholders the given inner results read.
+std::unordered_set<const Variable*> placeholders_read(const std::vector<VarPtr>& results) {
+  std::unordered_set<const Variable*> read, seen;
+  std::vector<const Variable*> stack;
+  for (const VarPtr& r : results) stack.push_back(r.get());
+  while (!stack.empty()) {
+    const Variable* v = stack.back();
+    stack.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (v->kind() == Variable::Kind::Input) read.insert(v);
+    if (v->owner())
+      for (const VarPtr& in : v->owner()->inputs()) stack.push_back(in.get());
+  }
+  return read;
+}
+
+bool is_output(const Graph& g, const Variable* v) {
+  for (const VarPtr& o : g.outputs())
+    if (o.get() == v) return true;
+  return false;
+}
+
+// Whether every reader of `v` reads only its last `k` rows: Subtensor{-j}, 1 <= j <= k.
+bool read_at_last_rows(const Variable* v, int64_t k,
+                       const std::unordered_map<const Variable*, std::vector<std::pair<Node*, int>>>& clients) {
+  auto it = clients.find(v);
+  if (it == clients.end() || it->second.empty()) return false;
+  for (const auto& [n, pos] : it->second) {
+    const auto* sub = dynamic_cast<const Subtensor*>(&n->op());
+    if (!sub || pos != 0 || sub->spec().entries.size() != 1) return false;
+    const IndexEntry& e = sub->spec().entries[0];
+    if (e.kind != IndexEntry::Kind::Int || e.index >= 0 || e.index < -k) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool scan_prune(Graph& graph, const PassContext& /*ctx*/) {
+  bool changed = false;
+  for (Node* node : graph.toposort()) {
+    const ScanOp* op = scan_of(*node);
+    if (!op) continue;
+    const ScanSpec& spec = op->spec();
+    const auto clients = graph.clients();
+    auto used = [&](int k) {
+      const Variable* v = node->output_raw(k);
+      auto it = clients.find(v);
+      return (it != clients.end() && !it->second.empty()) || is_output(graph, v);
+    };
+    const size_t S = spec.states.size(), A = spec.accumulations.size();
+    const int N = spec.num_outputs_per_step;
+    std::vector<bool> keep_state(S), keep_nit(N), keep_acc(A);
+    for (size_t s = 0; s < S; ++s) keep_state[s] = used(static_cast<int>(s));
+    for (int k = 0; k < N; ++k) keep_nit[k] = used(static_cast<int>(S) + k);
+    for (size_t a = 0; a < A; ++a) keep_acc[a] = used(static_cast<int>(S) + N + static_cast<int>(a));
+    // A kept result that reads a state's or an accumulation's rows keeps it: to a fixed point.
+    for (bool grew = true; grew;) {
+      grew = false;
+      std::vector<VarPtr> results;
+      for (size_t s = 0; s < S; ++s)
+        if (keep_state[s]) results.push_back(op->inner_outputs()[s]);
+      for (int k = 0; k < N; ++k)
+        if (keep_nit[k]) results.push_back(op->inner_outputs()[S + k]);
+      for (size_t a = 0; a < A; ++a)
+        if (keep_acc[a])
+          for (size_t j = 0; j < spec.accumulations[a].offsets.size(); ++j)
+            results.push_back(op->inner_outputs()[spec.inner_accumulation_output(static_cast<int>(a), static_cast<int>(j))]);
+      if (spec.has_until) results.push_back(op->inner_outputs().back());
+      const auto read = placeholders_read(results);
+      for (size_t s = 0; s < S; ++s)
+        for (size_t j = 0; j < spec.states[s].taps.size() && !keep_state[s]; ++j)
+          if (read.count(op->inner_inputs()[spec.inner_state_input(static_cast<int>(s), static_cast<int>(j))].get()))
+            keep_state[s] = grew = true;
+      for (size_t a = 0; a < A; ++a)
+        for (size_t j = 0; j < spec.accumulations[a].offsets.size() && !keep_acc[a]; ++j)
+          if (read.count(op->inner_inputs()[spec.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))].get()))
+            keep_acc[a] = grew = true;
+    }
+    bool all = true;
+    for (bool b : keep_state) all = all && b;
+    for (bool b : keep_nit) all = all && b;
+    for (bool b : keep_acc) all = all && b;
+    bool any = false;
+    for (bool b : keep_state) any = any || b;
+    for (bool b : keep_nit) any = any || b;
+    for (bool b : keep_acc) any = any || b;
+    if (all || !any) continue;  // nothing to drop; or nothing read (dead code goes with the node)
+
+    ScanSpec ns = spec;
+    ns.states.clear();
+    ns.accumulations.clear();
+    ns.num_outputs_per_step = 0;
+    std::vector<VarPtr> inner_in, inner_out, node_in;
+    const auto& ii = op->inner_inputs();
+    const auto& io = op->inner_outputs();
+    const auto& in = node->inputs();
+    // Node inputs and inner inputs in the layout's order, without the dropped groups.
+    for (int i = 0; i < spec.first_state_input(); ++i) node_in.push_back(in[i]);
+    for (size_t s = 0; s < spec.sequences.size(); ++s)
+      for (size_t j = 0; j < spec.sequences[s].offsets.size(); ++j)
+        inner_in.push_back(ii[spec.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))]);
+    for (size_t s = 0; s < S; ++s) {
+      if (!keep_state[s]) continue;
+      ns.states.push_back(spec.states[s]);
+      node_in.push_back(in[spec.first_state_input() + s]);
+      for (size_t j = 0; j < spec.states[s].taps.size(); ++j)
+        inner_in.push_back(ii[spec.inner_state_input(static_cast<int>(s), static_cast<int>(j))]);
+      inner_out.push_back(io[s]);
+    }
+    for (size_t a = 0; a < A; ++a)
+      if (keep_acc[a]) {
+        ns.accumulations.push_back(spec.accumulations[a]);
+        node_in.push_back(in[spec.first_accumulation_input() + a]);
+      }
+    for (int k = 0; k < spec.num_non_sequences; ++k) {
+      node_in.push_back(in[spec.first_non_sequence_input() + k]);
+      inner_in.push_back(ii[spec.inner_non_sequence_input(k)]);
+    }
+    for (size_t a = 0; a < A; ++a)
+      if (keep_acc[a])
+        for (size_t j = 0; j < spec.accumulations[a].offsets.size(); ++j)
+          inner_in.push_back(ii[spec.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))]);
+    for (int k = 0; k < N; ++k)
+      if (keep_nit[k]) {
+        inner_out.push_back(io[S + k]);
+        ++ns.num_outputs_per_step;
+      }
+    for (size_t a = 0; a < A; ++a)
+      if (keep_acc[a])
+        for (size_t j = 0; j < spec.accumulations[a].offsets.size(); ++j)
+          inner_out.push_back(io[spec.inner_accumulation_output(static_cast<int>(a), static_cast<int>(j))]);
+    if (spec.has_until) inner_out.push_back(io.back());
+
+    auto pruned = std::make_shared<ScanOp>(ns, inner_in, inner_out);
+    std::vector<VarPtr> outs = tgc::apply(pruned, node_in);
+    int next = 0;
+    for (size_t s = 0; s < S; ++s)
+      if (keep_state[s]) graph.replace(node->output_raw(static_cast<int>(s)), outs[next++]);
+    for (int k = 0; k < N; ++k)
+      if (keep_nit[k]) graph.replace(node->output_raw(static_cast<int>(S) + k), outs[next++]);
+    for (size_t a = 0; a < A; ++a)
+      if (keep_acc[a]) graph.replace(node->output_raw(static_cast<int>(S) + N + static_cast<int>(a)), outs[next++]);
+    changed = true;
+  }
+  return changed;
+}
+
+// h[k:][-j] (the user's result without the k initial rows, at its last rows) read as h[-j].
+// They differ only after zero steps, where the first raises and the second reads the last
+// initial row: the value the loop leaves (docs/control-flow.md#scan).
+bool skip_initial_rows(Graph& graph, Node* loop) {
+  const ScanOp* op = scan_of(*loop);
+  bool changed = false;
+  auto clients = graph.clients();
+  for (size_t s = 0; s < op->spec().states.size(); ++s) {
+    auto it = clients.find(loop->output_raw(static_cast<int>(s)));
+    if (it == clients.end()) continue;
+    for (const auto& [n, pos] : it->second) {
+      const auto* sub = dynamic_cast<const Subtensor*>(&n->op());
+      if (!sub || sub->spec().entries.size() != 1) continue;
+      const IndexEntry& e = sub->spec().entries[0];
+      if (e.kind != IndexEntry::Kind::Slice || e.start != op->spec().states[s].window() || e.stop || e.step) continue;
+      auto readers = clients.find(n->output_raw(0));
+      if (readers == clients.end()) continue;
+      for (const auto& [r, rpos] : readers->second) {
+        const auto* last = dynamic_cast<const Subtensor*>(&r->op());
+        if (!last || rpos != 0 || last->spec().entries.size() != 1) continue;
+        const IndexEntry& le = last->spec().entries[0];
+        if (le.kind != IndexEntry::Kind::Int || le.index >= 0) continue;
+        graph.replace(r->output_raw(0), apply1(r->op_ptr(), {loop->output(static_cast<int>(s))}));
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+bool scan_save_memory(Graph& graph, const PassContext& /*ctx*/) {
+  bool changed = false;
+  for (Node* node : graph.toposort()) {
+    const ScanOp* op = scan_of(*node);
+    if (!op) continue;
+    changed = skip_initial_rows(graph, node) || changed;
+    const auto clients = graph.clients();
+    ScanSpec ns = op->spec();
+    bool any = false;
+    for (size_t s = 0; s < ns.states.size(); ++s) {
+      ScanState& st = ns.states[s];
+      const Variable* h = node->output_raw(static_cast<int>(s));
+      if (!st.keep_history || is_output(graph, h) || !read_at_last_rows(h, st.window(), clients)) continue;
+      st.keep_history = false;
+      any = true;
+    }
+    if (!any) continue;
+    std::vector<VarPtr> outs = tgc::apply(op->with_spec(ns), node->inputs());
+    for (int k = 0; k < node->num_outputs(); ++k) graph.replace(node->output_raw(k), outs[k]);
+    changed = true;
+  }
+  return changed;
+}
+
+bool scan_vectorize(Graph& graph, const PassContext& /*ctx*/) {
+  bool changed = false;
+  for (Node* node : graph.toposort()) {
+    const ScanOp* op = scan_of(*node);
+    if (!op) continue;
+    const ScanSpec& spec = op->spec();
+    // Steps independent of each other, over one sequence read at t (or several of one known
+    // length), all of it: then step t's results are row t of the same computation on the
+    // whole sequences.
+    if (!spec.states.empty() || !spec.accumulations.empty() || spec.has_until || spec.n_steps_input ||
+        spec.n_steps || spec.steps_from_input >= 0 || spec.truncate >= 0 || spec.sequences.empty() || spec.reverse)
+      continue;
+    bool ok = true;
+    int64_t length = kUnknownDim;
+    int row_rank = -1;
+    for (size_t s = 0; s < spec.sequences.size() && ok; ++s) {
+      ok = spec.sequences[s].offsets == std::vector<int>{0};
+      const Type& t = node->inputs()[spec.first_sequence_input() + s]->type();
+      if (row_rank < 0) row_rank = t.ndim() - 1;
+      ok = ok && t.ndim() - 1 == row_rank;
+      if (spec.sequences.size() > 1) {
+        ok = ok && t.shape[0] != kUnknownDim && (length == kUnknownDim || length == t.shape[0]);
+        length = t.shape[0];
+      }
+    }
+    if (!ok) continue;
+    std::unordered_map<const Variable*, VarPtr> outer;  // inner variable -> whole-sequence one
+    std::unordered_set<const Variable*> per_step;       // inner variables that vary with t
+    for (size_t s = 0; s < spec.sequences.size(); ++s) {
+      const Variable* p = op->inner_inputs()[spec.inner_sequence_input(static_cast<int>(s), 0)].get();
+      outer[p] = node->inputs()[spec.first_sequence_input() + s];
+      per_step.insert(p);
+    }
+    for (int k = 0; k < spec.num_non_sequences; ++k) {
+      const VarPtr& p = op->inner_inputs()[spec.inner_non_sequence_input(k)];
+      if (p->type().ndim() > row_rank) ok = false;  // would not broadcast against the rows' leading axis
+      outer[p.get()] = node->inputs()[spec.first_non_sequence_input() + k];
+    }
+    std::vector<Node*> order;
+    {
+      // The step's nodes in order (constants and placeholders are roots).
+      std::unordered_set<const Node*> seen;
+      std::vector<std::pair<const Node*, bool>> stack;
+      for (const VarPtr& r : op->inner_outputs())
+        if (r->owner()) stack.push_back({r->owner(), false});
+      while (!stack.empty() && ok) {
+        auto [n, expanded] = stack.back();
+        stack.pop_back();
+        if (expanded) {
+          order.push_back(const_cast<Node*>(n));
+          continue;
+        }
+        if (!seen.insert(n).second) continue;
+        stack.push_back({n, true});
+        for (const VarPtr& in : n->inputs())
+          if (in->owner() && !seen.count(in->owner())) stack.push_back({in->owner(), false});
+      }
+    }
+    for (Node* n : order) {
+      if (!dynamic_cast<const Elemwise*>(&n->op())) ok = false;
+      for (int k = 0; k < n->num_outputs() && ok; ++k) ok = n->output_raw(k)->type().ndim() <= row_rank;
+      for (const VarPtr& in : n->inputs())
+        if (in->kind() == Variable::Kind::Constant && in->type().ndim() > row_rank) ok = false;
+    }
+    for (const VarPtr& r : op->inner_outputs()) {
+      ok = ok && r->type().ndim() == row_rank;
+      // A result must vary with t (else it would lack the steps' axis): checked below.
+    }
+    if (!ok) continue;
+    for (Node* n : order) {
+      std::vector<VarPtr> ins;
+      bool varies = false;
+      for (const VarPtr& in : n->inputs()) {
+        auto it = outer.find(in.get());
+        ins.push_back(it != outer.end() ? it->second : in);
+        varies = varies || per_step.count(in.get());
+      }
+      std::vector<VarPtr> outs = tgc::apply(n->op_ptr(), ins);
+      for (int k = 0; k < n->num_outputs(); ++k) {
+        outer[n->output_raw(k)] = outs[k];
+        if (varies) per_step.insert(n->output_raw(k));
+      }
+    }
+    for (const VarPtr& r : op->inner_outputs()) ok = ok && per_step.count(r.get()) && outer.count(r.get());
+    if (!ok) continue;
+    for (int k = 0; k < spec.num_outputs_per_step; ++k) {
+      VarPtr v = outer.at(op->inner_outputs()[k].get());
+      if (!interchangeable(node->output_raw(k)->type(), v->type())) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    for (int k = 0; k < spec.num_outputs_per_step; ++k)
+      graph.replace(node->output_raw(k), outer.at(op->inner_outputs()[k].get()));
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace tgc

@@ -1,0 +1,22 @@
+// The optimizer's passes over loops (docs/optimizations.md#loops):
+//   scan_prune: a loop computes only the results something reads — a gradient loop whose
+//     sequence gradient nobody asked for (an input's gradient when only the weights' are
+//     wanted) drops it and the products that made it; a result another kept result reads
+//     through its taps stays.
+//   scan_save_memory: a state whose history is read only at its last rows (h[-1], the value
+//     after the loop, an update's) keeps a window of those rows instead of every step's.
+//   scan_vectorize: a loop whose steps do not depend on each other (no state, no until) and
+//     whose step is elementwise becomes that elementwise computation on the whole sequences.
+// Run after grad() built the gradient loops: the histories a gradient reads are clients.
+#pragma once
+
+#include "compiler/passes/pass_context.h"
+#include "ops/core/graph.h"
+
+namespace tgc {
+
+bool scan_prune(Graph& graph, const PassContext& ctx);
+bool scan_save_memory(Graph& graph, const PassContext& ctx);
+bool scan_vectorize(Graph& graph, const PassContext& ctx);
+
+}  // namespace tgc
