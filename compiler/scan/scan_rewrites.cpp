@@ -7,7 +7,11 @@
 #include "compiler/scan/scan_op.h"
 #include "ops/core/apply.h"
 #include "ops/core/node.h"
+#include "ops/blas/dot.h"
 #include "ops/elemwise/elemwise.h"
+#include "ops/gradient/sum_to_like.h"
+#include "ops/shape/dimshuffle.h"
+#include "ops/shape/flatten.h"
 #include "ops/subtensor/subtensor.h"
 
 namespace tgc {
@@ -59,6 +63,8 @@ bool scan_prune(Graph& graph, const PassContext& /*ctx*/) {
   for (Node* node : graph.toposort()) {
     const ScanOp* op = scan_of(*node);
     if (!op) continue;
+    // Replacing its outputs may drop the node's last reader: it stays alive until done here.
+    const std::shared_ptr<Node> alive = node->shared_from_this();
     const ScanSpec& spec = op->spec();
     const auto clients = graph.clients();
     auto used = [&](int k) {
@@ -199,6 +205,8 @@ bool scan_save_memory(Graph& graph, const PassContext& /*ctx*/) {
   for (Node* node : graph.toposort()) {
     const ScanOp* op = scan_of(*node);
     if (!op) continue;
+    // Replacing its outputs may drop the node's last reader: it stays alive until done here.
+    const std::shared_ptr<Node> alive = node->shared_from_this();
     changed = skip_initial_rows(graph, node) || changed;
     const auto clients = graph.clients();
     ScanSpec ns = op->spec();
@@ -223,6 +231,8 @@ bool scan_vectorize(Graph& graph, const PassContext& /*ctx*/) {
   for (Node* node : graph.toposort()) {
     const ScanOp* op = scan_of(*node);
     if (!op) continue;
+    // Replacing its outputs may drop the node's last reader: it stays alive until done here.
+    const std::shared_ptr<Node> alive = node->shared_from_this();
     const ScanSpec& spec = op->spec();
     // Steps independent of each other, over one sequence read at t (or several of one known
     // length), all of it: then step t's results are row t of the same computation on the
@@ -315,6 +325,130 @@ bool scan_vectorize(Graph& graph, const PassContext& /*ctx*/) {
       graph.replace(node->output_raw(k), outer.at(op->inner_outputs()[k].get()));
     changed = true;
   }
+  return changed;
+}
+
+namespace {
+
+// a, b when `v` is dot(a.T, b) with a and b matrices (looking through a sum_to_like, which a
+// product of the right shape passes unchanged).
+std::optional<std::pair<VarPtr, VarPtr>> transposed_product(const VarPtr& v) {
+  const Node* n = v->owner();
+  if (n && dynamic_cast<const SumToLike*>(&n->op())) n = n->inputs()[0]->owner();
+  if (!n || !dynamic_cast<const Dot*>(&n->op())) return std::nullopt;
+  const Node* t = n->inputs()[0]->owner();
+  const auto* ds = t ? dynamic_cast<const DimShuffle*>(&t->op()) : nullptr;
+  if (!ds || ds->pattern() != std::vector<int>{1, 0}) return std::nullopt;
+  const VarPtr& a = t->inputs()[0];
+  const VarPtr& b = n->inputs()[1];
+  if (a->type().ndim() != 2 || b->type().ndim() != 2 || a->type().dtype != b->type().dtype) return std::nullopt;
+  return std::make_pair(a, b);
+}
+
+// How many times the inner graph of `results` reads `p`.
+int reads_of(const std::vector<VarPtr>& results, const Variable* p) {
+  int count = 0;
+  std::unordered_set<const Node*> seen;
+  std::vector<const Variable*> stack;
+  for (const VarPtr& r : results) {
+    if (r.get() == p) ++count;
+    stack.push_back(r.get());
+  }
+  while (!stack.empty()) {
+    const Variable* v = stack.back();
+    stack.pop_back();
+    const Node* n = v->owner();
+    if (!n || !seen.insert(n).second) continue;
+    for (const VarPtr& in : n->inputs()) {
+      if (in.get() == p) ++count;
+      stack.push_back(in.get());
+    }
+  }
+  return count;
+}
+
+// (rows, m, k) stacked per-step matrices as one (k, rows * m) matrix: every step's columns.
+VarPtr steps_as_columns(const VarPtr& stacked) {
+  VarPtr moved = apply1(std::make_shared<DimShuffle>(std::vector<int>{2, 0, 1}), {stacked});
+  return apply1(std::make_shared<Flatten>(2), {moved});
+}
+
+}  // namespace
+
+namespace {
+
+// One sum pushed out of one loop; false when no loop has one left.
+bool pushout_one_sum(Graph& graph) {
+  for (Node* node : graph.toposort()) {
+    const ScanOp* op = scan_of(*node);
+    if (!op) continue;
+    // Replacing its outputs may drop the node's last reader: it stays alive until done here.
+    const std::shared_ptr<Node> alive = node->shared_from_this();
+    const ScanSpec& spec = op->spec();
+    if (spec.truncate >= 0 || spec.has_until) continue;
+    const auto clients = graph.clients();
+    const size_t S = spec.states.size();
+    const size_t N = static_cast<size_t>(spec.num_outputs_per_step);
+    for (size_t s = 0; s < S; ++s) {
+      const ScanState& st = spec.states[s];
+      if (st.keep_history || st.taps != std::vector<int>{-1} || !st.init_is_single) continue;
+      const VarPtr& p = op->inner_inputs()[spec.inner_state_input(static_cast<int>(s), 0)];
+      const Node* add = op->inner_outputs()[s]->owner();
+      const auto* ew = add ? dynamic_cast<const Elemwise*>(&add->op()) : nullptr;
+      if (!ew || ew->kind() != ScalarOpKind::Add || add->inputs().size() != 2) continue;
+      const int at = add->inputs()[0] == p ? 0 : add->inputs()[1] == p ? 1 : -1;
+      if (at < 0 || reads_of(op->inner_outputs(), p.get()) != 1) continue;
+      auto ab = transposed_product(add->inputs()[1 - at]);
+      if (!ab || ab->first->type().dtype != p->type().dtype || p->type().ndim() != 2) continue;
+      const Variable* window = node->output_raw(static_cast<int>(s));
+      if (is_output(graph, window) || !read_at_last_rows(window, 1, clients)) continue;
+
+      // The loop without this state, with a and b as per-step outputs after the others.
+      ScanSpec ns = spec;
+      ns.states.erase(ns.states.begin() + static_cast<long>(s));
+      ns.num_outputs_per_step += 2;
+      const auto& ii = op->inner_inputs();
+      const auto& io = op->inner_outputs();
+      std::vector<VarPtr> inner_in, inner_out, node_in;
+      for (size_t i = 0; i < ii.size(); ++i)
+        if (static_cast<int>(i) != spec.inner_state_input(static_cast<int>(s), 0)) inner_in.push_back(ii[i]);
+      for (size_t i = 0; i < S; ++i)
+        if (i != s) inner_out.push_back(io[i]);
+      for (size_t k = 0; k < N; ++k) inner_out.push_back(io[S + k]);
+      inner_out.push_back(ab->first);
+      inner_out.push_back(ab->second);
+      for (size_t i = S + N; i < io.size(); ++i) inner_out.push_back(io[i]);
+      const int dropped = spec.first_state_input() + static_cast<int>(s);
+      for (size_t i = 0; i < node->inputs().size(); ++i)
+        if (static_cast<int>(i) != dropped) node_in.push_back(node->inputs()[i]);
+      if (ns.steps_from_input > dropped) --ns.steps_from_input;
+      std::vector<VarPtr> outs = tgc::apply(std::make_shared<ScanOp>(ns, inner_in, inner_out), node_in);
+
+      // The sum over the steps: one product outside the loop, plus the initial value.
+      const size_t first_new = (S - 1) + N;
+      VarPtr a_cols = steps_as_columns(outs[first_new]);
+      VarPtr b_rows = apply1(std::make_shared<DimShuffle>(std::vector<int>{1, 0}), {steps_as_columns(outs[first_new + 1])});
+      VarPtr product = apply1(std::make_shared<Dot>(), {a_cols, b_rows});
+      const VarPtr& init = node->inputs()[dropped];
+      VarPtr total = apply1(add->op_ptr(), at == 0 ? std::vector<VarPtr>{init, product} : std::vector<VarPtr>{product, init});
+      for (const auto& [reader, pos] : clients.at(window)) graph.replace(reader->output_raw(0), total);
+      for (size_t k = 0; k < static_cast<size_t>(node->num_outputs()); ++k) {
+        if (k == s) continue;
+        const size_t to = k < S ? (k < s ? k : k - 1) : k < S + N ? k - 1 : k + 1;
+        graph.replace(node->output_raw(static_cast<int>(k)), outs[to]);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool scan_pushout_sums(Graph& graph, const PassContext& /*ctx*/) {
+  bool changed = false;
+  // Each rewrite replaces a loop node; a few sums per loop at most.
+  for (int round = 0; round < 64 && pushout_one_sum(graph); ++round) changed = true;
   return changed;
 }
 

@@ -5,6 +5,9 @@
 //     through its taps stays.
 //   scan_save_memory: a state whose history is read only at its last rows (h[-1], the value
 //     after the loop, an update's) keeps a window of those rows instead of every step's.
+//   scan_pushout_sums: a state that only sums dot(a[t].T, b[t]) over the steps (a weight's
+//     gradient in a gradient loop) becomes per-step outputs a and b and one product of the
+//     stacked matrices after the loop: one large product instead of n small ones.
 //   scan_vectorize: a loop whose steps do not depend on each other (no state, no until) and
 //     whose step is elementwise becomes that elementwise computation on the whole sequences.
 // Run after grad() built the gradient loops: the histories a gradient reads are clients.
@@ -18,5 +21,6 @@ namespace tgc {
 bool scan_prune(Graph& graph, const PassContext& ctx);
 bool scan_save_memory(Graph& graph, const PassContext& ctx);
 bool scan_vectorize(Graph& graph, const PassContext& ctx);
+bool scan_pushout_sums(Graph& graph, const PassContext& ctx);
 
 }  // namespace tgc

@@ -51,9 +51,12 @@ ThunkFn make_loop_thunk(const Node& node, const LoopCompileContext& context) {
   optimize(inner->graph, ctx);
   LoopCompileContext nested = context;
   nested.pass_context = &ctx;
+  // Inside a loop every step keeps its intermediates' buffers for the next step (allow_gc off):
+  // a step allocates nothing after the first, and a recorded call holds one step's worth of
+  // intermediates rather than one per step. Each step's results are copied out of them.
   LinkOptions lo;
   lo.plan_memory = context.plan_memory;
-  lo.allow_gc = context.allow_gc;
+  lo.allow_gc = false;
   lo.device_backend = device_backend;
   lo.loops = &nested;
   inner->linked = link(inner->graph, *context.host_backend, lo);
@@ -64,8 +67,7 @@ ThunkFn make_loop_thunk(const Node& node, const LoopCompileContext& context) {
   std::vector<Type> per_step_types;
   for (int k = 0; k < spec.num_outputs_per_step; ++k)
     per_step_types.push_back(op.inner_outputs()[spec.states.size() + k]->type());
-  const bool allow_gc = context.allow_gc;
-  return [inner, spec, copier, device, per_step_types, allow_gc](const std::vector<Tensor>& inputs,
+  return [inner, spec, copier, device, per_step_types](const std::vector<Tensor>& inputs,
                                                                  std::vector<Tensor>& outputs) {
     const Program& prog = inner->linked.program;
     std::vector<Tensor> slots(prog.num_slots);
@@ -77,7 +79,7 @@ ThunkFn make_loop_thunk(const Node& node, const LoopCompileContext& context) {
     hooks.step = [&](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
       for (size_t i = 0; i < in.size(); ++i) slots[inner->linked.input_slots[i]] = in[i];
       ExecOptions eo;
-      eo.allow_gc = allow_gc;
+      eo.allow_gc = false;
       execute(prog, slots, eo, nullptr);
       for (size_t k = 0; k < out.size(); ++k) out[k] = slots[prog.output_slots[k]];
       // The step's inputs are views of the loop's buffers: not kept past the step.

@@ -18,7 +18,6 @@ struct LoopCompileContext {
   const Backend* device_backend = nullptr;  // null: the function runs on the host
   const PassContext* pass_context = nullptr;  // the function's (config, exclusions, placement)
   bool plan_memory = true;
-  bool allow_gc = true;
 };
 
 // Whether `node` is a loop whose thunk make_loop_thunk() makes (the linker asks).

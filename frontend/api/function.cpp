@@ -540,7 +540,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     // thread's call is recording there (docs/api.md#threads).
     std::unique_lock<DeviceWorkMutex> device_lock;
     if (device_mutex) device_lock = std::unique_lock<DeviceWorkMutex>(*device_mutex);
-    LoopCompileContext loops{backend.get(), device_backend.get(), &ctx, memory_plan_enabled(config), config.allow_gc};
+    LoopCompileContext loops{backend.get(), device_backend.get(), &ctx, memory_plan_enabled(config)};
     v->linked = link(v->graph, *backend,
                      LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs, &loops});
   }

@@ -186,6 +186,10 @@ TEST(Scan, OptimizerPrunesUnusedResultsKeepsOnlyLastRowsAndVectorizesIndependent
   std::vector<const ScanOp*> loops = loops_of(gw);
   ASSERT_EQ(loops.size(), 2u);
   for (const ScanOp* op : loops) EXPECT_TRUE(op->spec().accumulations.empty()) << op->name();
+  // The weight's gradient, a sum over the steps, is one product after the loop: the gradient
+  // loop carries only the state's gradient.
+  for (const ScanOp* op : loops)
+    if (op->spec().reverse) EXPECT_EQ(op->spec().states.size(), 1u) << op->name();
   // Only the last state: the loop keeps one row, not every step's.
   Function last = function({x, h0, w}, {r[0][-1]});
   loops = loops_of(last);
