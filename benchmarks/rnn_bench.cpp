@@ -67,5 +67,6 @@ int main(int argc, char** argv) {
              "\"ms\": {:.3f}, \"min_ms\": {:.3f}, \"first_call_s\": {:.3f}, \"loss\": {:.6f}, \"cuda_graph\": \"{}\"}}\n",
              global_config().device, H, T, B, per_step[per_step.size() / 2] * 1e3, per_step.front() * 1e3, first_call,
              last.to_host().astype(DType::Float64).item<double>(), step.cuda_graph_status());
+  if (!step.profile_report().empty()) fmt::print(stderr, "{}\n", step.profile_report());
   return 0;
 }

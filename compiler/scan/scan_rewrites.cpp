@@ -377,6 +377,26 @@ VarPtr steps_as_columns(const VarPtr& stacked) {
 
 namespace {
 
+// When `v` is the row t + o of the sequence whose length gives the number of steps (n = its
+// length - sub, a gradient loop's forward history), its values over the steps are the rows
+// [o, o + n) of that sequence: a slice, no per-step copy.
+VarPtr stacked_sequence_rows(const ScanOp& op, const Node& node, const VarPtr& v) {
+  const ScanSpec& spec = op.spec();
+  if (spec.steps_from_input < spec.first_sequence_input() || spec.steps_from_input >= spec.first_state_input())
+    return nullptr;
+  const int s = spec.steps_from_input - spec.first_sequence_input();
+  for (size_t j = 0; j < spec.sequences[s].offsets.size(); ++j) {
+    if (op.inner_inputs()[spec.inner_sequence_input(s, static_cast<int>(j))] != v) continue;
+    const int64_t o = spec.sequences[s].offsets[j];
+    const int64_t end_from_back = spec.steps_from_sub - o;  // rows after o + n
+    if (end_from_back < 0) return nullptr;
+    IndexSpec rows;
+    rows.entries.push_back(IndexEntry::slice(o, end_from_back == 0 ? std::nullopt : std::optional<int64_t>(-end_from_back)));
+    return apply1(std::make_shared<Subtensor>(rows), {node.inputs()[spec.steps_from_input]});
+  }
+  return nullptr;
+}
+
 // One sum pushed out of one loop; false when no loop has one left.
 bool pushout_one_sum(Graph& graph) {
   for (Node* node : graph.toposort()) {
@@ -403,38 +423,48 @@ bool pushout_one_sum(Graph& graph) {
       const Variable* window = node->output_raw(static_cast<int>(s));
       if (is_output(graph, window) || !read_at_last_rows(window, 1, clients)) continue;
 
-      // The loop without this state, with a and b as per-step outputs after the others.
+      // The loop without this state, with a and b as per-step outputs (a per-step output the
+      // loop already has, as another sum's b often is, is read again rather than stacked twice).
       ScanSpec ns = spec;
       ns.states.erase(ns.states.begin() + static_cast<long>(s));
-      ns.num_outputs_per_step += 2;
       const auto& ii = op->inner_inputs();
       const auto& io = op->inner_outputs();
+      std::vector<VarPtr> nits(io.begin() + static_cast<long>(S), io.begin() + static_cast<long>(S + N));
+      auto nit_of = [&](const VarPtr& v) {
+        for (size_t k = 0; k < nits.size(); ++k)
+          if (nits[k] == v) return k;
+        nits.push_back(v);
+        return nits.size() - 1;
+      };
+      VarPtr a_rows = stacked_sequence_rows(*op, *node, ab->first);
+      VarPtr b_rows_seq = stacked_sequence_rows(*op, *node, ab->second);
+      const size_t a_at = a_rows ? 0 : nit_of(ab->first), b_at = b_rows_seq ? 0 : nit_of(ab->second);
+      ns.num_outputs_per_step = static_cast<int>(nits.size());
       std::vector<VarPtr> inner_in, inner_out, node_in;
       for (size_t i = 0; i < ii.size(); ++i)
         if (static_cast<int>(i) != spec.inner_state_input(static_cast<int>(s), 0)) inner_in.push_back(ii[i]);
       for (size_t i = 0; i < S; ++i)
         if (i != s) inner_out.push_back(io[i]);
-      for (size_t k = 0; k < N; ++k) inner_out.push_back(io[S + k]);
-      inner_out.push_back(ab->first);
-      inner_out.push_back(ab->second);
+      inner_out.insert(inner_out.end(), nits.begin(), nits.end());
       for (size_t i = S + N; i < io.size(); ++i) inner_out.push_back(io[i]);
       const int dropped = spec.first_state_input() + static_cast<int>(s);
       for (size_t i = 0; i < node->inputs().size(); ++i)
         if (static_cast<int>(i) != dropped) node_in.push_back(node->inputs()[i]);
       if (ns.steps_from_input > dropped) --ns.steps_from_input;
       std::vector<VarPtr> outs = tgc::apply(std::make_shared<ScanOp>(ns, inner_in, inner_out), node_in);
+      const size_t added = nits.size() - N;
 
       // The sum over the steps: one product outside the loop, plus the initial value.
-      const size_t first_new = (S - 1) + N;
-      VarPtr a_cols = steps_as_columns(outs[first_new]);
-      VarPtr b_rows = apply1(std::make_shared<DimShuffle>(std::vector<int>{1, 0}), {steps_as_columns(outs[first_new + 1])});
+      VarPtr a_cols = steps_as_columns(a_rows ? a_rows : outs[S - 1 + a_at]);
+      VarPtr b_rows = apply1(std::make_shared<DimShuffle>(std::vector<int>{1, 0}),
+                             {steps_as_columns(b_rows_seq ? b_rows_seq : outs[S - 1 + b_at])});
       VarPtr product = apply1(std::make_shared<Dot>(), {a_cols, b_rows});
       const VarPtr& init = node->inputs()[dropped];
       VarPtr total = apply1(add->op_ptr(), at == 0 ? std::vector<VarPtr>{init, product} : std::vector<VarPtr>{product, init});
       for (const auto& [reader, pos] : clients.at(window)) graph.replace(reader->output_raw(0), total);
       for (size_t k = 0; k < static_cast<size_t>(node->num_outputs()); ++k) {
         if (k == s) continue;
-        const size_t to = k < S ? (k < s ? k : k - 1) : k < S + N ? k - 1 : k + 1;
+        const size_t to = k < S ? (k < s ? k : k - 1) : k < S + N ? k - 1 : k - 1 + added;
         graph.replace(node->output_raw(static_cast<int>(k)), outs[to]);
       }
       return true;
