@@ -42,6 +42,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"canonicalize", "canonicalize", canonicalize, "algebraic and shape identities to one normal form", canonicalize_rules},
       {"remerge", "canonicalize", merge, "canonicalize makes new duplicates (x*1 and x become one reader's input)"},
       // --- loops ---
+      {"scan_refine_types", "loops", scan_refine_types, "a loop's step sees the dims its inputs are known to have (shape facts included): static shapes for the step's own rewrites"},
       {"scan_prune", "loops", scan_prune, "a loop computes only the results something reads (a gradient loop drops the input gradients nobody asked for)"},
       {"scan_pushout_sums", "loops", scan_pushout_sums, "a sum of dot(a[t].T, b[t]) over a loop's steps (a weight's gradient) is one product of the stacked a and b after the loop"},
       {"scan_vectorize", "loops", scan_vectorize, "a loop of independent elementwise steps is that elementwise computation on the whole sequences"},

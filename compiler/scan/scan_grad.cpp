@@ -81,6 +81,7 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
 
   // Sequences: forward sequences (same offsets), state histories, output gradients.
   std::unordered_map<const Variable*, VarPtr> fwd_to_bwd;  // forward placeholder -> backward one
+  std::vector<VarPtr> saved_result(S);                      // h[t], read from the history
   for (size_t s = 0; s < F.sequences.size(); ++s) {
     B.sequences.push_back(F.sequences[s]);
     b_inputs.push_back(in[F.first_sequence_input() + s]);
@@ -96,6 +97,9 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     ScanSequence seq;
     seq.name = "history of state " + std::to_string(s);
     for (int tap : st.taps) seq.offsets.push_back(st.window() + tap);
+    // And the step's own result h[t] (row k + t): its gradient reads the saved value rather
+    // than computing the step again.
+    seq.offsets.push_back(st.window());
     B.sequences.push_back(seq);
     if (B.steps_from_input < 0) {
       B.steps_from_input = static_cast<int>(b_inputs.size());
@@ -108,6 +112,8 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
       fwd_to_bwd[f.get()] = p;
       b_seq_ph.push_back(p);
     }
+    saved_result[s] = Variable::input(inner_outputs_[s]->type(), inner_outputs_[s]->label());
+    b_seq_ph.push_back(saved_result[s]);
   }
   std::vector<VarPtr> gH_ph(S), gY_ph(N);
   for (size_t s = 0; s < S; ++s) {
@@ -271,6 +277,13 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
       }
       base += taps;
     }
+  }
+
+  // The step's state results are saved in the histories: read them there.
+  {
+    std::unordered_map<const Variable*, VarPtr> saved;
+    for (size_t s = 0; s < S; ++s) saved[step[s].get()] = saved_result[s];
+    b_results = clone_replace(b_results, saved);
   }
 
   // Everything else the backward step reads (constants aside) is lifted into non-sequences.

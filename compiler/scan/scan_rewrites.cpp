@@ -5,6 +5,10 @@
 #include <unordered_set>
 
 #include "compiler/scan/scan_op.h"
+#include "compiler/passes/canonicalize.h"
+#include "compiler/passes/merge.h"
+#include "compiler/passes/shape_equivalence.h"
+#include "ops/reduce/careduce.h"
 #include "ops/core/apply.h"
 #include "ops/core/node.h"
 #include "ops/blas/dot.h"
@@ -57,6 +61,105 @@ bool read_at_last_rows(const Variable* v, int64_t k,
 }
 
 }  // namespace
+
+bool scan_refine_types(Graph& graph, const PassContext& ctx) {
+  bool changed = false;
+  ShapeEquivalence shapes(&ctx.shared_shapes);
+  for (Node* node : graph.toposort()) {
+    const ScanOp* op = scan_of(*node);
+    if (!op) continue;
+    const std::shared_ptr<Node> alive = node->shared_from_this();
+    const ScanSpec& spec = op->spec();
+    // The dims each placeholder's outer value is known to have, `drop` leading dims skipped.
+    auto known_dims = [&](const VarPtr& outer, int drop) {
+      std::vector<int64_t> dims;
+      const std::vector<DimId>& ids = shapes.dims(*outer);
+      for (size_t d = static_cast<size_t>(drop); d < ids.size(); ++d) dims.push_back(shapes.known(ids[d]).value_or(kUnknownDim));
+      return dims;
+    };
+    std::vector<std::vector<int64_t>> want(op->inner_inputs().size());
+    for (size_t s = 0; s < spec.sequences.size(); ++s)
+      for (size_t j = 0; j < spec.sequences[s].offsets.size(); ++j)
+        want[spec.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))] =
+            known_dims(node->inputs()[spec.first_sequence_input() + s], 1);
+    for (size_t s = 0; s < spec.states.size(); ++s)
+      for (size_t j = 0; j < spec.states[s].taps.size(); ++j)
+        want[spec.inner_state_input(static_cast<int>(s), static_cast<int>(j))] =
+            known_dims(node->inputs()[spec.first_state_input() + s], spec.states[s].init_is_single ? 0 : 1);
+    for (size_t a = 0; a < spec.accumulations.size(); ++a)
+      for (size_t j = 0; j < spec.accumulations[a].offsets.size(); ++j)
+        want[spec.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))] =
+            known_dims(node->inputs()[spec.first_accumulation_input() + a], 1);
+    for (int k = 0; k < spec.num_non_sequences; ++k)
+      want[spec.inner_non_sequence_input(k)] = known_dims(node->inputs()[spec.first_non_sequence_input() + k], 0);
+    std::unordered_map<const Variable*, VarPtr> mapped;
+    std::vector<VarPtr> inner_in;
+    bool refined = false;
+    for (size_t i = 0; i < op->inner_inputs().size(); ++i) {
+      const VarPtr& p = op->inner_inputs()[i];
+      Type t = p->type();
+      for (int d = 0; d < t.ndim() && d < static_cast<int>(want[i].size()); ++d)
+        if (t.shape[d] == kUnknownDim && want[i][d] != kUnknownDim) {
+          t.shape[d] = want[i][d];
+          refined = true;
+        }
+      VarPtr q = t == p->type() ? p : Variable::input(t, p->name());
+      mapped[p.get()] = q;
+      inner_in.push_back(q);
+    }
+    // The step rebuilt over the refined placeholders (every node's type inferred again), then
+    // canonicalized and merged: a gradient step's identity sum_to_likes go, and equal values
+    // become one variable (two sums reading the same per-step value stack it once).
+    std::vector<Node*> order;
+    {
+      std::unordered_set<const Node*> seen;
+      std::vector<std::pair<Node*, bool>> stack;
+      for (const VarPtr& r : op->inner_outputs())
+        if (r->owner()) stack.push_back({r->owner(), false});
+      while (!stack.empty()) {
+        auto [n, expanded] = stack.back();
+        stack.pop_back();
+        if (expanded) {
+          order.push_back(n);
+          continue;
+        }
+        if (!seen.insert(n).second) continue;
+        stack.push_back({n, true});
+        for (const VarPtr& in : n->inputs())
+          if (in->owner() && !seen.count(in->owner())) stack.push_back({in->owner(), false});
+      }
+    }
+    try {
+      for (Node* n : order) {
+        std::vector<VarPtr> ins;
+        for (const VarPtr& in : n->inputs()) {
+          auto it = mapped.find(in.get());
+          ins.push_back(it != mapped.end() ? it->second : in);
+        }
+        std::vector<VarPtr> outs = tgc::apply(n->op_ptr(), ins);
+        for (int k = 0; k < n->num_outputs(); ++k) mapped[n->output_raw(k)] = outs[k];
+      }
+      std::vector<VarPtr> inner_out;
+      for (const VarPtr& r : op->inner_outputs()) inner_out.push_back(mapped.count(r.get()) ? mapped.at(r.get()) : r);
+      Graph step = Graph::clone_of(inner_in, inner_out);
+      PassContext inner_ctx = ctx;
+      inner_ctx.trace = nullptr;
+      inner_ctx.updates.clear();
+      bool simplified = merge(step, inner_ctx);
+      simplified = canonicalize(step, inner_ctx) || simplified;
+      simplified = merge(step, inner_ctx) || simplified;
+      if (!refined && !simplified) continue;
+      std::vector<VarPtr> outs = tgc::apply(std::make_shared<ScanOp>(spec, step.inputs(), step.outputs()), node->inputs());
+      for (int k = 0; k < node->num_outputs(); ++k)
+        if (!interchangeable(node->output_raw(k)->type(), outs[k]->type())) throw ShapeError("refined type differs");
+      for (int k = 0; k < node->num_outputs(); ++k) graph.replace(node->output_raw(k), outs[k]);
+      changed = true;
+    } catch (const Error&) {
+      // A step that the known dims make invalid raises when it runs, as written.
+    }
+  }
+  return changed;
+}
 
 bool scan_prune(Graph& graph, const PassContext& /*ctx*/) {
   bool changed = false;
@@ -418,8 +521,15 @@ bool pushout_one_sum(Graph& graph) {
       if (!ew || ew->kind() != ScalarOpKind::Add || add->inputs().size() != 2) continue;
       const int at = add->inputs()[0] == p ? 0 : add->inputs()[1] == p ? 1 : -1;
       if (at < 0 || reads_of(op->inner_outputs(), p.get()) != 1) continue;
-      auto ab = transposed_product(add->inputs()[1 - at]);
-      if (!ab || ab->first->type().dtype != p->type().dtype || p->type().ndim() != 2) continue;
+      const VarPtr& term = add->inputs()[1 - at];
+      auto ab = transposed_product(term);
+      // Or sum(v, axis=0) of a per-step matrix v (a bias's gradient).
+      const Node* red = term->owner();
+      const auto* sum = red ? dynamic_cast<const CAReduce*>(&red->op()) : nullptr;
+      const bool row_sum = sum && sum->kind() == ReduceKind::Sum && !sum->keepdims() && sum->axes() &&
+                           *sum->axes() == std::vector<int>{0} && red->inputs()[0]->type().ndim() == 2 &&
+                           red->inputs()[0]->type().dtype == p->type().dtype && p->type().ndim() == 1;
+      if (!row_sum && (!ab || ab->first->type().dtype != p->type().dtype || p->type().ndim() != 2)) continue;
       const Variable* window = node->output_raw(static_cast<int>(s));
       if (is_output(graph, window) || !read_at_last_rows(window, 1, clients)) continue;
 
@@ -436,6 +546,7 @@ bool pushout_one_sum(Graph& graph) {
         nits.push_back(v);
         return nits.size() - 1;
       };
+      if (row_sum) ab = std::make_pair(red->inputs()[0], red->inputs()[0]);
       VarPtr a_rows = stacked_sequence_rows(*op, *node, ab->first);
       VarPtr b_rows_seq = stacked_sequence_rows(*op, *node, ab->second);
       const size_t a_at = a_rows ? 0 : nit_of(ab->first), b_at = b_rows_seq ? 0 : nit_of(ab->second);
@@ -455,10 +566,16 @@ bool pushout_one_sum(Graph& graph) {
       const size_t added = nits.size() - N;
 
       // The sum over the steps: one product outside the loop, plus the initial value.
-      VarPtr a_cols = steps_as_columns(a_rows ? a_rows : outs[S - 1 + a_at]);
-      VarPtr b_rows = apply1(std::make_shared<DimShuffle>(std::vector<int>{1, 0}),
-                             {steps_as_columns(b_rows_seq ? b_rows_seq : outs[S - 1 + b_at])});
-      VarPtr product = apply1(std::make_shared<Dot>(), {a_cols, b_rows});
+      VarPtr product;
+      if (row_sum) {
+        product = apply1(std::make_shared<CAReduce>(ReduceKind::Sum, std::vector<int>{0, 1}, false),
+                         {a_rows ? a_rows : outs[S - 1 + a_at]});
+      } else {
+        VarPtr a_cols = steps_as_columns(a_rows ? a_rows : outs[S - 1 + a_at]);
+        VarPtr b_rows = apply1(std::make_shared<DimShuffle>(std::vector<int>{1, 0}),
+                               {steps_as_columns(b_rows_seq ? b_rows_seq : outs[S - 1 + b_at])});
+        product = apply1(std::make_shared<Dot>(), {a_cols, b_rows});
+      }
       const VarPtr& init = node->inputs()[dropped];
       VarPtr total = apply1(add->op_ptr(), at == 0 ? std::vector<VarPtr>{init, product} : std::vector<VarPtr>{product, init});
       for (const auto& [reader, pos] : clients.at(window)) graph.replace(reader->output_raw(0), total);

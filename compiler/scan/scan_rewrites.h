@@ -1,4 +1,8 @@
 // The optimizer's passes over loops (docs/optimizations.md#loops):
+//   scan_refine_types: the step's placeholders take the dims the loop's inputs are known to
+//     have (static types, shape facts of shared variables): the step's own rewrites then see
+//     static shapes (a gradient's sum_to_like of a product becomes the identity, and the
+//     product, computed only for its shape, goes).
 //   scan_prune: a loop computes only the results something reads — a gradient loop whose
 //     sequence gradient nobody asked for (an input's gradient when only the weights' are
 //     wanted) drops it and the products that made it; a result another kept result reads
@@ -18,6 +22,7 @@
 
 namespace tgc {
 
+bool scan_refine_types(Graph& graph, const PassContext& ctx);
 bool scan_prune(Graph& graph, const PassContext& ctx);
 bool scan_save_memory(Graph& graph, const PassContext& ctx);
 bool scan_vectorize(Graph& graph, const PassContext& ctx);
