@@ -82,8 +82,12 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
   // Sequences: forward sequences (same offsets), state histories, output gradients.
   std::unordered_map<const Variable*, VarPtr> fwd_to_bwd;  // forward placeholder -> backward one
   std::vector<VarPtr> saved_result(S);                      // h[t], read from the history
+  // The forward's one sequence set its step count when nothing else did.
+  const bool one_sequence_counts = F.sequences.size() == 1 && !F.n_steps && !F.n_steps_input &&
+                                   F.steps_from_input < 0 && !F.has_until;
   for (size_t s = 0; s < F.sequences.size(); ++s) {
     B.sequences.push_back(F.sequences[s]);
+    B.sequences.back().spans_steps = one_sequence_counts;
     b_inputs.push_back(in[F.first_sequence_input() + s]);
     for (size_t j = 0; j < F.sequences[s].offsets.size(); ++j) {
       const VarPtr& f = inner_inputs_[F.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))];
@@ -100,6 +104,7 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     // And the step's own result h[t] (row k + t): its gradient reads the saved value rather
     // than computing the step again.
     seq.offsets.push_back(st.window());
+    seq.spans_steps = true;  // k + n rows, read up to row k + t
     B.sequences.push_back(seq);
     if (B.steps_from_input < 0) {
       B.steps_from_input = static_cast<int>(b_inputs.size());

@@ -48,6 +48,12 @@ std::string taps_str(const std::vector<int>& v) {
   throw Error(what, e.where(), e.hint());
 }
 
+// A state that keeps only its last value (taps {-1}, no history): the step's result is bound
+// as the next step's input as it is, with no copy into a buffer of the loop's. A step never
+// writes into its inputs, and its program gives a result the buffer of an earlier result
+// only when nothing else holds it, so the carried value stays intact.
+bool carried(const ScanState& st) { return !st.keep_history && st.taps == std::vector<int>{-1}; }
+
 bool same_memory(const Tensor& a, const Tensor& b) {
   return a.buffer() == b.buffer() && a.offset() == b.offset() && a.strides() == b.strides();
 }
@@ -118,6 +124,11 @@ void run_scan(const ScanSpec& spec, const std::vector<Tensor>& inputs, std::vect
                            std::to_string(init.shape()[0]) + " rows; taps " + taps_str(st.taps) + " need " +
                            std::to_string(k),
                        "", "give the last " + std::to_string(k) + " values before the first step as rows");
+    if (carried(st)) {
+      // The value itself is carried from step to step: no buffer, no copy (see carried()).
+      state_buffer[s] = st.init_is_single ? init : scan_row(init, init.shape()[0] - 1);
+      continue;
+    }
     state_buffer[s] = Tensor::empty(init.dtype(), with_rows(st.keep_history ? k + iterations : k, state_shape[s]), device);
     if (st.init_is_single) hooks.copy(init, scan_row(state_buffer[s], 0));
     else if (st.keep_history) hooks.copy(row_range(init, init.shape()[0] - k, k), row_range(state_buffer[s], 0, k));
@@ -155,6 +166,10 @@ void run_scan(const ScanSpec& spec, const std::vector<Tensor>& inputs, std::vect
     for (size_t s = 0; s < num_states; ++s) {
       const ScanState& st = spec.states[s];
       const int64_t k = st.window();
+      if (carried(st)) {
+        in[spec.inner_state_input(static_cast<int>(s), 0)] = state_buffer[s];
+        continue;
+      }
       for (size_t j = 0; j < st.taps.size(); ++j) {
         const int64_t row = st.keep_history ? k + i + st.taps[j] : ((i + st.taps[j]) % k + k) % k;
         in[spec.inner_state_input(static_cast<int>(s), static_cast<int>(j))] = scan_row(state_buffer[s], row);
@@ -182,6 +197,14 @@ void run_scan(const ScanSpec& spec, const std::vector<Tensor>& inputs, std::vect
     for (size_t s = 0; s < num_states; ++s) {
       const ScanState& st = spec.states[s];
       const int64_t k = st.window();
+      if (carried(st)) {
+        if (out[s].shape() != state_shape[s] || out[s].dtype() != state_buffer[s].dtype())
+          throw ValueError(loop + ": " + step + " gives state " + std::to_string(s) + " of shape " +
+                               shape_str(out[s].shape()) + " where " + shape_str(state_shape[s]) + " is expected",
+                           "", "a recurrent result must keep its shape from step to step");
+        state_buffer[s] = out[s];
+        continue;
+      }
       put(out[s], scan_row(state_buffer[s], st.keep_history ? k + i : i % k), "state " + std::to_string(s));
     }
     for (int k = 0; k < nit; ++k) {
@@ -201,7 +224,14 @@ void run_scan(const ScanSpec& spec, const std::vector<Tensor>& inputs, std::vect
   for (size_t s = 0; s < num_states; ++s) {
     const ScanState& st = spec.states[s];
     const int64_t k = st.window();
-    if (st.keep_history) {
+    if (carried(st)) {
+      // The last value, as the one-row window the node's output is.
+      const Tensor& v = state_buffer[s];
+      Shape shape = with_rows(1, v.shape());
+      Strides strides{0};
+      strides.insert(strides.end(), v.strides().begin(), v.strides().end());
+      outputs[s] = v.view(shape, strides, v.offset());
+    } else if (st.keep_history) {
       outputs[s] = done < iterations ? row_range(state_buffer[s], 0, k + done) : state_buffer[s];
     } else if (k == 1) {
       outputs[s] = state_buffer[s];

@@ -46,6 +46,10 @@ struct ScanState {
 struct ScanSequence {
   std::vector<int> offsets;  // >= 0, sorted ascending, unique: {0} for x[t]
   std::string name;          // the user's name of the sequence, for messages
+  // Its length is exactly the number of steps plus its last offset (a gradient loop's forward
+  // history, or the one sequence that set the forward's step count): the values its rows take
+  // over the steps are a slice of it (compiler/scan/scan_rewrites.cpp).
+  bool spans_steps = false;
   bool operator==(const ScanSequence&) const = default;
 };
 

@@ -480,22 +480,22 @@ VarPtr steps_as_columns(const VarPtr& stacked) {
 
 namespace {
 
-// When `v` is the row t + o of the sequence whose length gives the number of steps (n = its
-// length - sub, a gradient loop's forward history), its values over the steps are the rows
-// [o, o + n) of that sequence: a slice, no per-step copy.
+// When `v` is row t + o of a sequence whose length is exactly the steps plus its last offset
+// (ScanSequence::spans_steps), its values over the steps are that sequence's rows [o, o + n):
+// a slice, no per-step copy.
 VarPtr stacked_sequence_rows(const ScanOp& op, const Node& node, const VarPtr& v) {
   const ScanSpec& spec = op.spec();
-  if (spec.steps_from_input < spec.first_sequence_input() || spec.steps_from_input >= spec.first_state_input())
-    return nullptr;
-  const int s = spec.steps_from_input - spec.first_sequence_input();
-  for (size_t j = 0; j < spec.sequences[s].offsets.size(); ++j) {
-    if (op.inner_inputs()[spec.inner_sequence_input(s, static_cast<int>(j))] != v) continue;
-    const int64_t o = spec.sequences[s].offsets[j];
-    const int64_t end_from_back = spec.steps_from_sub - o;  // rows after o + n
-    if (end_from_back < 0) return nullptr;
-    IndexSpec rows;
-    rows.entries.push_back(IndexEntry::slice(o, end_from_back == 0 ? std::nullopt : std::optional<int64_t>(-end_from_back)));
-    return apply1(std::make_shared<Subtensor>(rows), {node.inputs()[spec.steps_from_input]});
+  for (size_t s = 0; s < spec.sequences.size(); ++s) {
+    const ScanSequence& seq = spec.sequences[s];
+    if (!seq.spans_steps) continue;
+    for (size_t j = 0; j < seq.offsets.size(); ++j) {
+      if (op.inner_inputs()[spec.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))] != v) continue;
+      const int64_t o = seq.offsets[j];
+      const int64_t after = seq.offsets.back() - o;  // rows after o + n
+      IndexSpec rows;
+      rows.entries.push_back(IndexEntry::slice(o, after == 0 ? std::nullopt : std::optional<int64_t>(-after)));
+      return apply1(std::make_shared<Subtensor>(rows), {node.inputs()[spec.first_sequence_input() + s]});
+    }
   }
   return nullptr;
 }
