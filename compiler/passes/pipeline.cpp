@@ -45,6 +45,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"scan_refine_types", "loops", scan_refine_types, "a loop's step sees the dims its inputs are known to have (shape facts included): static shapes for the step's own rewrites"},
       {"scan_prune", "loops", scan_prune, "a loop computes only the results something reads (a gradient loop drops the input gradients nobody asked for)"},
       {"scan_pushout_sums", "loops", scan_pushout_sums, "a sum of dot(a[t].T, b[t]) over a loop's steps (a weight's gradient) is one product of the stacked a and b after the loop"},
+      {"scan_pushout_products", "loops", scan_pushout_products, "dot(x[t], W) over a sequence's rows is one product of the whole sequence before the loop"},
       {"scan_vectorize", "loops", scan_vectorize, "a loop of independent elementwise steps is that elementwise computation on the whole sequences"},
       {"scan_save_memory", "loops", scan_save_memory, "a state read only at its last rows keeps those rows, not every step's"},
       // --- stabilize ---

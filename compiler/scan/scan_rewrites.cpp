@@ -16,6 +16,7 @@
 #include "ops/gradient/sum_to_like.h"
 #include "ops/shape/dimshuffle.h"
 #include "ops/shape/flatten.h"
+#include "ops/shape/reshape.h"
 #include "ops/subtensor/subtensor.h"
 
 namespace tgc {
@@ -156,6 +157,81 @@ bool scan_refine_types(Graph& graph, const PassContext& ctx) {
       changed = true;
     } catch (const Error&) {
       // A step that the known dims make invalid raises when it runs, as written.
+    }
+  }
+  return changed;
+}
+
+bool scan_pushout_products(Graph& graph, const PassContext& ctx) {
+  bool changed = false;
+  ShapeEquivalence shapes(&ctx.shared_shapes);
+  for (Node* node : graph.toposort()) {
+    const ScanOp* op = scan_of(*node);
+    if (!op) continue;
+    const std::shared_ptr<Node> alive = node->shared_from_this();
+    const ScanSpec& spec = op->spec();
+    const auto& ii = op->inner_inputs();
+    // dot(x[t + o], W) with W a non-sequence: the same product of every row at once, before the
+    // loop, as one large product; the step reads its row. Needs the row and W's dims statically
+    // (the reshapes around the product are written with them).
+    std::unordered_map<const Variable*, std::pair<int, int>> seq_of;  // placeholder -> (sequence, tap)
+    for (size_t s = 0; s < spec.sequences.size(); ++s)
+      for (size_t j = 0; j < spec.sequences[s].offsets.size(); ++j)
+        seq_of[ii[spec.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))].get()] = {static_cast<int>(s), static_cast<int>(j)};
+    std::unordered_map<const Variable*, int> nonseq_of;
+    for (int k = 0; k < spec.num_non_sequences; ++k) nonseq_of[ii[spec.inner_non_sequence_input(k)].get()] = k;
+    const Node* found = nullptr;
+    std::unordered_set<const Node*> seen;
+    std::vector<const Variable*> stack;
+    for (const VarPtr& r : op->inner_outputs()) stack.push_back(r.get());
+    while (!stack.empty() && !found) {
+      const Node* n = stack.back()->owner();
+      stack.pop_back();
+      if (!n || !seen.insert(n).second) continue;
+      for (const VarPtr& in : n->inputs()) stack.push_back(in.get());
+      if (!dynamic_cast<const Dot*>(&n->op())) continue;
+      const VarPtr& a = n->inputs()[0];
+      const VarPtr& w = n->inputs()[1];
+      if (!seq_of.count(a.get()) || !nonseq_of.count(w.get()) || a->type().ndim() != 2 || w->type().ndim() != 2) continue;
+      found = n;
+    }
+    if (!found) continue;
+    const auto [s, j] = seq_of.at(found->inputs()[0].get());
+    const VarPtr& x = node->inputs()[spec.first_sequence_input() + s];
+    const VarPtr& w = node->inputs()[spec.first_non_sequence_input() + nonseq_of.at(found->inputs()[1].get())];
+    const std::vector<DimId>& xd = shapes.dims(*x);
+    const std::vector<DimId>& wd = shapes.dims(*w);
+    const auto rows = shapes.known(xd[1]), cols = shapes.known(xd[2]), out_cols = shapes.known(wd[1]);
+    if (!rows || !cols || !out_cols) continue;
+    VarPtr flat = apply1(std::make_shared<Reshape>(Shape{-1, *cols}), {x});
+    VarPtr prod = apply1(std::make_shared<Dot>(), {flat, w});
+    VarPtr y = apply1(std::make_shared<Reshape>(Shape{-1, *rows, *out_cols}), {prod});
+    // The loop with y as one more sequence, read at the same offset, in place of the product.
+    ScanSpec ns = spec;
+    ScanSequence seq;
+    seq.name = "dot(" + spec.sequences[s].name + ", " + w->label() + ")";
+    seq.offsets = {spec.sequences[s].offsets[j]};
+    seq.spans_steps = spec.sequences[s].spans_steps && seq.offsets[0] == spec.sequences[s].offsets.back();
+    ns.sequences.push_back(seq);
+    VarPtr row = Variable::input(found->output_raw(0)->type(), seq.name + "[t]");
+    std::vector<VarPtr> inner_in;
+    const int last_seq_input = spec.inner_sequence_input(static_cast<int>(spec.sequences.size()) - 1, 0) +
+                               static_cast<int>(spec.sequences.back().offsets.size());
+    for (int i = 0; i < static_cast<int>(ii.size()); ++i) {
+      if (i == last_seq_input) inner_in.push_back(row);
+      inner_in.push_back(ii[i]);
+    }
+    if (last_seq_input == static_cast<int>(ii.size())) inner_in.push_back(row);
+    std::vector<VarPtr> inner_out = clone_replace(op->inner_outputs(), {{found->output_raw(0), row}});
+    std::vector<VarPtr> node_in(node->inputs().begin(), node->inputs().end());
+    node_in.insert(node_in.begin() + spec.first_state_input(), y);
+    if (ns.steps_from_input >= spec.first_state_input()) ++ns.steps_from_input;
+    try {
+      std::vector<VarPtr> outs = tgc::apply(std::make_shared<ScanOp>(ns, inner_in, inner_out), node_in);
+      for (int k = 0; k < node->num_outputs(); ++k) graph.replace(node->output_raw(k), outs[k]);
+      changed = true;
+    } catch (const Error&) {
+      // Dims that do not fit: the product stays in the step, where it raises as written.
     }
   }
   return changed;

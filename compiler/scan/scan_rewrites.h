@@ -12,6 +12,8 @@
 //   scan_pushout_sums: a state that only sums dot(a[t].T, b[t]) over the steps (a weight's
 //     gradient in a gradient loop) becomes per-step outputs a and b and one product of the
 //     stacked matrices after the loop: one large product instead of n small ones.
+//   scan_pushout_products: dot(x[t], W) of a sequence's rows by a non-sequence becomes one
+//     product of the whole sequence before the loop (static row and W dims), read by row.
 //   scan_vectorize: a loop whose steps do not depend on each other (no state, no until) and
 //     whose step is elementwise becomes that elementwise computation on the whole sequences.
 // Run after grad() built the gradient loops: the histories a gradient reads are clients.
@@ -24,6 +26,7 @@ namespace tgc {
 
 bool scan_refine_types(Graph& graph, const PassContext& ctx);
 bool scan_prune(Graph& graph, const PassContext& ctx);
+bool scan_pushout_products(Graph& graph, const PassContext& ctx);
 bool scan_save_memory(Graph& graph, const PassContext& ctx);
 bool scan_vectorize(Graph& graph, const PassContext& ctx);
 bool scan_pushout_sums(Graph& graph, const PassContext& ctx);
