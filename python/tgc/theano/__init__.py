@@ -20,11 +20,11 @@ import numpy as _np
 from .. import _tgc
 from .. import function as _function
 from ..config import config
-from .._tgc import shared, grad  # noqa: F401  (Theano's theano.shared, theano.grad)
+from .._tgc import shared, grad, scan  # noqa: F401  (Theano's theano.shared, theano.grad, theano.scan)
 from . import tensor, printing, sandbox  # noqa: F401
 from .graph import FunctionMaker
 
-__all__ = ["function", "config", "shared", "grad", "tensor", "printing", "sandbox", "apply_theano_flags"]
+__all__ = ["function", "config", "shared", "grad", "scan", "scan_module", "tensor", "printing", "sandbox", "apply_theano_flags"]
 
 _MODES = {None: {}, "FAST_RUN": {}, "FAST_COMPILE": {"optimizer": "fast_compile"}}
 
@@ -100,3 +100,9 @@ class _Downcasting:
 
     def __getattr__(self, name):
         return getattr(self._function, name)
+
+
+class scan_module:  # noqa: N801  (Theano's theano.scan_module.until)
+    """theano.scan_module: `until(cond)` ends a scan after the step where cond is true."""
+    from .._tgc import until
+    until = staticmethod(until)
