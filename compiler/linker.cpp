@@ -6,11 +6,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/branch_guards.h"
 #include "compiler/buffer_lifetimes.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/placement.h"
 #include "compiler/update_in_place.h"
 #include "ops/collective/collective_op.h"
+#include "ops/control/ifelse.h"
 #include "runtime/compile_log.h"
 
 namespace tgc {
@@ -79,6 +81,9 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     if (options.device_backend && !device_nodes.empty()) options.device_backend->prepare(device_nodes);
   }
   const BufferLifetimes life(graph, order);
+  const BranchGuards guards(graph);
+  std::unordered_map<const Node*, int> position;
+  for (size_t pos = 0; pos < order.size(); ++pos) position[order[pos]] = static_cast<int>(pos);
   for (size_t pos = 0; pos < order.size(); ++pos) {
     Node* node = order[pos];
     const bool on_device = node->placement() != DeviceKind::Host;
@@ -94,6 +99,16 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
              : node->placement() == DeviceKind::Host     ? ThunkKind::Cpu
                                                          : ThunkKind::Gpu;
     for (auto& in : node->inputs()) t.inputs.push_back(slot_of.at(in.get()));
+    // Lazy branches: the conditions under which a result needs this node (ops/control/ifelse.h).
+    for (const GuardTerm& term : guards.guard(node)) {
+      std::vector<BranchTest>& tests = t.guard.emplace_back();
+      for (const BranchLiteral& l : term) {
+        const Variable* cond = l.ifelse->inputs()[IfElse::kCond].get();
+        auto p = cond->owner() ? position.find(cond->owner()) : position.end();
+        tests.push_back({slot_of.at(cond), p == position.end() ? -1 : p->second, l.when});
+      }
+    }
+    t.lazy_inputs = dynamic_cast<const IfElse*>(&node->op()) != nullptr;
     for (int i = 0; i < node->num_outputs(); ++i) t.outputs.push_back(new_slot(node->output_raw(i)));
     // An inplace op's input buffer, when it is still dead here and the function's own (the
     // inplace pass decided on this schedule; a later rewrite may have changed it).
