@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <queue>
 #include <unordered_set>
 
@@ -78,6 +79,23 @@ BranchGuards::BranchGuards(const Graph& graph) {
     // stays unguarded: it is in the graph because something needs it.
     if (!always && !g.empty()) guards_[n] = std::move(g);
   }
+  // Classes: a canonical form of each guard (literals and terms sorted) numbered in turn.
+  std::map<std::vector<std::vector<std::pair<const Node*, bool>>>, int> numbers;
+  for (const auto& [n, g] : guards_) {
+    std::vector<std::vector<std::pair<const Node*, bool>>> key;
+    for (const GuardTerm& t : g) {
+      auto& k = key.emplace_back();
+      for (const BranchLiteral& l : t) k.emplace_back(l.ifelse, l.when);
+      std::sort(k.begin(), k.end());
+    }
+    std::sort(key.begin(), key.end());
+    classes_[n] = numbers.emplace(std::move(key), static_cast<int>(numbers.size()) + 1).first->second;
+  }
+}
+
+int BranchGuards::guard_class(const Node* n) const {
+  auto it = classes_.find(n);
+  return it == classes_.end() ? 0 : it->second;
 }
 
 const Guard& BranchGuards::guard(const Node* n) const {

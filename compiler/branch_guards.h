@@ -31,6 +31,10 @@ class BranchGuards {
 
   bool any() const { return any_; }
   const Guard& guard(const Node* n) const;
+  // A number per distinct guard: nodes with equal guards (the same terms in any order) share
+  // it; 0 is "always". Fusion joins only nodes of one class, so a kernel never makes work of
+  // one branch run for another or for everything.
+  int guard_class(const Node* n) const;
 
   // The toposort with, for each IfElse, the producer of its condition before every node its
   // guard mentions (where the graph allows it: a node the condition depends on stays before
@@ -40,6 +44,7 @@ class BranchGuards {
  private:
   bool any_ = false;
   std::unordered_map<const Node*, Guard> guards_;
+  std::unordered_map<const Node*, int> classes_;
 };
 
 }  // namespace tgc

@@ -25,14 +25,23 @@ std::vector<VarPtr> ifelse_constant_condition(Node& n, const RewriteEnv&) {
 std::vector<VarPtr> ifelse_same_branches(Node& n, const RewriteEnv&) {
   const IfElse* op = ifelse_op(n);
   if (!op) return {};
-  std::vector<VarPtr> out(op->size());
-  bool any = false;
-  for (int i = 0; i < op->size(); ++i) {
-    if (n.inputs()[op->then_input(i)] != n.inputs()[op->else_input(i)]) continue;
-    out[i] = n.inputs()[op->then_input(i)];
-    any = true;
-  }
-  return any ? out : std::vector<VarPtr>{};
+  // The pairs that differ stay in a smaller IfElse (the node itself must go, or the rule
+  // would match it again); equal pairs are their value.
+  std::vector<VarPtr> then_vars, else_vars;
+  for (int i = 0; i < op->size(); ++i)
+    if (n.inputs()[op->then_input(i)] != n.inputs()[op->else_input(i)]) {
+      then_vars.push_back(n.inputs()[op->then_input(i)]);
+      else_vars.push_back(n.inputs()[op->else_input(i)]);
+    }
+  if (static_cast<int>(then_vars.size()) == op->size()) return {};
+  std::vector<VarPtr> rest;
+  if (!then_vars.empty()) rest = make_ifelse(n.inputs()[IfElse::kCond], then_vars, else_vars);
+  std::vector<VarPtr> out;
+  size_t k = 0;
+  for (int i = 0; i < op->size(); ++i)
+    out.push_back(n.inputs()[op->then_input(i)] == n.inputs()[op->else_input(i)] ? n.inputs()[op->then_input(i)]
+                                                                                   : rest[k++]);
+  return out;
 }
 
 }  // namespace tgc::canon

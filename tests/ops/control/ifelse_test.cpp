@@ -114,7 +114,9 @@ TEST(IfElseOptimizer, IsNeverFusedIntoAComposite) {
   int ifelses = 0;
   for (const std::string& n : f.toposort()) {
     if (n.rfind("IfElse", 0) == 0) ++ifelses;
-    if (n.rfind("Composite", 0) == 0) EXPECT_THAT(n, ::testing::Not(HasSubstr("IfElse")));
+    if (n.rfind("Composite", 0) == 0) {
+      EXPECT_THAT(n, ::testing::Not(HasSubstr("IfElse")));
+    }
   }
   EXPECT_EQ(ifelses, 1);
   EXPECT_NEAR(f(scalar_of(0), f64({2}))[0].at({0}), 2 * std::exp(6.0), 1e-6);
@@ -124,7 +126,7 @@ TEST(IfElseGrad, FlowsToTheTakenBranchOnly) {
   Var c = scalar("c", DType::Float64);
   Var x = vector("x", DType::Float64);
   Var y = ifelse(c, sqr(x), x * 3.0).sum();
-  Var g = grad(y, {x})[0];
+  Var g = grad(y, x);
   Function f = function({c, x}, {g});
   Tensor taken = f(scalar_of(1), f64({1, 2}))[0];
   EXPECT_DOUBLE_EQ(taken.at({1}), 4.0);
@@ -132,7 +134,7 @@ TEST(IfElseGrad, FlowsToTheTakenBranchOnly) {
   EXPECT_DOUBLE_EQ(other.at({1}), 3.0);
   // The same as the eager where() with a constant-over-elements condition.
   Var w = where(c, sqr(x), x * 3.0).sum();
-  Function fw = function({c, x}, {grad(w, {x})[0]});
+  Function fw = function({c, x}, {grad(w, x)});
   EXPECT_DOUBLE_EQ(fw(scalar_of(1), f64({1, 2}))[0].at({1}), 4.0);
   EXPECT_DOUBLE_EQ(fw(scalar_of(0), f64({1, 2}))[0].at({1}), 3.0);
 }
@@ -150,8 +152,7 @@ TEST(IfElseGrad, VerifyGradOnBothBranches) {
   Var cv = scalar("cv", DType::Float64);
   Var x = vector("x", DType::Float64);
   Var cost = ifelse(cv, tanh(x), x * x).sum();
-  std::vector<Var> gs = grad(cost, {x});
-  Function f = function({cv, x}, {gs[0]});
+  Function f = function({cv, x}, {grad(cost, x)});
   EXPECT_NEAR(f(scalar_of(1), f64({0.5}))[0].at({0}), 1 - std::tanh(0.5) * std::tanh(0.5), 1e-12);
   EXPECT_NEAR(f(scalar_of(0), f64({0.5}))[0].at({0}), 1.0, 1e-12);
 }
