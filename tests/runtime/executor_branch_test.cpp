@@ -77,7 +77,9 @@ TEST(ExecutorBranches, SkipsTheUntakenBranchWithGcOnAndOff) {
           << "allow_gc=" << gc;
       EXPECT_EQ(slots[3].to_vector<float>(), (std::vector<float>{4, 8}));
       // t's buffer was handed to a skipped thunk: dropped as gc would drop it.
-      if (gc) EXPECT_FALSE(slots[2].defined());
+      if (gc) {
+        EXPECT_FALSE(slots[2].defined());
+      }
     }
     EXPECT_EQ(then_calls, 1);
     EXPECT_EQ(else_calls, 3);
@@ -118,6 +120,7 @@ TEST(ExecutorBranches, AnyTermOfAGuardHoldingRunsTheThunk) {
   slots[0] = Tensor::from_vector<float>({1});
   for (auto [c1, c2, runs] : {std::tuple{1, 0, true}, {0, 1, true}, {0, 0, false}}) {
     calls = 0;
+    slots[3] = Tensor();  // the caller takes the results
     slots[1] = cond(c1);
     slots[2] = cond(c2);
     if (runs) {

@@ -21,10 +21,10 @@ from .. import _tgc
 from .. import function as _function
 from ..config import config
 from .._tgc import shared, grad  # noqa: F401  (Theano's theano.shared, theano.grad)
-from . import tensor, printing, sandbox  # noqa: F401
+from . import tensor, printing, sandbox, ifelse  # noqa: F401
 from .graph import FunctionMaker
 
-__all__ = ["function", "config", "shared", "grad", "tensor", "printing", "sandbox", "apply_theano_flags"]
+__all__ = ["function", "config", "shared", "grad", "tensor", "printing", "sandbox", "ifelse", "apply_theano_flags"]
 
 _MODES = {None: {}, "FAST_RUN": {}, "FAST_COMPILE": {"optimizer": "fast_compile"}}
 
