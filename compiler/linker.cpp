@@ -13,6 +13,7 @@
 #include "compiler/update_in_place.h"
 #include "ops/collective/collective_op.h"
 #include "ops/control/ifelse.h"
+#include "ops/transfer/transfer.h"
 #include "runtime/compile_log.h"
 
 namespace tgc {
@@ -104,6 +105,10 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
       std::vector<BranchTest>& tests = t.guard.emplace_back();
       for (const BranchLiteral& l : term) {
         const Variable* cond = l.ifelse->inputs()[IfElse::kCond].get();
+        // A condition copied to the device for a device IfElse: test the host value, no wait.
+        if (cond->owner() && cond->owner()->op().is_transfer() && cond->owner()->placement() != DeviceKind::Host &&
+            dynamic_cast<const HostToDevice*>(&cond->owner()->op()))
+          cond = cond->owner()->inputs()[0].get();
         auto p = cond->owner() ? position.find(cond->owner()) : position.end();
         tests.push_back({slot_of.at(cond), p == position.end() ? -1 : p->second, l.when});
       }
@@ -159,6 +164,10 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
   for (size_t i = 0; i < prog.thunks.size(); ++i) {
     for (int s : prog.thunks[i].outputs) last_use[s] = static_cast<int>(i);
     for (int s : prog.thunks[i].inputs) last_use[s] = static_cast<int>(i);
+    // A guard reads its conditions (a host condition whose device copy the IfElse reads
+    // dies only after the last thunk it guards).
+    for (const auto& term : prog.thunks[i].guard)
+      for (const BranchTest& t : term) last_use[t.slot] = std::max(last_use[t.slot], static_cast<int>(i));
   }
   for (int s = 0; s < prog.num_slots; ++s)
     if (intermediate[s] && last_use[s] >= 0) prog.thunks[last_use[s]].frees.push_back(s);

@@ -50,8 +50,19 @@ std::vector<Shape> IfElse::infer_shapes(const std::vector<Shape>& inputs) const 
   return out;
 }
 
+// The branch taken: where the executor skipped a branch's producers (an input undefined),
+// the other one (a skipped producer's guard was false, so the condition picked the other side:
+// compiler/branch_guards.h); otherwise the condition's value (on a device: a copy back).
+bool IfElse::taken(const std::vector<Tensor>& inputs) const {
+  for (int i = 0; i < n_; ++i) {
+    if (!inputs[then_input(i)].defined()) return false;
+    if (!inputs[else_input(i)].defined()) return true;
+  }
+  return condition_holds(inputs[kCond]);
+}
+
 void IfElse::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  const bool taken = condition_holds(inputs[kCond]);
+  const bool taken = this->taken(inputs);
   for (int i = 0; i < n_; ++i) {
     const Tensor& v = inputs[taken ? then_input(i) : else_input(i)];
     TGC_INTERNAL_CHECK(v.defined(), "ifelse: the taken branch's value was not computed");

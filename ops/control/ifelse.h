@@ -37,6 +37,9 @@ class IfElse : public Op {
   // the gradient is lazy too); the condition gets none.
   std::vector<VarPtr> grad(const Node& node, const std::vector<VarPtr>& output_grads) const override;
 
+  // Whether the then branch is taken for these inputs (perform's choice).
+  bool taken(const std::vector<Tensor>& inputs) const;
+
   // Input positions.
   static constexpr int kCond = 0;
   int then_input(int i) const { return 1 + i; }

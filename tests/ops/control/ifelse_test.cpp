@@ -77,6 +77,11 @@ TEST(IfElsePerform, HandsOnTheTakenBranchAndCopiesNothing) {
   op.perform({scalar_of(-0.5), a, b, Tensor(), Tensor()}, out);  // an untaken input may be missing
   EXPECT_TRUE(out[0].shares_buffer(a));
   EXPECT_TRUE(out[1].shares_buffer(b));
+  // A skipped branch tells which was taken: the condition is not read (on a device, no wait).
+  op.perform({Tensor(), Tensor(), b, x, y}, out);
+  EXPECT_TRUE(out[0].shares_buffer(x));
+  op.perform({Tensor(), a, b, Tensor(), y}, out);
+  EXPECT_TRUE(out[0].shares_buffer(a));
 }
 
 TEST(IfElseShapes, KnownOnlyWhenBothBranchesAgree) {
