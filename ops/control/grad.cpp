@@ -1,6 +1,7 @@
 // IfElse's gradient (Theano's): the output gradient flows to the branch taken, zeros to the
-// other, each chosen by an IfElse of its own on the same condition, so that computing the
-// gradient runs only the taken branch's backward work too. The condition gets none.
+// other, each chosen by an IfElse of its own on the same condition. The condition gets none.
+// The branches' backward work reads these (always needed) results, so it is not lazy; the
+// values are right whichever branch runs (docs/control-flow.md).
 #include "ops/control/ifelse.h"
 #include "ops/core/node.h"
 #include "ops/gradient/build.h"

@@ -33,8 +33,9 @@ class IfElse : public Op {
   // Output i shares the buffer of then_i or else_i; the linker's buffer lifetimes treat both
   // as shared (compiler/buffer_lifetimes.cpp), this names the first.
   int view_of_input(int output) const override { return 1 + output; }
-  // The output gradient flows to the taken branch, zeros to the other (both through IfElse, so
-  // the gradient is lazy too); the condition gets none.
+  // The output gradient flows to the taken branch, zeros to the other (each through an IfElse on
+  // the same condition); the condition gets none. The backward work itself is not lazy, as in
+  // Theano (docs/control-flow.md).
   std::vector<VarPtr> grad(const Node& node, const std::vector<VarPtr>& output_grads) const override;
 
   // Whether the then branch is taken for these inputs (perform's choice).
