@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "ops/control/ifelse.h"
+
 namespace tgc {
 
 BufferLifetimes::BufferLifetimes(const Graph& graph, const std::vector<Node*>& order) {
@@ -18,6 +20,23 @@ BufferLifetimes::BufferLifetimes(const Graph& graph, const std::vector<Node*>& o
       int viewed = moves ? -1 : n->op().view_of_input(k);
       root_[out] = viewed >= 0 ? root(n->inputs()[viewed].get()) : out;
       last_use_.emplace(out, pos);  // read later: overwritten by its readers
+    }
+  }
+  // An IfElse output is the buffer of its then value or of its else value, whichever the
+  // condition picks at run time: the two values' buffers become one group (the else value's
+  // re-rooted onto the then value's), which is nobody's own to overwrite or recycle.
+  std::vector<const Variable*> branch_roots;
+  for (const Node* n : order) {
+    const auto* ifelse = dynamic_cast<const IfElse*>(&n->op());
+    if (!ifelse) continue;
+    for (int i = 0; i < ifelse->size(); ++i) {
+      const Variable* a = root(n->inputs()[ifelse->then_input(i)].get());
+      const Variable* b = root(n->inputs()[ifelse->else_input(i)].get());
+      branch_roots.push_back(a);
+      if (a == b) continue;
+      for (auto& [v, r] : root_)
+        if (r == b) r = a;
+      root_[b] = a;
     }
   }
   // Readers come after their producer in the schedule, so last_use_ is final now.
@@ -37,6 +56,7 @@ BufferLifetimes::BufferLifetimes(const Graph& graph, const std::vector<Node*>& o
     g.returned = true;
   }
   for (const VarPtr& in : graph.inputs()) group_of(in.get()).own = false;
+  for (const Variable* r : branch_roots) group_of(r).own = false;
 }
 
 const Variable* BufferLifetimes::root(const Variable* v) const {

@@ -6,12 +6,15 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/branch_guards.h"
 #include "compiler/buffer_lifetimes.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/placement.h"
 #include "compiler/scan/scan_thunk.h"
 #include "compiler/update_in_place.h"
 #include "ops/collective/collective_op.h"
+#include "ops/control/ifelse.h"
+#include "ops/transfer/transfer.h"
 #include "runtime/compile_log.h"
 
 namespace tgc {
@@ -80,6 +83,9 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     if (options.device_backend && !device_nodes.empty()) options.device_backend->prepare(device_nodes);
   }
   const BufferLifetimes life(graph, order);
+  const BranchGuards guards(graph);
+  std::unordered_map<const Node*, int> position;
+  for (size_t pos = 0; pos < order.size(); ++pos) position[order[pos]] = static_cast<int>(pos);
   for (size_t pos = 0; pos < order.size(); ++pos) {
     Node* node = order[pos];
     const bool on_device = node->placement() != DeviceKind::Host;
@@ -95,6 +101,20 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
              : node->placement() == DeviceKind::Host     ? ThunkKind::Cpu
                                                          : ThunkKind::Gpu;
     for (auto& in : node->inputs()) t.inputs.push_back(slot_of.at(in.get()));
+    // Lazy branches: the conditions under which a result needs this node (ops/control/ifelse.h).
+    for (const GuardTerm& term : guards.guard(node)) {
+      std::vector<BranchTest>& tests = t.guard.emplace_back();
+      for (const BranchLiteral& l : term) {
+        const Variable* cond = l.ifelse->inputs()[IfElse::kCond].get();
+        // A condition copied to the device for a device IfElse: test the host value, no wait.
+        if (cond->owner() && cond->owner()->op().is_transfer() && cond->owner()->placement() != DeviceKind::Host &&
+            dynamic_cast<const HostToDevice*>(&cond->owner()->op()))
+          cond = cond->owner()->inputs()[0].get();
+        auto p = cond->owner() ? position.find(cond->owner()) : position.end();
+        tests.push_back({slot_of.at(cond), p == position.end() ? -1 : p->second, l.when});
+      }
+    }
+    t.lazy_inputs = dynamic_cast<const IfElse*>(&node->op()) != nullptr;
     for (int i = 0; i < node->num_outputs(); ++i) t.outputs.push_back(new_slot(node->output_raw(i)));
     // An inplace op's input buffer, when it is still dead here and the function's own (the
     // inplace pass decided on this schedule; a later rewrite may have changed it).
@@ -150,6 +170,10 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
   for (size_t i = 0; i < prog.thunks.size(); ++i) {
     for (int s : prog.thunks[i].outputs) last_use[s] = static_cast<int>(i);
     for (int s : prog.thunks[i].inputs) last_use[s] = static_cast<int>(i);
+    // A guard reads its conditions (a host condition whose device copy the IfElse reads
+    // dies only after the last thunk it guards).
+    for (const auto& term : prog.thunks[i].guard)
+      for (const BranchTest& t : term) last_use[t.slot] = std::max(last_use[t.slot], static_cast<int>(i));
   }
   for (int s = 0; s < prog.num_slots; ++s)
     if (intermediate[s] && last_use[s] >= 0) prog.thunks[last_use[s]].frees.push_back(s);

@@ -2,6 +2,8 @@
 // shared variable's new value into its own buffer.
 #include "compiler/update_in_place.h"
 
+#include "compiler/branch_guards.h"
+
 namespace tgc {
 
 bool fits_buffer(const Type& in, const Type& out) {
@@ -20,7 +22,8 @@ bool writes_variable(const Node& n) {
 }
 
 std::vector<Node*> schedule_with_last(const Graph& graph, const std::unordered_set<const Node*>& last) {
-  std::vector<Node*> order = graph.toposort();
+  // Each ifelse condition before the work it guards (compiler/branch_guards.h).
+  std::vector<Node*> order = BranchGuards(graph).order(graph);
   if (last.empty()) return order;
   std::unordered_set<const Node*> movable(last);
   for (const Node* n : order)

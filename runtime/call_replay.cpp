@@ -27,12 +27,23 @@ const std::string kReplayLabel = "the replayed recording of the whole call (cuda
 }  // namespace
 
 bool CallReplay::eligible(const Program& program, const Device& device) {
-  if (program.thunks.empty()) return false;
+  return ineligible_reason(program, device).empty();
+}
+
+std::string CallReplay::ineligible_reason(const Program& program, const Device& device) {
+  if (program.thunks.empty()) return "the function runs no node";
   // Transfers record as copies; one the device cannot record (from host memory, through
   // staging) fails the recording, and the function then runs node by node.
   for (const Thunk& t : program.thunks)
-    if (t.kind == ThunkKind::Cpu || t.device != &device) return false;
-  return true;
+    if (t.kind == ThunkKind::Cpu || t.device != &device)
+      return "not every node runs on the device (tgc show marks the host ones)";
+  // A recording replays fixed work; which branch of an ifelse runs is known only from the
+  // condition's value during the call.
+  for (const Thunk& t : program.thunks)
+    if (!t.guard.empty() || t.lazy_inputs)
+      return "an ifelse runs only its taken branch, chosen from the condition's value during the call (" + t.label +
+             ")";
+  return "";
 }
 
 CallReplay::CallReplay(const Program& program, Device& device, size_t max_recorded_bytes)

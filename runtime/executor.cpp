@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "runtime/capture_branches.h"
+#include "runtime/condition.h"
 #include "runtime/error.h"
 #include "runtime/profiler.h"
 
@@ -116,6 +117,64 @@ void check_variable_writes(const Program& program, const std::vector<Tensor>& sl
   inputs.clear();
 }
 
+// Lazy branches (Thunk::guard): which thunks this call skipped, which slots they left unset,
+// and the condition values read so far (each read once: on a device it waits).
+class Skips {
+ public:
+  explicit Skips(const Program& program) : skipped_(program.thunks.size(), 0), unset_(program.num_slots, 0),
+                                           value_(program.num_slots, -1) {}
+
+  // Whether thunk i's guard holds: one of its terms has no test known to fail.
+  bool runs(const Program& program, size_t i, const std::vector<Tensor>& slots) {
+    for (const std::vector<BranchTest>& term : program.thunks[i].guard) {
+      bool term_holds = true;
+      for (const BranchTest& t : term)
+        if (!holds(t, i, slots)) {
+          term_holds = false;
+          break;
+        }
+      if (term_holds) return true;
+    }
+    return false;
+  }
+  void skip(const Thunk& thunk, size_t i) {
+    skipped_[i] = 1;
+    for (int s : thunk.outputs) unset_[s] = 1;
+  }
+  bool unset(int slot) const { return unset_[slot] != 0; }
+
+ private:
+  // A test whose condition is not computed yet (its producer comes later or was skipped)
+  // counts as holding: running the thunk is always correct.
+  bool holds(const BranchTest& t, size_t i, const std::vector<Tensor>& slots) {
+    if (t.producer >= 0 && (static_cast<size_t>(t.producer) >= i || skipped_[t.producer])) return true;
+    signed char& v = value_[t.slot];
+    if (v < 0) {
+      if (!slots[t.slot].defined()) return true;
+      v = condition_holds(slots[t.slot]) ? 1 : 0;
+    }
+    return (v == 1) == t.when;
+  }
+  std::vector<char> skipped_, unset_;
+  std::vector<signed char> value_;
+};
+
+// A skipped thunk: its frees still apply (no later thunk reads those slots), and the buffers
+// handed to it are dropped as gc would have (with gc off they stay where they are, for the
+// next call).
+void skip_thunk(const Thunk& thunk, std::vector<Tensor>& slots, bool allow_gc, MemoryTracker* memory) {
+  for (const std::vector<Handover>* list : {&thunk.inplace, &thunk.reuse})
+    for (const Handover& h : *list) {
+      if (std::find(thunk.frees.begin(), thunk.frees.end(), h.slot) != thunk.frees.end()) continue;
+      if (memory) memory->freed(slots[h.slot]);
+      if (allow_gc) slots[h.slot] = Tensor();
+    }
+  for (int s : thunk.frees) {
+    if (memory) memory->freed(slots[s]);
+    if (allow_gc) slots[s] = Tensor();
+  }
+}
+
 [[noreturn]] void missing_value(const Thunk& thunk, bool output, size_t index, int slot) {
   throw InternalError(
       fmt::format("internal error: {} {} of '{}' (slot {}) is undefined {} the thunk ran",
@@ -137,15 +196,32 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
 
   // Scratch vectors reused by every thunk: clear() keeps their capacity.
   std::vector<Tensor> inputs, outputs;
+  std::optional<Skips> skips;  // made at the first guarded thunk
   size_t i = 0;
   try {
     for (; i < program.thunks.size(); ++i) {
       const Thunk& thunk = program.thunks[i];
       if (i == program.first_variable_write) check_variable_writes(program, slots, inputs);
+      if (!thunk.guard.empty()) {
+        if (!skips) skips.emplace(program);
+        if (!skips->runs(program, i, slots)) {
+          skips->skip(thunk, i);
+          skip_thunk(thunk, slots, options.allow_gc, memory ? &*memory : nullptr);
+          continue;
+        }
+      }
       if (options.branches) options.branches->before(thunk, slots);
       for (size_t k = 0; k < thunk.inputs.size(); ++k) {
-        const Tensor& t = slots[thunk.inputs[k]];
-        if (!t.defined()) missing_value(thunk, false, k, thunk.inputs[k]);
+        const int s = thunk.inputs[k];
+        // A value of a skipped thunk (with gc off its slot may hold the previous call's): only
+        // an op choosing between branches may be given it, undefined.
+        if (skips && skips->unset(s)) {
+          if (!thunk.lazy_inputs) missing_value(thunk, false, k, s);
+          inputs.emplace_back();
+          continue;
+        }
+        const Tensor& t = slots[s];
+        if (!t.defined()) missing_value(thunk, false, k, s);
         inputs.push_back(t);
       }
       // With gc off the slots still hold last call's tensors: hand them over for reuse. Moved,

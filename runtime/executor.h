@@ -24,6 +24,10 @@ struct ExecOptions {
 // `slots` has program.num_slots entries with bound slots and constants already filled.
 // Before a thunk runs, the tensors named by its handovers (Thunk::inplace, Thunk::reuse)
 // move from their slots into its outputs, for the op to reuse their buffers.
+// A thunk whose guard fails (Thunk::guard: lazy ifelse branches) is skipped: it runs
+// nothing, records no call in the profile, leaves its outputs unset, still applies its frees
+// and drops the buffers handed to it (allow_gc). Condition values are read once per call; a
+// condition on a device is copied back, which waits for the device.
 // On success the output slots hold results; intermediates are dropped when allow_gc is on
 // and kept (for buffer reuse on the next run) when it is off. On failure the Error thrown
 // by the thunk is rethrown with the thunk's label as its location, and every intermediate

@@ -31,6 +31,16 @@ struct Handover {
   bool operator==(const Handover&) const = default;
 };
 
+// One test of a lazy branch (ifelse): holds when the scalar condition in `slot` is nonzero ==
+// `when`. `producer` is the thunk that computes the slot (-1: a bound or constant slot, known
+// from the start); a test whose producer has not run yet counts as holding (the thunk runs).
+struct BranchTest {
+  int slot;
+  int producer;
+  bool when;
+  bool operator==(const BranchTest&) const = default;
+};
+
 struct Thunk {
   std::string op_name;   // "Elemwise{exp}": the per-op table groups by it
   std::string op_class;  // "Elemwise": the per-op-class table groups by it
@@ -65,6 +75,13 @@ struct Thunk {
   // Output k may take the buffer of slot s, dead since an earlier thunk (the memory plan;
   // with allow_gc off also the buffer a later slot kept from the previous call).
   std::vector<Handover> reuse;
+  // Lazy branches (compiler/branch_guards.h): the thunk runs only when one of these terms holds,
+  // each a conjunction of tests; empty: always. A skipped thunk's outputs stay unset this call,
+  // its frees still apply and the buffers handed to it are dropped (allow_gc) or left in place.
+  std::vector<std::vector<BranchTest>> guard;
+  // Its op picks among its inputs by a condition (IfElse): an input whose producer was skipped
+  // reaches it undefined instead of raising.
+  bool lazy_inputs = false;
   ThunkFn run;
   // For a thunk that writes a shared variable's buffer in place (Program::first_variable_write):
   // raises what `run` would raise for these inputs, writing nothing (Op::validate).

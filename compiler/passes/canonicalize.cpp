@@ -42,6 +42,9 @@ std::span<const LocalRewrite> canonicalize_rules() {
       {"constant_chain", "0.5 * (2.0 * x) -> x; -(3.0 * x) -> -3.0 * x; (i + 2) - 5 -> i + -3", &constant_chain},
       // The chosen branch, when it provably has the result's shape (else the where is a fill).
       {"where_constant_condition", "where(True, a, b) -> a; where(False, a, b) -> b", &where_constant_condition},
+      // A condition known when compiling: the branch, and nothing left to be lazy about.
+      {"ifelse_constant_condition", "ifelse(1, a, b) -> a; ifelse(0, a, b) -> b", &ifelse_constant_condition},
+      {"ifelse_same_branches", "ifelse(c, a, a) -> a", &ifelse_same_branches},
       {"useless_reshape", "reshape(x, x.shape) -> x (static shapes)", &useless_reshape},
       {"useless_flatten", "flatten(x, x.ndim) -> x", &useless_flatten},
       {"identity_dimshuffle", "dimshuffle(x, {0, 1, ...}) -> x", &identity_dimshuffle},

@@ -34,6 +34,10 @@ VarPtr ew(ScalarOpKind kind, std::vector<VarPtr> inputs, DType floatx);
 // A 0-d constant.
 VarPtr scalar_constant(double value, DType dtype);
 
+// Lazy ifelse rules (canonicalize_ifelse.cpp).
+std::vector<VarPtr> ifelse_constant_condition(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> ifelse_same_branches(Node& n, const RewriteEnv& env);
+
 // Arithmetic rules (canonicalize_arith.cpp).
 std::vector<VarPtr> mul_by_one(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> add_zero(Node& n, const RewriteEnv& env);

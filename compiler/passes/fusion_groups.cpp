@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compiler/branch_guards.h"
 #include "ops/reduce/careduce.h"
 #include "ops/reduce/float_reduce.h"
 #include "runtime/error.h"
@@ -75,6 +76,7 @@ struct NodeInfo {
   bool no_prologue = false;
   std::vector<int> axes;  // Reduction: the reduced axes, explicit
   bool keepdims = false;
+  int branch = 0;        // BranchGuards::guard_class: a group never mixes lazy branches
   bool ready = false;    // handed to the ready queues (once)
   unsigned queued = 0;   // build stamp while in the worklist
   unsigned planned = 0;  // plan stamp while in the current plan
@@ -144,6 +146,7 @@ class Fuser {
   std::unordered_map<const Variable*, int> output_uses_;
 
   // The open group.
+  int group_branch_ = 0;
   Plan plan_;
   GroupShape shape_;
   std::vector<int> members_;
@@ -168,6 +171,7 @@ class Fuser {
 
 Fuser::Fuser(const Graph& graph, const FusionLimits& limits) : limits_(limits) {
   std::vector<Node*> order = graph.toposort();
+  const BranchGuards guards(graph);
   nodes_.resize(order.size());
   for (size_t i = 0; i < order.size(); ++i) id_[order[i]] = static_cast<int>(i);
   for (auto& o : graph.outputs()) ++output_uses_[o.get()];
@@ -176,6 +180,7 @@ Fuser::Fuser(const Graph& graph, const FusionLimits& limits) : limits_(limits) {
     Node* n = order[i];
     info.node = n;
     info.topo = static_cast<int>(i);
+    info.branch = guards.guard_class(n);
     info.role = n->num_outputs() == 1 ? fusion_role(*n) : FusionRole::None;
     if (info.role == FusionRole::Reduction) {
       ReduceAxes axes;
@@ -225,6 +230,7 @@ bool Fuser::plan_node(int n, std::optional<Phase> need, int reader, int depth, P
   NodeInfo& info = nodes_[n];
   if (info.planned == plan_stamp_) return !need || info.phase == *need;
   if (info.state != State::Waiting || info.role == FusionRole::None) return false;
+  if (info.branch != group_branch_) return false;  // another lazy branch (ifelse)
   Node* node = info.node;
   bool reads_loop = false, reads_out = false;
   for (const VarPtr& v : node->inputs()) {
@@ -403,6 +409,7 @@ bool Fuser::open_group(int seed) {
   values_ = 0;
   work_.clear();
   const NodeInfo& s = nodes_[seed];
+  group_branch_ = s.branch;
   shape_ = GroupShape();
   if (s.role == FusionRole::Elementwise) {
     shape_.loop = s.node->output_raw(0)->type();

@@ -433,8 +433,7 @@ std::string Function::cuda_graph_status() const {
     if (f.config.cuda_graphs != "auto") return "off: cuda_graphs=" + f.config.cuda_graphs;
     if (f.config.profile) return "off: profile=true times every node on its own";
     if (f.config.sync) return "off: sync=true waits after every node";
-    if (!CallReplay::eligible(v.linked.program, *device))
-      return "off: not every node runs on the device (tgc show marks the host ones)";
+    if (std::string why = CallReplay::ineligible_reason(v.linked.program, *device); !why.empty()) return "off: " + why;
     return "off";
   }
   std::lock_guard<DeviceWorkMutex> device_lock(*f.device_mutex);

@@ -71,8 +71,10 @@ std::vector<Builtin> build_table() {
   for (Family f : {Family::Reductions, Family::LinearAlgebra, Family::NeuralNet, Family::Shape, Family::Indexing,
                    Family::Join, Family::Creation})
     families.emplace_back(f, tensor_builtins(f));
-  for (Family f : {Family::Gradients, Family::Functions}) families.emplace_back(f, graph_builtins(f));
-  families.emplace_back(Family::Control, control_builtins());
+  families.emplace_back(Family::Gradients, graph_builtins(Family::Gradients));
+  families.emplace_back(Family::ControlFlow, control_builtins());
+  families.emplace_back(Family::ControlFlow, loop_builtins());
+  families.emplace_back(Family::Functions, graph_builtins(Family::Functions));
   families.emplace_back(Family::Distributed, collective_builtins());
   std::vector<Builtin> table;
   for (auto& [family, rows] : families)
@@ -96,6 +98,7 @@ std::string family_title(Family f) {
     case Family::Join: return "Joining and splitting";
     case Family::Creation: return "Symbolic creation";
     case Family::Gradients: return "Gradients";
+    case Family::ControlFlow: return "Control flow";
     case Family::Functions: return "Functions and devices";
     case Family::Control: return "Loops and branches";
     case Family::Distributed: return "Several processes: collectives and ranks";

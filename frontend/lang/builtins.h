@@ -22,7 +22,7 @@ class Args;
 // The reference's sections, in the order docs/language.md lists them.
 enum class Family {
   Inputs, Values, Math, Reductions, LinearAlgebra, NeuralNet, Shape, Indexing, Join, Creation,
-  Gradients, Functions, Control, Distributed
+  Gradients, ControlFlow, Functions, Distributed
 };
 std::string family_title(Family f);
 
@@ -77,8 +77,9 @@ std::vector<BuiltinRow> value_builtins();
 std::vector<BuiltinRow> math_builtins();
 std::vector<BuiltinRow> tensor_builtins(Family family);  // Reductions .. Creation
 std::vector<BuiltinRow> graph_builtins(Family family);   // Gradients, Functions
-std::vector<BuiltinRow> collective_builtins();
-std::vector<BuiltinRow> control_builtins();             // Control: scan, until          // Distributed: collectives, rank, world_size
+std::vector<BuiltinRow> collective_builtins();          // Distributed: collectives, rank, world_size
+std::vector<BuiltinRow> control_builtins();             // ControlFlow: ifelse
+std::vector<BuiltinRow> loop_builtins();                // ControlFlow: scan, until
 
 // One evaluated argument of a call.
 struct ArgValue {

@@ -230,7 +230,7 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
       };
     case Family::Inputs: case Family::Values: case Family::Math: case Family::Reductions: case Family::LinearAlgebra:
     case Family::NeuralNet: case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation:
-    case Family::Control: case Family::Distributed:
+    case Family::Distributed: case Family::ControlFlow:
       break;
   }
   return {};

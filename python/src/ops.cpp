@@ -202,6 +202,15 @@ void bind_grad(nb::module_& m) {
         nb::arg("cost"), nb::arg("wrt"),
         "d cost / d wrt (Theano's grad): cost a 0-d float tensor, wrt a variable or a list of "
         "them (then a list of gradients). Each gradient has its variable's dtype and rank.");
+  m.def("ifelse",
+        [](nb::handle cond, nb::handle then_branch, nb::handle else_branch) -> nb::object {
+          const bool many = !nb::isinstance<Var>(then_branch) && (nb::isinstance<nb::list>(then_branch) || nb::isinstance<nb::tuple>(then_branch));
+          if (!many) return nb::cast(ifelse(as_var(cond), as_var(then_branch), as_var(else_branch)));
+          return nb::cast(ifelse(as_var(cond), as_vars(then_branch), as_vars(else_branch)));
+        },
+        nb::arg("cond"), nb::arg("then_branch"), nb::arg("else_branch"),
+        "then_branch if the scalar cond is nonzero, else else_branch, computing only the branch taken "
+        "(Theano's lazy ifelse; where() computes both). Lists of values give a list of results.");
   m.def("stop_gradient", [](nb::handle x) { return stop_gradient(as_var(x)); }, nb::arg("x"),
         "x itself, treated as a constant by grad().");
   m.def("jacobian", [](const Var& y, const Var& x) { return jacobian(y, x); }, nb::arg("expression"), nb::arg("wrt"),

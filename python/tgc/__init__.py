@@ -17,7 +17,7 @@ The Theano spelling of the same program runs through tgc.theano (see docs/python
 from . import _tgc
 from ._tgc import (  # noqa: F401  (the package's public names)
     Error, TypeError, ShapeError, ValueError, IndexError, InputError, ConfigError, IOError,
-    DeviceError, CommError, InternalError, Function, DeviceArray, shared, grad, version, scan, until,
+    DeviceError, CommError, InternalError, Function, DeviceArray, shared, grad, version, ifelse, scan, until,
 )
 from .config import config
 from . import tensor, printing
@@ -27,7 +27,7 @@ __version__ = version()
 __all__ = [
     "Error", "TypeError", "ShapeError", "ValueError", "IndexError", "InputError", "ConfigError",
     "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
-    "grad", "scan", "until", "config", "tensor", "printing", "devices", "version",
+    "grad", "ifelse", "scan", "until", "config", "tensor", "printing", "devices", "version",
 ]
 
 

@@ -28,8 +28,8 @@ const std::set<std::string> kOpSet = {
     "Alloc", "Fill", "Arange", "Eye",
     // made by grad()
     "SumToLike", "ReshapeLike", "SplitLike", "ReduceCount", "StopGradient", "LogSoftmaxGrad",
-    // loops
-    "Scan"};
+    // control flow
+    "IfElse", "Scan"};
 
 std::string base_name(const Node& n) {
   const std::string name = n.op().name();

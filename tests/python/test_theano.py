@@ -124,3 +124,18 @@ def test_theano_flags_that_tgc_does_not_copy_fail_clearly():
     assert done.returncode != 0 and "mode 'DebugMode' is not supported" in done.stderr
     done = import_with_theano_flags("floatX=float16", "")
     assert done.returncode != 0 and "tgc.ConfigError" in done.stderr
+
+
+def test_lazy_ifelse_from_theano_ifelse():
+    from tgc.theano.ifelse import ifelse
+    a, b = T.dscalar("a"), T.dscalar("b")
+    x, y = T.dmatrix("x"), T.dmatrix("y")
+    z_lazy = ifelse(T.lt(a, b), T.mean(x), T.mean(y))
+    f = theano.function([a, b, x, y], z_lazy)
+    ones, twos = np.ones((3, 2)), np.full((3, 2), 2.0)
+    assert f(1.0, 2.0, ones, twos) == pytest.approx(1.0)
+    assert f(2.0, 1.0, ones, twos) == pytest.approx(2.0)
+    first, second = ifelse(T.lt(a, b), [T.mean(x), T.sum(x)], [T.mean(y), T.sum(y)])
+    g = theano.function([a, b, x, y], [first, second])
+    assert [float(v) for v in g(2.0, 1.0, ones, twos)] == pytest.approx([2.0, 12.0])
+    assert tgc.ifelse is ifelse

@@ -9,6 +9,7 @@
 #include <tgc/devices.h>
 #include <tgc/function.h>
 #include <tgc/grad.h>
+#include <tgc/ifelse.h>
 #include <tgc/indexing.h>
 #include <tgc/join.h>
 #include <tgc/linalg.h>

@@ -21,10 +21,11 @@ from .. import _tgc
 from .. import function as _function
 from ..config import config
 from .._tgc import shared, grad, scan  # noqa: F401  (Theano's theano.shared, theano.grad, theano.scan)
-from . import tensor, printing, sandbox  # noqa: F401
+from . import tensor, printing, sandbox, ifelse  # noqa: F401
 from .graph import FunctionMaker
 
-__all__ = ["function", "config", "shared", "grad", "scan", "scan_module", "tensor", "printing", "sandbox", "apply_theano_flags"]
+__all__ = ["function", "config", "shared", "grad", "scan", "scan_module", "tensor", "printing", "sandbox", "ifelse",
+           "apply_theano_flags"]
 
 _MODES = {None: {}, "FAST_RUN": {}, "FAST_COMPILE": {"optimizer": "fast_compile"}}
 

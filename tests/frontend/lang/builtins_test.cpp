@@ -38,7 +38,7 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"transpose", "transpose(m, 1, 0)"}, {"squeeze", "squeeze(dimshuffle(x, 'x', 0))"},
       {"expand_dims", "expand_dims(x, 0)"},
       {"set_subtensor", "set_subtensor(x[0], 1)"}, {"inc_subtensor", "inc_subtensor(x[1:], x[:-1])"},
-      {"take", "take(x, i)"},
+      {"take", "take(x, i)"}, {"ifelse", "ifelse(x.sum() > 0, x, -x)"},
       {"concatenate", "concatenate([x, x])"}, {"stack", "stack([x, x], axis=1)"}, {"split", "split(x, [1, 2])"},
       {"alloc", "alloc(0.0, 2, 3)"}, {"zeros_like", "zeros_like(x)"}, {"ones_like", "ones_like(x)"},
       {"fill", "fill(x, 2.0)"},

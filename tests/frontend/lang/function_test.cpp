@@ -35,6 +35,32 @@ TEST(Function, TwoOutputsFromOneFunction) {
   EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{-2, -3}));
 }
 
+TEST(Function, IfElseOneValueAndSeveralAsATuple) {
+  TgProgram p = load("c = scalar('c', 'int64')\nx = vector()\n"
+                     "y = ifelse(c, exp(x), -x)\n"
+                     "a, b = ifelse(c > 0, [x + 1, x * 2], [x - 1, x * 3])\n"
+                     "f = function([c, x], [y, a, b])\n");
+  const Tensor one = Tensor::from_vector(std::vector<int64_t>{1}).reshape({});
+  const Tensor zero = Tensor::from_vector(std::vector<int64_t>{0}).reshape({});
+  auto out = p.find("f")->function(zero, Tensor::from_vector<float>({2}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{-2}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{1}));
+  EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{6}));
+  out = p.find("f")->function(one, Tensor::from_vector<float>({2}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{3}));
+  EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{4}));
+}
+
+TEST(Function, IfElseBranchesOfDifferentKindsAreAnErrorAtTheCall) {
+  try {
+    load("c = scalar()\nx = vector()\ny = ifelse(c, [x, x], x)\n");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("one branch is a list"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(":3:"));
+  }
+}
+
 TEST(Function, UpdatesAreAppliedByEachCall) {
   TgProgram p = load("x = vector()\nw = shared(zeros(2, dtype=floatX), name='w')\ncount = shared(0, name='count')\n"
                      "f = function([x], w * 2, updates=[(w, w + x), (count, count + 1)], name='train')\n");
