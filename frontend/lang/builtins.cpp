@@ -98,9 +98,8 @@ std::string family_title(Family f) {
     case Family::Join: return "Joining and splitting";
     case Family::Creation: return "Symbolic creation";
     case Family::Gradients: return "Gradients";
-    case Family::ControlFlow: return "Control flow";
+    case Family::ControlFlow: return "Control flow: branches and loops";
     case Family::Functions: return "Functions and devices";
-    case Family::Control: return "Loops and branches";
     case Family::Distributed: return "Several processes: collectives and ranks";
   }
   return "";
