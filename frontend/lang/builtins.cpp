@@ -71,6 +71,7 @@ std::vector<Builtin> build_table() {
   for (Family f : {Family::Reductions, Family::LinearAlgebra, Family::NeuralNet, Family::Shape, Family::Indexing,
                    Family::Join, Family::Creation})
     families.emplace_back(f, tensor_builtins(f));
+  families.emplace_back(Family::Random, random_builtins());
   for (Family f : {Family::Gradients, Family::Functions}) families.emplace_back(f, graph_builtins(f));
   families.emplace_back(Family::Distributed, collective_builtins());
   std::vector<Builtin> table;
@@ -94,6 +95,7 @@ std::string family_title(Family f) {
     case Family::Indexing: return "Indexing";
     case Family::Join: return "Joining and splitting";
     case Family::Creation: return "Symbolic creation";
+    case Family::Random: return "Random streams: symbolic draws";
     case Family::Gradients: return "Gradients";
     case Family::Functions: return "Functions and devices";
     case Family::Distributed: return "Several processes: collectives and ranks";

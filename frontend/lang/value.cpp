@@ -54,6 +54,7 @@ std::string Value::describe() const {
     return "a " + std::string(dtype_name(as_tensor().dtype())) + " value of shape " + shape_str(as_tensor().shape());
   if (is_sequence()) return is_tuple() ? "a tuple" : "a list";
   if (is_rng()) return "a RandomState";
+  if (is_streams()) return "a RandomStreams";
   return "a function";
 }
 

@@ -27,7 +27,9 @@ const std::set<std::string> kOpSet = {
     // creation
     "Alloc", "Fill", "Arange", "Eye",
     // made by grad()
-    "SumToLike", "ReshapeLike", "SplitLike", "ReduceCount", "StopGradient", "LogSoftmaxGrad"};
+    "SumToLike", "ReshapeLike", "SplitLike", "ReduceCount", "StopGradient", "LogSoftmaxGrad",
+    // random streams (the state an input here)
+    "Random", "RandomPermutation"};
 
 std::string base_name(const Node& n) {
   const std::string name = n.op().name();

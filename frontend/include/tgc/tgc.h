@@ -14,6 +14,7 @@
 #include <tgc/linalg.h>
 #include <tgc/math.h>
 #include <tgc/nn.h>
+#include <tgc/random.h>
 #include <tgc/reductions.h>
 #include <tgc/shape.h>
 #include <tgc/var.h>

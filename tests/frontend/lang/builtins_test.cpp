@@ -48,6 +48,13 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"all_reduce", "all_reduce(x, op='mean')"}, {"all_gather", "all_gather(m, axis=1)"},
       {"reduce_scatter", "reduce_scatter(x)"}, {"broadcast", "broadcast(x)"}, {"rank", "rank()"},
       {"world_size", "world_size()"}, {"local_rank", "local_rank()"},
+      {"RandomStreams", "RandomStreams(1)"}, {"RandomStreams.uniform", "RandomStreams(1).uniform((2, 3), -1, 1)"},
+      {"RandomStreams.normal", "RandomStreams(1).normal(x, std=2.0)"},
+      {"RandomStreams.binomial", "RandomStreams(1).binomial(3, n=4, p=0.5)"},
+      {"RandomStreams.randint", "RandomStreams(1).randint(3, 0, 5)"},
+      {"RandomStreams.choice", "RandomStreams(1).choice(2, 5, replace=false)"},
+      {"RandomStreams.permutation", "RandomStreams(1).permutation(4)"},
+      {"RandomStreams.seed", "RandomStreams(1).seed(3)"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;
