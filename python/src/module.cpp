@@ -12,4 +12,5 @@ NB_MODULE(_tgc, m) {
   py::bind_device_array(m);
   py::bind_function(m);
   py::bind_config(m);
+  py::bind_random(m);
 }
