@@ -12,6 +12,6 @@ nnet = _types.SimpleNamespace(sigmoid=_sigmoid, softplus=_softplus, softmax=_sof
 # theano.tensor.shared_randomstreams (tensor is a module here, so the submodule is registered
 # under its dotted name: `from tgc.theano.tensor.shared_randomstreams import RandomStreams`).
 import sys as _sys  # noqa: E402
-from .. import shared_randomstreams  # noqa: E402,F401
+from . import shared_randomstreams  # noqa: E402,F401
 
 _sys.modules[__name__ + ".shared_randomstreams"] = shared_randomstreams

@@ -8,6 +8,7 @@
 
 #include "gpu_test_device.h"
 #include "ops/core/graph.h"
+#include "support/distribution_checks.h"
 
 namespace tgc {
 namespace {
@@ -44,6 +45,21 @@ TEST(RandomThunks, DrawOnTheDeviceWhatTheHostDrawsCallAfterCall) {
   dev.rng.seed(77);
   host.rng.seed(77);
   EXPECT_EQ(fd()[0].to_vector<float>(), fh()[0].to_vector<float>());
+}
+
+// 10^6 draws made on the device pass the same tests as the host's (they are the same numbers,
+// but this holds the device to it directly): Kolmogorov-Smirnov for uniform and normal floats.
+TEST(RandomThunks, DeviceDrawsPassKolmogorovSmirnov) {
+  TGC_REQUIRE_GPU();
+  RandomStreams rng(2024);
+  Var u = rng.uniform({1000000}, 0.0, 1.0, DType::Float32), z = rng.normal({1000000}, 0.0, 1.0, DType::Float32);
+  Function f = function({}, {u, z}, {}, {.config = {{"device", gpu_test::api()}}});
+  for (int call = 0; call < 2; ++call) {
+    const auto r = f();
+    const auto uv = r[0].to_vector<float>(), zv = r[1].to_vector<float>();
+    EXPECT_LT(test::ks_statistic(std::vector<double>(uv.begin(), uv.end()), test::uniform_cdf), test::kKsCritical001);
+    EXPECT_LT(test::ks_statistic(std::vector<double>(zv.begin(), zv.end()), test::normal_cdf), test::kKsCritical001);
+  }
 }
 
 #if TGC_TEST_GPU_CUDA

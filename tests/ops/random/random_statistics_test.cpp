@@ -7,12 +7,13 @@
 #include <cmath>
 
 #include "ops/random/random_draw.h"
+#include "support/distribution_checks.h"
 
 namespace tgc {
 namespace {
 
 constexpr int64_t kN = 1'000'000;
-constexpr double kKsCritical = 1.95;  // sqrt(-ln(0.0005) / 2): P(D sqrt(n) > 1.95) ~ 0.001
+constexpr double kKsCritical = test::kKsCritical001;
 
 Tensor draw(Distribution d, DType t, uint64_t key, int64_t low = 0, int64_t high = 0) {
   RandomDraw op(d, t, Shape{kN}, low, high);
@@ -23,18 +24,10 @@ Tensor draw(Distribution d, DType t, uint64_t key, int64_t low = 0, int64_t high
 
 template <typename T, typename Cdf>
 double ks_statistic(const Tensor& t, Cdf cdf) {
-  std::vector<double> x(t.data<T>(), t.data<T>() + t.numel());
-  std::sort(x.begin(), x.end());
-  const double n = static_cast<double>(x.size());
-  double d = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double f = cdf(x[i]);
-    d = std::max({d, f - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - f});
-  }
-  return d * std::sqrt(n);
+  return test::ks_statistic(std::vector<double>(t.data<T>(), t.data<T>() + t.numel()), cdf);
 }
 
-double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+using test::normal_cdf;
 
 template <typename T>
 std::pair<double, double> mean_var(const Tensor& t) {
@@ -49,7 +42,7 @@ std::pair<double, double> mean_var(const Tensor& t) {
 }
 
 TEST(RandomStatistics, UniformPassesKolmogorovSmirnov) {
-  auto cdf = [](double x) { return std::clamp(x, 0.0, 1.0); };
+  auto cdf = test::uniform_cdf;
   const Tensor f32 = draw(Distribution::Uniform, DType::Float32, 1);
   EXPECT_LT(ks_statistic<float>(f32, cdf), kKsCritical);
   const Tensor f64 = draw(Distribution::Uniform, DType::Float64, 2);
