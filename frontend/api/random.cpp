@@ -66,7 +66,9 @@ Var RandomStreams::uniform(const DrawSize& size, const Operand& low, const Opera
   const DType t = dtype.value_or(floatX());
   Var u = draw(new_state("uniform"), std::make_shared<RandomDraw>(Distribution::Uniform, t, static_size(size)), size);
   if (is_number(low, 0) && is_number(high, 1)) return u;
-  Var out = add(low, mul(sub(high, low), u));
+  // Two numbers: their difference in double, so a float64 draw's scale is not a floatX literal.
+  const Operand scale = low.is_literal() && high.is_literal() ? Operand(high.value() - low.value()) : Operand(sub(high, low));
+  Var out = add(low, mul(scale, u));
   return out.dtype() == t ? out : cast(out, t);
 }
 

@@ -79,6 +79,15 @@ TEST(RandomStreams, ParametersAreGraphOpsAndMayBeVars) {
   EXPECT_NEAR(m / zs.size(), 3.0, 0.02);
 }
 
+TEST(RandomStreams, Float64BoundsKeepFloat64Precision) {
+  // low + (high - low) * u with high - low in double, not a floatX literal.
+  RandomStreams a(11), b(11);
+  Var w = a.uniform({8}, 0.1, 0.7, DType::Float64), u = b.uniform({8}, 0.0, 1.0, DType::Float64);
+  const auto got = function({}, {w})()[0].to_vector<double>(), unit = function({}, {u})()[0].to_vector<double>();
+  // (A float32 scale would be off by about 1e-8 relative.)
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], 0.1 + (0.7 - 0.1) * unit[i], 1e-15) << i;
+}
+
 TEST(RandomStreams, BinomialRandintChoiceAndPermutation) {
   RandomStreams rng(2);
   Var b1 = rng.binomial({100000}, 1, 0.25, DType::Float32);
