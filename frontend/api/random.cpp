@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include <tgc/indexing.h>
+#include <tgc/linalg.h>
 #include <tgc/reductions.h>
 #include <tgc/shape.h>
 
@@ -122,10 +123,35 @@ Var RandomStreams::permutation(int64_t n) {
   return Var(outs[0]);
 }
 
-Var RandomStreams::choice(const DrawSize& size, int64_t a, bool replace) {
+Var RandomStreams::weighted_choice(const DrawSize& size, int64_t a, bool replace, const Var& p) {
+  const VarPtr& w = checked_ptr(p);
+  if (!replace)
+    throw ValueError("choice with weights p draws with replacement only", "RandomStreams.choice",
+                     "pass replace=true, or leave p out for a choice without replacement");
+  if (w->type().ndim() != 1 || (w->type().shape[0] != kUnknownDim && w->type().shape[0] != a) ||
+      !is_float(w->type().dtype))
+    throw TypeError(fmt::format("choice: p is a {}, not a float vector of a = {} weights", w->type().str(), a),
+                    "RandomStreams.choice(" + w->label() + ")", "give one weight per element to choose from");
+  // c[j] = p[0] + ... + p[j] (a product with the upper-triangular ones), cdf = c / c[a-1] but
+  // the last; element k is drawn when cdf[k-1] <= u < cdf[k], so the index is the number of
+  // cdf entries at or below u (a zero weight's interval is empty).
+  Tensor tri = Tensor::zeros(DType::Float64, {a, a});
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = i; j < a; ++j) tri.data<double>()[i * a + j] = 1.0;
+  Var c = dot(cast(p, DType::Float64), constant(tri));
+  Var cdf = true_div(c[{slice(0, a - 1)}], c[{slice(a - 1, a)}]);
+  Var u = uniform(size, 0.0, 1.0, DType::Float64);
+  std::vector<int> pattern;
+  for (int d = 0; d < u.ndim(); ++d) pattern.push_back(d);
+  pattern.push_back(-1);
+  return sum(cast(ge(dimshuffle(u, pattern), cdf), DType::Int64), Axes{u.ndim()});
+}
+
+Var RandomStreams::choice(const DrawSize& size, int64_t a, bool replace, const Var& p) {
   if (a < 1)
     throw ValueError(fmt::format("choice: a is {}", a), "RandomStreams.choice",
                      "choose from arange(a) with a >= 1 elements");
+  if (p.defined()) return weighted_choice(size, a, replace, p);
   if (replace) return randint(size, 0, a, DType::Int64);
   if (size.like.defined())
     throw ValueError("choice without replacement needs a static size", "RandomStreams.choice",
@@ -139,13 +165,13 @@ Var RandomStreams::choice(const DrawSize& size, int64_t a, bool replace) {
   return size.dims.size() == 1 ? first : reshape(first, size.dims);
 }
 
-Var RandomStreams::choice(const DrawSize& size, const Var& a, bool replace) {
-  const VarPtr& p = checked_ptr(a);
-  if (p->type().ndim() != 1 || p->type().shape[0] == kUnknownDim)
-    throw TypeError("choice: a is a " + p->type().str() + ", not a vector of static length",
-                    "RandomStreams.choice(" + p->label() + ")",
+Var RandomStreams::choice(const DrawSize& size, const Var& a, bool replace, const Var& weights) {
+  const VarPtr& v = checked_ptr(a);
+  if (v->type().ndim() != 1 || v->type().shape[0] == kUnknownDim)
+    throw TypeError("choice: a is a " + v->type().str() + ", not a vector of static length",
+                    "RandomStreams.choice(" + v->label() + ")",
                     "pass a vector whose length the type knows, or choose indices with choice(size, n)");
-  return take(a, choice(size, p->type().shape[0], replace));
+  return take(a, choice(size, v->type().shape[0], replace, weights));
 }
 
 void RandomStreams::seed(uint64_t seed) {

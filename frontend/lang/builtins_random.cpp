@@ -57,12 +57,15 @@ std::vector<BuiltinRow> random_builtins() {
          return streams(a).randint(size_of(a), a.integer("low"), a.integer("high"), a.required_dtype("dtype"));
        },
        kStreams},
-      {"RandomStreams.choice", "size, a, replace=true",
-       "elements of arange(a) (a an int) or of the vector a, uniformly; replace=false: no element twice",
+      {"RandomStreams.choice", "size, a, replace=true, p=None",
+       "elements of arange(a) (a an int) or of the vector a, uniformly or with weights p (with replacement); "
+       "replace=false: no element twice",
        [](Args& a) -> Value {
          const Value& from = a.value("a");
-         if (from.is_var() || from.is_tensor()) return streams(a).choice(size_of(a), a.var("a"), a.boolean("replace"));
-         return streams(a).choice(size_of(a), a.integer("a"), a.boolean("replace"));
+         const Var p = a.is_none("p") ? Var() : a.var("p");
+         if (from.is_var() || from.is_tensor())
+           return streams(a).choice(size_of(a), a.var("a"), a.boolean("replace"), p);
+         return streams(a).choice(size_of(a), a.integer("a"), a.boolean("replace"), p);
        },
        kStreams},
       {"RandomStreams.permutation", "n", "a random ordering of 0 .. n-1 (int64)",

@@ -73,12 +73,14 @@ void bind_random(nb::module_& m) {
           nb::arg("size"), nb::arg("low") = 0, nb::arg("high") = 1, "Theano's: integers on [low, high], int64.")
       .def(
           "choice",
-          [](RandomStreams& r, nb::handle size, nb::handle a, bool replace) {
-            if (nb::isinstance<Var>(a)) return r.choice(as_size(size), nb::cast<Var>(a), replace);
-            return r.choice(as_size(size), nb::cast<int64_t>(a), replace);
+          [](RandomStreams& r, nb::handle size, nb::handle a, bool replace, nb::handle p) {
+            const Var weights = p.is_none() ? Var() : as_var(p);
+            if (nb::isinstance<Var>(a)) return r.choice(as_size(size), nb::cast<Var>(a), replace, weights);
+            return r.choice(as_size(size), nb::cast<int64_t>(a), replace, weights);
           },
-          nb::arg("size"), nb::arg("a"), nb::arg("replace") = true,
-          "Elements of arange(a) (an int) or of the vector a, uniformly; replace=False: none twice.")
+          nb::arg("size"), nb::arg("a"), nb::arg("replace") = true, nb::arg("p") = nb::none(),
+          "Elements of arange(a) (an int) or of the vector a, uniformly or with weights p (with "
+          "replacement); replace=False: none twice.")
       .def("permutation", &RandomStreams::permutation, nb::arg("n"), "A random ordering of 0 .. n-1 (int64).")
       .def("seed", &RandomStreams::seed, nb::arg("seed"), "Starts every stream of these streams again from seed.")
       .def("states", &RandomStreams::states, "The state shared variable of each draw made, in order.");

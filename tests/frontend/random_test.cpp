@@ -121,6 +121,26 @@ TEST(RandomStreams, BinomialRandintChoiceAndPermutation) {
   EXPECT_NE(f()[4].to_vector<int64_t>(), out[4].to_vector<int64_t>());
 }
 
+TEST(RandomStreams, WeightedChoiceFollowsTheWeights) {
+  RandomStreams rng(8);
+  Var p = constant(Tensor::from_vector(std::vector<float>{1, 2, 0, 7}));  // weights, not normalised
+  Var c = rng.choice({100000}, 4, true, p);
+  Var one = rng.choice({5}, 1, true, constant(Tensor::from_vector(std::vector<double>{3})));
+  Var picked = rng.choice({3}, constant(Tensor::from_vector(std::vector<double>{1.5, 2.5})), true,
+                          constant(Tensor::from_vector(std::vector<double>{0, 1})));
+  const auto out = function({}, {c, one, picked})();
+  std::vector<int64_t> count(4, 0);
+  for (int64_t k : out[0].to_vector<int64_t>()) ++count.at(static_cast<size_t>(k));
+  EXPECT_NEAR(count[0] / 1e5, 0.1, 0.005);
+  EXPECT_NEAR(count[1] / 1e5, 0.2, 0.005);
+  EXPECT_EQ(count[2], 0);  // a zero weight is never drawn
+  EXPECT_NEAR(count[3] / 1e5, 0.7, 0.005);
+  for (int64_t k : out[1].to_vector<int64_t>()) EXPECT_EQ(k, 0);
+  for (double x : out[2].to_vector<double>()) EXPECT_EQ(x, 2.5);
+  EXPECT_THROW(rng.choice({3}, 4, false, p), ValueError);
+  EXPECT_THROW(rng.choice({3}, 5, true, p), TypeError);  // 4 weights for 5 elements
+}
+
 TEST(RandomStreams, LikeFollowsTheBatch) {
   RandomStreams rng(4);
   Var h = matrix("h", DType::Float32);

@@ -48,6 +48,13 @@ def test_integers_choice_and_permutation():
     assert set(np.unique(ri)) <= {1, 2}
 
 
+def test_weighted_choice():
+    rng = tgc.RandomStreams(4)
+    c = tgc.function([], rng.choice((20000,), 3, p=np.array([0.5, 0.0, 0.5])))()
+    assert set(np.unique(c)) == {0, 2}
+    assert abs((c == 0).mean() - 0.5) < 0.02
+
+
 def test_default_updates_of_any_shared_variable():
     count = tgc.shared(np.zeros(1), name="count")
     tgc.set_default_update(count, count + 1)

@@ -49,8 +49,10 @@ class RandomStreams {
   Var randint(const DrawSize& size, int64_t low, int64_t high, DType dtype = DType::Int64);
   // Elements of arange(a) (int64), or of the 1-d tensor `a` (of static length), uniformly; with
   // replace=false no element twice (the first prod(size) of a permutation; needs a static size).
-  Var choice(const DrawSize& size, int64_t a, bool replace = true);
-  Var choice(const DrawSize& size, const Var& a, bool replace = true);
+  // p (a vector of a weights, any float dtype; with replace only): element k with probability
+  // p[k] / sum(p), by comparing a float64 uniform with the cumulated weights.
+  Var choice(const DrawSize& size, int64_t a, bool replace = true, const Var& p = Var());
+  Var choice(const DrawSize& size, const Var& a, bool replace = true, const Var& p = Var());
   // A random ordering of 0 .. n-1 (int64).
   Var permutation(int64_t n);
 
@@ -62,6 +64,7 @@ class RandomStreams {
  private:
   struct Impl;
   Shared new_state(const std::string& what);
+  Var weighted_choice(const DrawSize& size, int64_t a, bool replace, const Var& p);
   std::shared_ptr<Impl> impl_;
 };
 
