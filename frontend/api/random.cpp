@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <mutex>
 
 #include <tgc/indexing.h>
@@ -36,9 +37,13 @@ Tensor state_value(uint64_t seed, uint64_t index) {
 }
 
 // The draw's node: (draws, new state), the new state registered as the state's default update.
-Var draw(const Shared& state, std::shared_ptr<const Op> op, const DrawSize& size) {
+// The op (whose constructor checks the arguments) and `like` are checked before the state is
+// made, so a draw that fails takes no stream number: later draws keep their keys.
+Var draw(const std::function<Shared()>& make_state, std::shared_ptr<const Op> op, const DrawSize& size) {
+  VarPtr like = size.like.defined() ? checked_ptr(size.like) : nullptr;
+  const Shared state = make_state();
   std::vector<VarPtr> inputs = {state.ptr()};
-  if (size.like.defined()) inputs.push_back(checked_ptr(size.like));
+  if (like) inputs.push_back(like);
   std::vector<VarPtr> outs = apply(std::move(op), std::move(inputs));
   register_default_update(state.ptr(), outs[1], /*weak=*/true);
   return Var(outs[0]);
@@ -65,7 +70,8 @@ Shared RandomStreams::new_state(const std::string& what) {
 
 Var RandomStreams::uniform(const DrawSize& size, const Operand& low, const Operand& high, std::optional<DType> dtype) {
   const DType t = dtype.value_or(floatX());
-  Var u = draw(new_state("uniform"), std::make_shared<RandomDraw>(Distribution::Uniform, t, static_size(size)), size);
+  Var u = draw([this] { return new_state("uniform"); },
+               std::make_shared<RandomDraw>(Distribution::Uniform, t, static_size(size)), size);
   if (is_number(low, 0) && is_number(high, 1)) return u;
   // Two numbers: their difference in double, so a float64 draw's scale is not a floatX literal.
   const Operand scale = low.is_literal() && high.is_literal() ? Operand(high.value() - low.value()) : Operand(sub(high, low));
@@ -75,7 +81,8 @@ Var RandomStreams::uniform(const DrawSize& size, const Operand& low, const Opera
 
 Var RandomStreams::normal(const DrawSize& size, const Operand& avg, const Operand& std, std::optional<DType> dtype) {
   const DType t = dtype.value_or(floatX());
-  Var z = draw(new_state("normal"), std::make_shared<RandomDraw>(Distribution::Normal, t, static_size(size)), size);
+  Var z = draw([this] { return new_state("normal"); },
+               std::make_shared<RandomDraw>(Distribution::Normal, t, static_size(size)), size);
   if (is_number(avg, 0) && is_number(std, 1)) return z;
   Var out = add(avg, mul(std, z));
   return out.dtype() == t ? out : cast(out, t);
@@ -90,13 +97,14 @@ Var RandomStreams::binomial(const DrawSize& size, int64_t n, const Operand& p, D
                      "give the size as dims, or sum n draws with n = 1");
   // float64 uniforms: p itself is compared with 53 random bits, not 24.
   if (n == 1) {
-    Var u = draw(new_state("binomial"),
+    Var u = draw([this] { return new_state("binomial"); },
                  std::make_shared<RandomDraw>(Distribution::Uniform, DType::Float64, static_size(size)), size);
     return cast(lt(u, p), dtype);
   }
   std::vector<int64_t> dims = size.dims;
   dims.push_back(n);
-  Var u = draw(new_state("binomial"), std::make_shared<RandomDraw>(Distribution::Uniform, DType::Float64, Shape(dims)),
+  Var u = draw([this] { return new_state("binomial"); },
+               std::make_shared<RandomDraw>(Distribution::Uniform, DType::Float64, Shape(dims)),
                DrawSize(dims));
   // A Var p gains the trials' axis to broadcast against them.
   Var trials;
@@ -112,13 +120,14 @@ Var RandomStreams::binomial(const DrawSize& size, int64_t n, const Operand& p, D
 }
 
 Var RandomStreams::randint(const DrawSize& size, int64_t low, int64_t high, DType dtype) {
-  return draw(new_state("randint"),
+  return draw([this] { return new_state("randint"); },
               std::make_shared<RandomDraw>(Distribution::Integers, dtype, static_size(size), low, high), size);
 }
 
 Var RandomStreams::permutation(int64_t n) {
+  auto op = std::make_shared<RandomPermutation>(n);  // checks n before a stream number is taken
   Shared state = new_state("permutation");
-  std::vector<VarPtr> outs = apply(std::make_shared<RandomPermutation>(n), {state.ptr()});
+  std::vector<VarPtr> outs = apply(std::move(op), {state.ptr()});
   register_default_update(state.ptr(), outs[1], /*weak=*/true);
   return Var(outs[0]);
 }

@@ -182,6 +182,8 @@ TEST(RandomStreams, ErrorsNameTheCallAndTheFix) {
   EXPECT_THROW(rng.randint({3}, 4, 4), ValueError);
   EXPECT_THROW(rng.binomial(DrawSize::like_of(vector("v")), 3, 0.5), ValueError);
   EXPECT_THROW(rng.uniform({2}, 0.0, 1.0, DType::Int32), TypeError);
+  // Failed draws took no stream number: the next draw is stream 0's.
+  EXPECT_TRUE(rng.states().empty());
 }
 
 }  // namespace
