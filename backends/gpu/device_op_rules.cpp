@@ -3,6 +3,7 @@
 
 #include "backends/gpu/core_rules.h"
 #include "backends/gpu/index_rules.h"
+#include "backends/gpu/random_rules.h"
 #include "backends/gpu/row_rules.h"
 
 namespace tgc::gpu {
@@ -15,6 +16,7 @@ constexpr RuleFamily kFamilies[] = {
     core_device_op_rules,  // Composite, transfers, views, shape ops
     index_op_rules,        // index views, gathers, scatters, arg reductions, joins, fills
     row_op_rules,          // softmax, log_softmax, logsumexp, log_softmax's gradient
+    random_op_rules,       // Philox draws: uniform, normal, integers
 };
 
 }  // namespace

@@ -48,6 +48,10 @@ struct PlacementTarget {
   // reads it only there (an embedding's token ids): the caller says no for the ones it
   // updates, whose new values it expects on the host. Unset: none may.
   std::function<bool(const Variable&)> may_move_shared;
+  // Shared variables of another dtype that live on the device whatever their readers: those the
+  // function reads and updates only on the device (a random stream's int64 state), so a call
+  // moves nothing for them and can be recorded. Unset: none.
+  std::function<bool(const Variable&)> stays_on_device;
 };
 
 // One replacement made by a rewrite: "mul_by_one: t0 = mul(x, 1) -> x".

@@ -57,6 +57,8 @@ class Placer {
     if (v->kind() == Variable::Kind::Shared && target_.float32_shared_on_device &&
         v->type().dtype == DType::Float32)
       return target_.device;
+    if (v->kind() == Variable::Kind::Shared && target_.stays_on_device && target_.stays_on_device(*v))
+      return target_.device;
     return DeviceKind::Host;
   }
 
@@ -174,7 +176,8 @@ std::vector<bool> shared_on_device(const Graph& graph, const std::vector<const V
   const auto clients = graph.clients();
   for (size_t k = 0; k < shared.size(); ++k) {
     const Variable& v = *shared[k];
-    if (target.float32_shared_on_device && v.type().dtype == DType::Float32) {
+    if ((target.float32_shared_on_device && v.type().dtype == DType::Float32) ||
+        (target.stays_on_device && target.stays_on_device(v))) {
       out[k] = true;
       continue;
     }

@@ -27,6 +27,7 @@
 #include "compiler/passes/placement.h"
 #include "frontend/api/call_context.h"
 #include "frontend/api/call_site.h"
+#include "frontend/api/default_updates.h"
 #include "frontend/api/shape_guard.h"
 #include "frontend/api/shared_locks.h"
 #include "ops/core/graph.h"
@@ -109,6 +110,36 @@ std::unique_ptr<Backend> make_device_backend(const Config& config) {
 // The design's rule for a shared variable the function updates, also the placement pass's
 // (PlacementTarget::float32_shared_on_device); placement may move others (shared_on_device).
 bool shared_lives_on_device(const SharedValue& s) { return s.type().dtype == DType::Float32; }
+
+// The shared variables of another dtype that stay on the device: the function updates each
+// with a value a device node computes and reads it only in device nodes (a random draw's
+// int64 state), so neither its value nor its update crosses to the host on a call.
+std::unordered_set<const SharedValue*> device_kept_shared(const Graph& graph, size_t num_outputs,
+                                                          const std::vector<std::shared_ptr<SharedValue>>& targets,
+                                                          const Backend& dev) {
+  std::unordered_set<const SharedValue*> kept;
+  const auto clients = graph.clients();
+  std::unordered_map<const SharedValue*, const Variable*> var_of;
+  for (Variable* root : graph.roots())
+    if (root->kind() == Variable::Kind::Shared) var_of[root->storage().get()] = root;
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const SharedValue* target = targets[k].get();
+    if (shared_lives_on_device(*target)) continue;
+    const Variable* update = graph.outputs().at(num_outputs + k).get();
+    if (update->kind() != Variable::Kind::Result || !dev.runs_on_device(*update->owner())) continue;
+    auto var = var_of.find(target);
+    if (var == var_of.end()) continue;
+    auto readers = clients.find(var->second);
+    bool device_only = readers != clients.end() && !readers->second.empty();
+    if (device_only)
+      for (const auto& [n, i] : readers->second) device_only = device_only && dev.runs_on_device(*n);
+    // Read only on the device, and a graph output nowhere else than as its own update.
+    for (size_t o = 0; o < graph.outputs().size() && device_only; ++o)
+      device_only = graph.outputs()[o].get() != var->second;
+    if (device_only) kept.insert(target);
+  }
+  return kept;
+}
 
 // assert_no_cpu_op: names every node the placement left on the host of a GPU function, in
 // the user's names, with the placement's reason. Only the function's own way in and out is
@@ -500,8 +531,15 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
       ctx.placement.host_reason = [dev](const Node& n) { return dev->host_reason(n); };
       for (size_t k = 0; k < num_outputs; ++k)
         ctx.placement.output_locations.push_back(device_result ? dev->device_kind() : DeviceKind::Host);
+      const std::unordered_set<const SharedValue*> kept = device_kept_shared(v->graph, num_outputs, update_targets, *dev);
       for (auto& target : update_targets)
-        ctx.placement.output_locations.push_back(shared_lives_on_device(*target) ? dev->device_kind() : DeviceKind::Host);
+        ctx.placement.output_locations.push_back(shared_lives_on_device(*target) || kept.count(target.get())
+                                                     ? dev->device_kind()
+                                                     : DeviceKind::Host);
+      if (!kept.empty())
+        ctx.placement.stays_on_device = [kept](const Variable& var) {
+          return var.kind() == Variable::Kind::Shared && kept.count(var.storage().get()) > 0;
+        };
       // A shared variable this function updates keeps the dtype rule (its new value comes back
       // where the rule says); one it only reads may follow its readers onto the device.
       ctx.placement.may_move_shared = [this](const Variable& var) {
@@ -752,6 +790,15 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     outs.push_back(value.ptr());
     impl->update_targets.push_back(target.ptr()->storage());
   }
+  // Theano's default updates of the shared variables the graph reaches (a random draw's state),
+  // for those the user gave no update (docs/random.md#default-updates).
+  if (!options.no_default_updates)
+    for (auto& [target, value] : collect_default_updates(outs, updated)) {
+      TGC_INTERNAL_CHECK(value->type().dtype == target->type().dtype && value->type().ndim() == target->type().ndim(),
+                         "the default update of " + target->label() + " has another type than the variable");
+      outs.push_back(value);
+      impl->update_targets.push_back(target->storage());
+    }
 
   impl->update_outputs.assign(impl->num_outputs, nullptr);
   for (const auto& target : impl->update_targets) impl->update_outputs.push_back(target.get());
@@ -784,6 +831,26 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   impl->variants.push_back(impl->compile(std::move(guard), setup_s));
   impl->current.store(impl->variants.back().get());
   return Function(std::move(impl));
+}
+
+void set_default_update(const Shared& var, const Var& update) {
+  const VarPtr& v = checked_ptr(var);
+  if (v->kind() != Variable::Kind::Shared)
+    throw InputError("set_default_update: '" + v->label() + "' is not a shared variable", "set_default_update",
+                     "give the default update to a variable made by shared()");
+  const VarPtr& u = checked_ptr(update);
+  if (u->type().dtype != v->type().dtype || u->type().ndim() != v->type().ndim())
+    throw TypeError("the default update of shared variable '" + v->label() + "' is a " + u->type().str() +
+                        ", but the variable is a " + v->type().str(),
+                    "set_default_update", "give an update of the variable's dtype and rank");
+  register_default_update(v, u, /*weak=*/false);
+}
+
+void clear_default_update(const Shared& var) { unregister_default_update(checked_ptr(var)); }
+
+Var default_update(const Shared& var) {
+  VarPtr u = registered_default_update(checked_ptr(var)->storage().get());
+  return u ? Var(u) : Var();
 }
 
 }  // namespace tgc

@@ -22,7 +22,7 @@ class Args;
 // The reference's sections, in the order docs/language.md lists them.
 enum class Family {
   Inputs, Values, Math, Reductions, LinearAlgebra, NeuralNet, Shape, Indexing, Join, Creation,
-  Gradients, ControlFlow, Functions, Distributed
+  Random, Gradients, ControlFlow, Functions, Distributed
 };
 std::string family_title(Family f);
 
@@ -35,7 +35,8 @@ struct Param {
 
 // What a builtin is also a method of: x.sum(axis=0) calls sum(x, axis=0), and
 // rng.rand(3) calls rand(3) drawing from the RandomState rng.
-enum class Receiver { None, Tensor, Rng };
+// A RandomStreams' methods are rows named "RandomStreams.uniform", ...: srng.uniform(...).
+enum class Receiver { None, Tensor, Rng, Streams };
 inline constexpr Receiver kTensorMethod = Receiver::Tensor;
 inline constexpr Receiver kRngMethod = Receiver::Rng;
 
@@ -80,6 +81,7 @@ std::vector<BuiltinRow> graph_builtins(Family family);   // Gradients, Functions
 std::vector<BuiltinRow> collective_builtins();          // Distributed: collectives, rank, world_size
 std::vector<BuiltinRow> control_builtins();             // ControlFlow: ifelse
 std::vector<BuiltinRow> loop_builtins();                // ControlFlow: scan, until
+std::vector<BuiltinRow> random_builtins();              // Random: RandomStreams and its symbolic draws
 
 // One evaluated argument of a call.
 struct ArgValue {
@@ -102,6 +104,7 @@ class Args {
   Pos pos;                            // the call
   std::string bound_name;             // the name the result is assigned to, "" if none
   std::shared_ptr<RandomState> rng;   // set for a RandomState's method: rng.rand(...)
+  std::shared_ptr<RandomStreams> streams;  // set for a RandomStreams' method: srng.uniform(...)
 
   const ArgValue& arg(std::string_view name) const;
   const Value& value(std::string_view name) const { return arg(name).value; }

@@ -31,6 +31,7 @@ std::string builtin_reference_markdown() {
     std::string doc = b.doc;
     if (b.receiver == Receiver::Tensor) doc += " (also `x." + b.name + "(...)`)";
     if (b.receiver == Receiver::Rng) doc += " (also `rng." + b.name + "(...)`)";
+    if (b.receiver == Receiver::Streams) doc += " (a method: `srng." + b.name.substr(b.name.find('.') + 1) + "(...)`)";
     out += "| `" + escape_cell(b.signature()) + "` | " + escape_cell(doc) + " |\n";
   }
   return out;

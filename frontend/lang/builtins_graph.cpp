@@ -193,6 +193,7 @@ Value function_(Args& a) {
   opts.device_result = a.boolean("device_result");  // no effect on the cpu device
   opts.data_parallel.split = split_inputs(a, inputs);
   opts.data_parallel.local_results = a.boolean("local_results");
+  opts.no_default_updates = a.boolean("no_default_updates");
   opts.name = name;
   a.ctx.program->functions.push_back(TgFunction{name, std::move(input_names), std::move(output_texts),
                                                 a.ctx.src.loc(a.pos), function(inputs, outputs, updates, opts)});
@@ -220,17 +221,20 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
       };
     case Family::Functions:
       return {
-          {"function", "inputs, outputs, updates=None, name=None, device_result=false, split=None, local_results=false",
+          {"function",
+           "inputs, outputs, updates=None, name=None, device_result=false, split=None, local_results=false, "
+           "no_default_updates=false",
            "compiles inputs -> outputs (one tensor or a list) with shared-variable updates; name defaults to the "
            "assigned name; device_result=true leaves outputs on the device (no effect on cpu); split=[x, (y, 1)] "
-           "runs data-parallel over the launch's ranks, each taking its part of those inputs (axis 0 unless given)",
+           "runs data-parallel over the launch's ranks, each taking its part of those inputs (axis 0 unless given); "
+           "no_default_updates=true leaves out the default updates (a RandomStreams draw repeats its numbers)",
            function_},
           {"gpu_from_host", "x", "marks x to stay on the device as a function output (no effect on cpu)",
            [](Args& a) -> Value { return gpu_from_host(a.var("x")); }},
       };
     case Family::Inputs: case Family::Values: case Family::Math: case Family::Reductions: case Family::LinearAlgebra:
     case Family::NeuralNet: case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation:
-    case Family::Distributed: case Family::ControlFlow:
+    case Family::Random: case Family::Distributed: case Family::ControlFlow:
       break;
   }
   return {};

@@ -38,7 +38,7 @@ Value predefined_value(const std::string& name, const Context& ctx) {
 std::vector<std::string> method_names(Receiver r) {
   std::vector<std::string> out;
   for (const Builtin& b : builtins())
-    if (b.receiver == r) out.push_back(b.name);
+    if (b.receiver == r) out.push_back(r == Receiver::Streams ? b.name.substr(b.name.find('.') + 1) : b.name);
   if (r == Receiver::Tensor)
     for (const char* attr : {"T", "ndim", "dtype", "shape", "name"}) out.emplace_back(attr);
   return out;
@@ -192,6 +192,7 @@ Value Evaluator::call(const Expr& e, const std::string& bound_name) {
   const Builtin* fn = nullptr;
   std::vector<ArgValue> positional;
   std::shared_ptr<RandomState> rng;
+  std::shared_ptr<RandomStreams> streams;
   if (callee.kind == Kind::Name) {
     fn = find_builtin(callee.text);
     if (auto it = names_.find(callee.text); it != names_.end() && it->second.is_lambda()) {
@@ -218,18 +219,21 @@ Value Evaluator::call(const Expr& e, const std::string& bound_name) {
     // A method: x.sum(axis=0) is sum(x, axis=0); rng.rand(3) draws from rng.
     const Expr& object = *callee.items[0];
     const Value self = eval(object);
-    const Receiver r = self.is_rng() ? Receiver::Rng
+    const Receiver r = self.is_rng()                           ? Receiver::Rng
+                       : self.is_streams()                     ? Receiver::Streams
                        : (self.is_var() || self.is_tensor()) ? Receiver::Tensor
-                                                             : Receiver::None;
-    if (const Builtin* b = find_builtin(callee.text); b && r != Receiver::None && b->receiver == r) fn = b;
+                                                               : Receiver::None;
+    const std::string method = r == Receiver::Streams ? "RandomStreams." + callee.text : callee.text;
+    if (const Builtin* b = find_builtin(method); b && r != Receiver::None && b->receiver == r) fn = b;
     if (!fn) {
       std::vector<std::string> methods = r == Receiver::None ? std::vector<std::string>{} : method_names(r);
       throw ctx_.src.error(callee.pos, self.describe() + " has no method '" + callee.text + "'",
                            did_you_mean(callee.text, methods,
-                                        r == Receiver::None ? "only tensors and RandomStates have methods"
+                                        r == Receiver::None ? "only tensors, RandomStates and RandomStreams have methods"
                                                             : "docs/language.md lists the methods"));
     }
     if (r == Receiver::Rng) rng = self.as_rng();
+    else if (r == Receiver::Streams) streams = self.as_streams();
     else positional.push_back(ArgValue{self, object.start, &object});
   }
   std::vector<std::pair<std::string, ArgValue>> keywords;
@@ -245,6 +249,7 @@ Value Evaluator::call(const Expr& e, const std::string& bound_name) {
   Args args(ctx_, *fn, e.pos, std::move(positional), std::move(keywords));
   args.bound_name = bound_name;
   args.rng = std::move(rng);
+  args.streams = std::move(streams);
   return guarded(ctx_.src, e.pos, [&] { return fn->call(args); });
 }
 
@@ -273,7 +278,13 @@ Value Evaluator::attribute(const Expr& e) {
   if (self.is_rng())
     if (const Builtin* b = find_builtin(attr); b && b->receiver == Receiver::Rng)
       throw ctx_.src.error(e.pos, "'" + attr + "' is a method", "call it: rng." + attr + "(...)");
-  const Receiver r = self.is_rng() ? Receiver::Rng : (self.is_var() || self.is_tensor()) ? Receiver::Tensor : Receiver::None;
+  if (self.is_streams())
+    if (const Builtin* b = find_builtin("RandomStreams." + attr); b && b->receiver == Receiver::Streams)
+      throw ctx_.src.error(e.pos, "'" + attr + "' is a method", "call it: srng." + attr + "(...)");
+  const Receiver r = self.is_rng()       ? Receiver::Rng
+                     : self.is_streams() ? Receiver::Streams
+                     : (self.is_var() || self.is_tensor()) ? Receiver::Tensor
+                                                           : Receiver::None;
   throw ctx_.src.error(e.pos, self.describe() + " has no attribute '" + attr + "'",
                        did_you_mean(attr, r == Receiver::None ? std::vector<std::string>{} : method_names(r),
                                     "tensors have T, ndim, dtype, shape and methods such as sum()"));

@@ -56,6 +56,7 @@ std::string Value::describe() const {
   if (is_rng()) return "a RandomState";
   if (is_lambda()) return "a lambda";
   if (is_until()) return "an until condition";
+  if (is_streams()) return "a RandomStreams";
   return "a function";
 }
 

@@ -1,6 +1,6 @@
 // The values a .tg program computes with: None, bools, integers, floats, strings, symbolic
 // tensors (Var, shared variables included), concrete tensors (what generators and load()
-// make), lists and tuples, RandomStates and compiled functions.
+// make), lists and tuples, RandomStates, RandomStreams and compiled functions.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ class Value {
  public:
   using Data = std::variant<NoneValue, bool, int64_t, double, std::string, Var, Tensor,
                             std::shared_ptr<const Sequence>, std::shared_ptr<RandomState>, FunctionRef,
-                            std::shared_ptr<const Lambda>, Until>;
+                            std::shared_ptr<const Lambda>, Until, std::shared_ptr<RandomStreams>>;
 
   Value() = default;
   Value(bool b) : data_(b) {}                      // NOLINT: implicit by design
@@ -51,6 +51,7 @@ class Value {
   Value(FunctionRef f) : data_(f) {}               // NOLINT
   Value(std::shared_ptr<const Lambda> l) : data_(std::move(l)) {}  // NOLINT
   Value(Until u) : data_(std::move(u)) {}          // NOLINT
+  Value(std::shared_ptr<RandomStreams> s) : data_(std::move(s)) {}  // NOLINT
   static Value list(std::vector<Value> items);
   static Value tuple(std::vector<Value> items);
   static Value vars(const std::vector<Var>& vars);  // a list
@@ -72,6 +73,7 @@ class Value {
   bool is_function() const { return holds<FunctionRef>(); }
   bool is_lambda() const { return holds<std::shared_ptr<const Lambda>>(); }
   bool is_until() const { return holds<Until>(); }
+  bool is_streams() const { return holds<std::shared_ptr<RandomStreams>>(); }
 
   bool as_bool() const { return std::get<bool>(data_); }
   int64_t as_int() const { return is_bool() ? static_cast<int64_t>(as_bool()) : std::get<int64_t>(data_); }
@@ -84,6 +86,7 @@ class Value {
   FunctionRef as_function() const { return std::get<FunctionRef>(data_); }
   const Lambda& as_lambda() const { return *std::get<std::shared_ptr<const Lambda>>(data_); }
   const Until& as_until() const { return std::get<Until>(data_); }
+  const std::shared_ptr<RandomStreams>& as_streams() const { return std::get<std::shared_ptr<RandomStreams>>(data_); }
 
   // How messages name the value: "an integer", "a symbolic float32 matrix (?, 784)".
   std::string describe() const;

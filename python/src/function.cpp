@@ -115,7 +115,7 @@ Updates as_updates(nb::handle updates) {
 
 PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb::handle givens, std::string name,
                    bool profile, nb::handle device, bool borrow, bool device_result,
-                   std::map<std::string, std::string> flags) {
+                   std::map<std::string, std::string> flags, bool no_default_updates) {
   if (!givens.is_none() && nb::len(givens) != 0)
     throw TypeError("givens is not supported yet", name,
                     "substitute in the graph itself: build the expression from the replacement variable");
@@ -142,6 +142,7 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
   options.name = std::move(name);
   options.borrow_outputs = borrow;
   options.device_result = device_result;
+  options.no_default_updates = no_default_updates;
   options.config = std::move(flags);
   if (profile) options.config["profile"] = "true";
   if (!device.is_none()) options.config["device"] = nb::cast<std::string>(device);
@@ -182,14 +183,15 @@ void bind_function(nb::module_& m) {
   m.def("function", &compile, nb::arg("inputs"), nb::arg("outputs") = nb::none(), nb::arg("updates") = nb::none(),
         nb::arg("givens") = nb::none(), nb::arg("name") = "", nb::arg("profile") = false,
         nb::arg("device") = nb::none(), nb::arg("borrow") = false, nb::arg("device_result") = false,
-        nb::arg("flags") = std::map<std::string, std::string>{},
+        nb::arg("flags") = std::map<std::string, std::string>{}, nb::arg("no_default_updates") = false,
         "Compiles a function from symbolic inputs to outputs (Theano's theano.function).\n\n"
         "updates: (shared variable, new value) pairs or a dict, applied together after a call.\n"
         "name: shown in errors and profiles. profile: time every node (report printed when the\n"
         "function is freed; also f.profile_report()). device: 'cpu', 'cuda', 'opencl' (default:\n"
         "config.device). borrow: results may alias inputs or shared values. device_result: on a\n"
         "GPU, results stay there as tgc.DeviceArray (DLPack, no copy). flags: config keys for\n"
-        "this function only. givens is not supported yet (a TypeError when given).");
+        "this function only. no_default_updates: leave out the shared variables' default updates\n"
+        "(a RandomStreams draw repeats). givens is not supported yet (a TypeError when given).");
 }
 
 }  // namespace tgc::python

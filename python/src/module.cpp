@@ -13,4 +13,5 @@ NB_MODULE(_tgc, m) {
   py::bind_function(m);
   py::bind_config(m);
   py::bind_scan(m);
+  py::bind_random(m);
 }

@@ -18,6 +18,7 @@ from . import _tgc
 from ._tgc import (  # noqa: F401  (the package's public names)
     Error, TypeError, ShapeError, ValueError, IndexError, InputError, ConfigError, IOError,
     DeviceError, CommError, InternalError, Function, DeviceArray, shared, grad, version, ifelse, scan, until,
+    RandomStreams, set_default_update, clear_default_update, default_update,
 )
 from .config import config
 from . import tensor, printing
@@ -28,11 +29,12 @@ __all__ = [
     "Error", "TypeError", "ShapeError", "ValueError", "IndexError", "InputError", "ConfigError",
     "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
     "grad", "ifelse", "scan", "until", "config", "tensor", "printing", "devices", "version",
+    "RandomStreams", "set_default_update", "clear_default_update", "default_update",
 ]
 
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, profile=False,
-             device=None, borrow=False, device_result=False, **flags):
+             device=None, borrow=False, device_result=False, no_default_updates=False, **flags):
     """Compiles a function from symbolic inputs to outputs (Theano's theano.function).
 
     inputs: a list of symbolic variables, one argument each.
@@ -46,6 +48,8 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, profile
     device_result: on a GPU device, every result stays there and is returned as a
         tgc.DeviceArray (DLPack and __cuda_array_interface__, no copy; numpy.asarray(r)
         copies it to the host). Outputs marked with gpu_from_host stay there anyway.
+    no_default_updates: leave out the default updates of the shared variables the function
+        reaches (a tgc.RandomStreams draw then repeats its numbers on every call).
     flags: further config keys for this function only, e.g. allow_gc=False.
     givens: not supported yet (a tgc.TypeError when not empty).
 
@@ -53,7 +57,7 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, profile
     """
     text_flags = {k: _flag_text(v) for k, v in flags.items()}
     return _tgc.function(inputs, outputs, updates, givens, name or "", bool(profile), device,
-                         bool(borrow), bool(device_result), text_flags)
+                         bool(borrow), bool(device_result), text_flags, bool(no_default_updates))
 
 
 def _flag_text(value):

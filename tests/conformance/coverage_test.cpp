@@ -29,7 +29,9 @@ const std::set<std::string> kOpSet = {
     // made by grad()
     "SumToLike", "ReshapeLike", "SplitLike", "ReduceCount", "StopGradient", "LogSoftmaxGrad",
     // control flow
-    "IfElse", "Scan"};
+    "IfElse", "Scan",
+    // random streams (the state an input here)
+    "Random", "RandomPermutation"};
 
 std::string base_name(const Node& n) {
   const std::string name = n.op().name();

@@ -61,7 +61,19 @@ struct FunctionOptions {
   bool device_result = false;
   // Data parallelism over a group of ranks; off unless some input is split.
   DataParallel data_parallel{};
+  // Theano's no_default_updates: leave out the default updates of the shared variables the
+  // function reaches (a random draw then gives the same numbers on every call).
+  bool no_default_updates = false;
 };
+
+// Theano's default_update: `update` is the next value of `var` in every function that reaches
+// `var` and gives it no update of its own (unless no_default_updates). RandomStreams sets it
+// for each draw's state (holding the draw's update only while the draw is alive); this one
+// keeps `update` until it is replaced or cleared.
+void set_default_update(const Shared& var, const Var& update);
+void clear_default_update(const Shared& var);
+// The default update of `var`, or an undefined Var.
+Var default_update(const Shared& var);
 
 class Function {
  public:

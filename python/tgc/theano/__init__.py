@@ -62,21 +62,25 @@ apply_theano_flags(_os.environ.get("THEANO_FLAGS", ""))
 
 
 def function(inputs, outputs=None, mode=None, updates=None, givens=None, name=None,
-             profile=None, allow_input_downcast=None, on_unused_input=None, **unsupported):
+             profile=None, allow_input_downcast=None, on_unused_input=None, no_default_updates=False,
+             **unsupported):
     """Theano's theano.function: tgc.function with Theano's keywords.
 
     mode: None, 'FAST_RUN' or 'FAST_COMPILE'. allow_input_downcast=True converts arguments
     to the inputs' dtypes (NumPy's astype) before each call. The result has f.maker.fgraph
-    for programs that inspect the compiled graph. Other Theano keywords (no_default_updates,
-    accept_inplace, rebuild_strict) are not supported: a TypeError names them.
+    for programs that inspect the compiled graph. no_default_updates=True leaves out the
+    default updates (True only; Theano's list of variables is not supported). Other Theano
+    keywords (accept_inplace, rebuild_strict) are not supported: a TypeError names them.
     """
     if unsupported:
         raise TypeError(f"tgc.theano.function does not support {', '.join(sorted(unsupported))}")
     if mode not in _MODES:
         raise _tgc.ValueError(f"mode {mode!r} is not supported: use None, 'FAST_RUN' or 'FAST_COMPILE'")
     del on_unused_input  # tgc compiles functions with unused inputs without complaint
+    if no_default_updates not in (True, False):
+        raise TypeError("no_default_updates takes True or False (a list of variables is not supported)")
     f = _function(inputs, outputs, updates=updates, givens=givens, name=name,
-                  profile=bool(profile), **_MODES[mode])
+                  profile=bool(profile), no_default_updates=no_default_updates, **_MODES[mode])
     if allow_input_downcast:
         f = _Downcasting(f, [i.dtype for i in inputs])
     f.maker = FunctionMaker(f)

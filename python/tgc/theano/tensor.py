@@ -8,3 +8,10 @@ from ..tensor import sigmoid as _sigmoid, softplus as _softplus, softmax as _sof
 from .graph import Elemwise  # noqa: F401
 
 nnet = _types.SimpleNamespace(sigmoid=_sigmoid, softplus=_softplus, softmax=_softmax)
+
+# theano.tensor.shared_randomstreams (tensor is a module here, so the submodule is registered
+# under its dotted name: `from tgc.theano.tensor.shared_randomstreams import RandomStreams`).
+import sys as _sys  # noqa: E402
+from . import shared_randomstreams  # noqa: E402,F401
+
+_sys.modules[__name__ + ".shared_randomstreams"] = shared_randomstreams

@@ -50,6 +50,13 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"world_size", "world_size()"}, {"local_rank", "local_rank()"},
       {"scan", "scan(lambda a, acc: acc + a, sequences=[x], outputs_info=[zeros_like(x[0])])"},
       {"until", "until(x[0] > 0)"},
+      {"RandomStreams", "RandomStreams(1)"}, {"RandomStreams.uniform", "RandomStreams(1).uniform((2, 3), -1, 1)"},
+      {"RandomStreams.normal", "RandomStreams(1).normal(x, std=2.0)"},
+      {"RandomStreams.binomial", "RandomStreams(1).binomial(3, n=4, p=0.5)"},
+      {"RandomStreams.randint", "RandomStreams(1).randint(3, 0, 5)"},
+      {"RandomStreams.choice", "RandomStreams(1).choice(2, 5, replace=false)"},
+      {"RandomStreams.permutation", "RandomStreams(1).permutation(4)"},
+      {"RandomStreams.seed", "RandomStreams(1).seed(3)"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;
