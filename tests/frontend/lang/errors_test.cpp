@@ -241,7 +241,7 @@ TEST(Errors, SyntaxErrors) {
 TEST(Errors, PythonConstructsTheLanguageLacks) {
   expect_error("import numpy\n", 1, 1, "'import' is not supported", "no imports");
   expect_error("for i in x:\n", 1, 1, "'for' is not supported", "no loops");
-  expect_error("def f(x):\n", 1, 1, "'def' is not supported", "no user-defined functions");
+  expect_error("def f(x):\n", 1, 1, "'def' is not supported", "a step of scan() is a lambda");
   expect_error("x = vector()\ny = x > 0 and x < 1\n", 2, 11, "'and' is not an elementwise operator", "&");
   expect_error("y = not x\n", 1, 5, "'not' is not supported", "~x");
   expect_error("x = 1\nx += 1\n", 2, 3, "augmented assignment '+=' is not supported");
