@@ -25,6 +25,29 @@ namespace {
 
 const ScanOp* scan_of(const Node& n) { return dynamic_cast<const ScanOp*>(&n.op()); }
 
+// The step's nodes in an order where each comes after its inputs' producers (the op's own
+// nodes: rewrites map them by identity; placeholders and constants are roots).
+std::vector<Node*> step_order(const ScanOp& op) {
+  std::vector<Node*> order;
+  std::unordered_set<const Node*> seen;
+  std::vector<std::pair<Node*, bool>> stack;
+  for (const VarPtr& r : op.inner_outputs())
+    if (r->owner()) stack.push_back({r->owner(), false});
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    stack.pop_back();
+    if (expanded) {
+      order.push_back(n);
+      continue;
+    }
+    if (!seen.insert(n).second) continue;
+    stack.push_back({n, true});
+    for (const VarPtr& in : n->inputs())
+      if (in->owner() && !seen.count(in->owner())) stack.push_back({in->owner(), false});
+  }
+  return order;
+}
+
 // The placeholders the given inner results read.
 std::unordered_set<const Variable*> placeholders_read(const std::vector<VarPtr>& results) {
   std::unordered_set<const Variable*> read, seen;
@@ -111,25 +134,7 @@ bool scan_refine_types(Graph& graph, const PassContext& ctx) {
     // The step rebuilt over the refined placeholders (every node's type inferred again), then
     // canonicalized and merged: a gradient step's identity sum_to_likes go, and equal values
     // become one variable (two sums reading the same per-step value stack it once).
-    std::vector<Node*> order;
-    {
-      std::unordered_set<const Node*> seen;
-      std::vector<std::pair<Node*, bool>> stack;
-      for (const VarPtr& r : op->inner_outputs())
-        if (r->owner()) stack.push_back({r->owner(), false});
-      while (!stack.empty()) {
-        auto [n, expanded] = stack.back();
-        stack.pop_back();
-        if (expanded) {
-          order.push_back(n);
-          continue;
-        }
-        if (!seen.insert(n).second) continue;
-        stack.push_back({n, true});
-        for (const VarPtr& in : n->inputs())
-          if (in->owner() && !seen.count(in->owner())) stack.push_back({in->owner(), false});
-      }
-    }
+    const std::vector<Node*> order = step_order(*op);
     try {
       for (Node* n : order) {
         std::vector<VarPtr> ins;
@@ -445,26 +450,7 @@ bool scan_vectorize(Graph& graph, const PassContext& /*ctx*/) {
       if (p->type().ndim() > row_rank) ok = false;  // would not broadcast against the rows' leading axis
       outer[p.get()] = node->inputs()[spec.first_non_sequence_input() + k];
     }
-    std::vector<Node*> order;
-    {
-      // The step's nodes in order (constants and placeholders are roots).
-      std::unordered_set<const Node*> seen;
-      std::vector<std::pair<const Node*, bool>> stack;
-      for (const VarPtr& r : op->inner_outputs())
-        if (r->owner()) stack.push_back({r->owner(), false});
-      while (!stack.empty() && ok) {
-        auto [n, expanded] = stack.back();
-        stack.pop_back();
-        if (expanded) {
-          order.push_back(const_cast<Node*>(n));
-          continue;
-        }
-        if (!seen.insert(n).second) continue;
-        stack.push_back({n, true});
-        for (const VarPtr& in : n->inputs())
-          if (in->owner() && !seen.count(in->owner())) stack.push_back({in->owner(), false});
-      }
-    }
+    const std::vector<Node*> order = ok ? step_order(*op) : std::vector<Node*>{};
     for (Node* n : order) {
       if (!dynamic_cast<const Elemwise*>(&n->op())) ok = false;
       for (int k = 0; k < n->num_outputs() && ok; ++k) ok = n->output_raw(k)->type().ndim() <= row_rank;
