@@ -180,42 +180,46 @@ void run_scan(const ScanSpec& spec, const std::vector<Tensor>& inputs, std::vect
         in[spec.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))] =
             scan_row(accumulation[a], t + spec.accumulations[a].offsets[j]);
 
-    const std::string step = "step " + std::to_string(t) + " of " + loop;
+    // Named only when an error needs it: the loop runs every step of every call.
+    auto step_name = [&] { return "step " + std::to_string(t) + " of " + loop; };
     try {
       out.assign(spec.num_inner_outputs(), Tensor());
       hooks.step(in, out);
     } catch (const Error& e) {
-      rethrow_in_step(e, step);
+      rethrow_in_step(e, step_name());
     }
-    auto put = [&](const Tensor& value, const Tensor& dst, const std::string& what) {
-      if (value.shape() != dst.shape() || value.dtype() != dst.dtype())
-        throw ValueError(loop + ": " + step + " gives " + what + " of shape " + shape_str(value.shape()) +
-                             " where " + shape_str(dst.shape()) + " is expected",
+    // A step's result checked against the place it goes (`what` names it, only on error).
+    auto expect_like = [&](const Tensor& value, const Shape& shape, DType dtype, auto&& what) {
+      if (value.shape() != shape || value.dtype() != dtype)
+        throw ValueError(loop + ": " + step_name() + " gives " + what() + " of shape " + shape_str(value.shape()) +
+                             " where " + shape_str(shape) + " is expected",
                          "", "a recurrent or stacked result must keep its shape from step to step");
+    };
+    auto put = [&](const Tensor& value, const Tensor& dst, auto&& what) {
+      expect_like(value, dst.shape(), dst.dtype(), what);
       if (!same_memory(value, dst)) hooks.copy(value, dst);
     };
     for (size_t s = 0; s < num_states; ++s) {
       const ScanState& st = spec.states[s];
       const int64_t k = st.window();
+      auto name = [s] { return "state " + std::to_string(s); };
       if (carried(st)) {
-        if (out[s].shape() != state_shape[s] || out[s].dtype() != state_buffer[s].dtype())
-          throw ValueError(loop + ": " + step + " gives state " + std::to_string(s) + " of shape " +
-                               shape_str(out[s].shape()) + " where " + shape_str(state_shape[s]) + " is expected",
-                           "", "a recurrent result must keep its shape from step to step");
+        expect_like(out[s], state_shape[s], state_buffer[s].dtype(), name);
         state_buffer[s] = out[s];
         continue;
       }
-      put(out[s], scan_row(state_buffer[s], st.keep_history ? k + i : i % k), "state " + std::to_string(s));
+      put(out[s], scan_row(state_buffer[s], st.keep_history ? k + i : i % k), name);
     }
     for (int k = 0; k < nit; ++k) {
       const Tensor& v = out[num_states + k];
       if (!stacked[k].defined()) stacked[k] = Tensor::empty(v.dtype(), with_rows(n, v.shape()), device);
-      put(v, scan_row(stacked[k], t), "per-step output " + std::to_string(k));
+      put(v, scan_row(stacked[k], t), [k] { return "per-step output " + std::to_string(k); });
     }
     for (size_t a = 0; a < accumulation.size(); ++a)
       for (size_t j = 0; j < spec.accumulations[a].offsets.size(); ++j)
         put(out[spec.inner_accumulation_output(static_cast<int>(a), static_cast<int>(j))],
-            scan_row(accumulation[a], t + spec.accumulations[a].offsets[j]), "accumulation " + spec.accumulations[a].name);
+            scan_row(accumulation[a], t + spec.accumulations[a].offsets[j]),
+            [&] { return "accumulation " + spec.accumulations[a].name; });
     done = i + 1;
     if (spec.has_until && read_int(out.back()) != 0) break;
   }

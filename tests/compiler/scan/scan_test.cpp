@@ -240,6 +240,13 @@ TEST(Scan, ErrorsNameTheLoopAndSayWhatToDo) {
   Function f = function({y}, {fixed[0]});
   EXPECT_THAT(message_of<ValueError>([&] { f(Tensor::from_vector(std::vector<double>{1, 2})); }),
               HasSubstr("sequence y has 2 rows; 5 steps need 5"));
+  // A fed-back result that grows: named with its step, at run time.
+  Var grow0 = vector("grow0", DType::Float64);
+  ScanResult grow = scan([](const std::vector<Var>& a) { return ScanStep{concatenate({a[0], a[0]})}; }, {},
+                         {OutputInfo(grow0)}, {}, {.n_steps = 2, .name = "grow"});
+  Function gf = function({grow0}, {grow[0]});
+  EXPECT_THAT(message_of<ValueError>([&] { gf(Tensor::from_vector(std::vector<double>{1})); }),
+              HasSubstr("scan grow: step 0 of scan grow gives state 0 of shape (2,) where (1,) is expected"));
   Var v = vector("v", DType::Float64), idx = vector("idx", DType::Int64);
   ScanResult gather = scan([&](const std::vector<Var>& a) { return ScanStep{v[a[0]]}; }, {idx}, {}, {},
                            {.name = "gather"});
