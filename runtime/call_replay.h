@@ -34,12 +34,11 @@ class CallReplay {
   // Why eligible() is false, in words ("" when it is true): cuda_graph_status() prints it.
   static std::string ineligible_reason(const Program& program, const Device& device);
 
-  // Memory a recording may keep by default (its outputs, intermediates and scratch, which
-  // node-by-node calls free or reuse). A call that needs more runs long kernels, which a
-  // launch per node does not slow down: its recording is used once and dropped.
-  static constexpr size_t kMaxRecordedBytes = size_t{256} << 20;
-
-  CallReplay(const Program& program, Device& device, size_t max_recorded_bytes = kMaxRecordedBytes);
+  // `max_recorded_bytes` (config key cuda_graph_max_size): the memory a recording may keep
+  // (its outputs, intermediates and scratch, which node-by-node calls free or reuse). A call
+  // that needs more runs long kernels, which a launch per node slows down little: its
+  // recording is used once and dropped.
+  CallReplay(const Program& program, Device& device, size_t max_recorded_bytes);
   ~CallReplay();
   CallReplay(const CallReplay&) = delete;
   CallReplay& operator=(const CallReplay&) = delete;
@@ -58,7 +57,8 @@ class CallReplay {
 
   // For tests and the docs: how many calls were recorded and replayed, and whether
   // recording was given up (a call that could not be recorded, bound values that never
-  // repeat, or a recording that would keep more than 256 MiB: used once, then dropped).
+  // repeat, or a recording that would keep more than cuda_graph_max_size: used once, then
+  // dropped).
   int recordings() const { return recordings_; }
   int replays() const { return replays_; }
   // Of the latest recording: how many updates it copies into their variables' buffers at its

@@ -180,6 +180,13 @@ const std::vector<KeyInfo>& key_table() {
       bool_key("cuda_tf32", &Config::cuda_tf32),
       bool_key("deterministic", &Config::deterministic),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),
+      {"cuda_graph_max_size", "a size in bytes with an optional unit K, M, G or T (binary: 1G is 1GiB), at least 1", {},
+       [](Config& c, std::string_view v) {
+         uint64_t bytes = 0;
+         if (!parse_size(v, bytes) || bytes == 0) return false;
+         return c.cuda_graph_max_size = bytes, true;
+       },
+       [](const Config& c) { return size_text(c.cuda_graph_max_size); }},
       {"log_compiles", "true/false (1/0, yes/no, on/off) or passes (true, with every optimizer pass's time)",
        {"true", "false", "passes"},
        [](Config& c, std::string_view v) {

@@ -37,6 +37,10 @@ struct Config {
   // scatter sorts its indices and sums each destination in index order instead).
   bool deterministic = true;
   std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs
+  // The most device memory one recording may keep (its outputs, intermediates and scratch,
+  // which node-by-node calls free or reuse); a call that needs more is run node by node.
+  // Read as cache_max_size is ("1GiB", "512M").
+  uint64_t cuda_graph_max_size = uint64_t(256) << 20;
   std::string cache_dir = "~/.cache/tgc";  // on-disk kernel cache
   // The kernel cache directory's size cap in bytes (least recently used entries are evicted
   // past it); 0 = no cap. Read as "2GiB", "500M", "1048576".

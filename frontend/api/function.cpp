@@ -30,6 +30,7 @@
 #include "frontend/api/default_updates.h"
 #include "frontend/api/shape_guard.h"
 #include "frontend/api/shared_locks.h"
+#include "ops/collective/collective_op.h"
 #include "ops/core/graph.h"
 #include "ops/reduce/reduce_axes.h"
 #include "runtime/call_replay.h"
@@ -199,6 +200,50 @@ bool is_value_of(const Tensor& t, const SharedValue& var) {
 
 std::string input_label(const Var& v, size_t i) {
   return v.name().empty() ? "input " + std::to_string(i + 1) : "input '" + v.name() + "'";
+}
+
+// FunctionOptions::givens applied to `outs` (the outputs, then the updates' values): checks
+// each pair (defined, not an input, given once, the same dtype and rank and no static dim that
+// differs) with errors naming the user's variables, then rebuilds the expressions reading the
+// replacements.
+std::vector<VarPtr> apply_givens(const std::vector<VarPtr>& outs, const std::vector<Var>& inputs, const Givens& givens,
+                                 const std::string& fn) {
+  std::unordered_map<const Variable*, VarPtr> replacements;
+  for (size_t k = 0; k < givens.size(); ++k) {
+    const auto& [var, by] = givens[k];
+    const std::string where = "givens pair " + std::to_string(k + 1);
+    if (!var.defined() || !by.defined())
+      throw InputError(where + " has an undefined Var", fn, "give (variable, replacement expression) pairs");
+    const std::string label = "'" + var.ptr()->label() + "'";
+    if (std::any_of(inputs.begin(), inputs.end(), [&](const Var& in) { return in.ptr() == var.ptr(); }))
+      throw InputError(label + " is an input of the function and is replaced by givens", fn,
+                       "drop it from the inputs (its replacement is computed) or from givens");
+    if (var.ptr() == by.ptr()) throw InputError(label + " is given as its own replacement", fn, "drop the pair");
+    const Type& want = var.type();
+    const Type& got = by.type();
+    if (got.dtype != want.dtype || got.ndim() != want.ndim() || !interchangeable(want, got))
+      throw TypeError("givens replaces " + label + ", a " + want.str() + ", by a " + got.str(), fn,
+                      got.dtype != want.dtype ? "cast the replacement with .astype(DType::" +
+                                                    std::string(dtype_name(want.dtype)) + ")"
+                      : got.ndim() != want.ndim() ? "reshape the replacement to the variable's rank"
+                                                  : "give a replacement whose known dims match the variable's");
+    if (!replacements.emplace(var.ptr().get(), by.ptr()).second)
+      throw InputError(label + " is replaced twice in givens", fn, "give each variable at most one replacement");
+  }
+  return clone_replace(outs, replacements);
+}
+
+// Why calls of `graph` are not recorded although every node runs on the device ("" when they
+// may be): a collective over a group of several devices of this process (CommGroup peers,
+// one thread per device). On 4 H200s, 4 such ranks recording their calls at once hung
+// (with cuda_graphs=off the same training passed, and ranks of separate processes record
+// and replay their collectives fine); the cause is not known, so they run node by node.
+std::string in_process_group_reason(const Graph& graph) {
+  for (const Node* node : graph.toposort())
+    if (const auto* c = dynamic_cast<const CollectiveOp*>(&node->op()); c && c->group()->peers().size() > 1)
+      return "a collective over a group of " + std::to_string(c->group()->peers().size()) +
+             " devices of this process (group " + c->group()->name() + ") runs node by node: such ranks recording at once hung";
+  return "";
 }
 
 }  // namespace
@@ -465,6 +510,7 @@ std::string Function::cuda_graph_status() const {
     if (f.config.profile) return "off: profile=true times every node on its own";
     if (f.config.sync) return "off: sync=true waits after every node";
     if (std::string why = CallReplay::ineligible_reason(v.linked.program, *device); !why.empty()) return "off: " + why;
+    if (std::string why = in_process_group_reason(v.graph); !why.empty()) return "off: " + why;
     return "off";
   }
   std::lock_guard<DeviceWorkMutex> device_lock(*f.device_mutex);
@@ -617,8 +663,8 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   // record at all is its own answer (Device::begin_capture: only CUDA's can).
   Device* device = device_backend ? device_backend->device() : nullptr;
   if (config.cuda_graphs == "auto" && device && !config.profile && !config.sync &&
-      CallReplay::eligible(v->linked.program, *device)) {
-    v->replay = std::make_unique<CallReplay>(v->linked.program, *device);
+      CallReplay::eligible(v->linked.program, *device) && in_process_group_reason(v->graph).empty()) {
+    v->replay = std::make_unique<CallReplay>(v->linked.program, *device, config.cuda_graph_max_size);
     Variant* p = v.get();  // owned by the Impl, which never moves it
     v->replay_updates = [this, p] {
       ReplayUpdates u;
@@ -790,6 +836,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
     outs.push_back(value.ptr());
     impl->update_targets.push_back(target.ptr()->storage());
   }
+  if (!options.givens.empty()) outs = apply_givens(outs, inputs, options.givens, impl->name);
   // Theano's default updates of the shared variables the graph reaches (a random draw's state),
   // for those the user gave no update (docs/random.md#default-updates).
   if (!options.no_default_updates)

@@ -183,8 +183,28 @@ Value function_(Args& a) {
       updates.emplace_back(target, value);
     }
   }
+  // Givens: (variable, replacement) pairs, as a list or a dict.
+  Givens givens;
+  const ArgValue& givens_arg = a.arg("givens");
+  if (!givens_arg.value.is_none()) {
+    if (!givens_arg.value.is_sequence())
+      a.fail("givens", "argument 'givens' of function must be a list of (variable, replacement) pairs, got " +
+                           givens_arg.value.describe(),
+             "write givens=[(x, data[i])]");
+    for (size_t i = 0; i < givens_arg.value.items().size(); ++i) {
+      const Value& pair = givens_arg.value.items()[i];
+      const Pos p = item_pos(givens_arg, i);
+      if (!pair.is_sequence() || pair.items().size() != 2 || !pair.items()[0].is_var())
+        a.fail_at(p, "a given must be a pair (variable, replacement), got " + pair.describe(),
+                  "write givens=[(x, data[i])]");
+      Var var = pair.items()[0].as_var();
+      const Value& by = pair.items()[1];
+      givens.emplace_back(var, by.is_number() ? constant(by.as_double(), var.dtype()) : to_var(by, a.ctx, p, "a replacement"));
+    }
+  }
   std::vector<Var> roots = outputs;
   for (const auto& [target, value] : updates) roots.push_back(value);
+  for (const auto& [var, by] : givens) roots.push_back(by);
   const int64_t limit = a.ctx.limits.max_function_nodes;
   if (const int64_t n = count_nodes(roots, limit); n > limit)
     a.fail_at(a.pos, fmt::format("function '{}' has more than {} nodes", name, limit),
@@ -194,6 +214,7 @@ Value function_(Args& a) {
   opts.data_parallel.split = split_inputs(a, inputs);
   opts.data_parallel.local_results = a.boolean("local_results");
   opts.no_default_updates = a.boolean("no_default_updates");
+  opts.givens = std::move(givens);
   opts.name = name;
   a.ctx.program->functions.push_back(TgFunction{name, std::move(input_names), std::move(output_texts),
                                                 a.ctx.src.loc(a.pos), function(inputs, outputs, updates, opts)});
@@ -223,11 +244,12 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
       return {
           {"function",
            "inputs, outputs, updates=None, name=None, device_result=false, split=None, local_results=false, "
-           "no_default_updates=false",
+           "no_default_updates=false, givens=None",
            "compiles inputs -> outputs (one tensor or a list) with shared-variable updates; name defaults to the "
            "assigned name; device_result=true leaves outputs on the device (no effect on cpu); split=[x, (y, 1)] "
            "runs data-parallel over the launch's ranks, each taking its part of those inputs (axis 0 unless given); "
-           "no_default_updates=true leaves out the default updates (a RandomStreams draw repeats its numbers)",
+           "no_default_updates=true leaves out the default updates (a RandomStreams draw repeats its numbers); "
+           "givens=[(x, data[i])] computes as if every read of x read data[i] (Theano's givens)",
            function_},
           {"gpu_from_host", "x", "marks x to stay on the device as a function output (no effect on cpu)",
            [](Args& a) -> Value { return gpu_from_host(a.var("x")); }},

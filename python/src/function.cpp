@@ -113,12 +113,26 @@ Updates as_updates(nb::handle updates) {
   return out;
 }
 
+// givens as Theano takes them: a dict {variable: replacement} or (variable, replacement)
+// pairs; a replacement may be a number or array (made a constant of the variable's dtype).
+Givens as_givens(nb::handle givens) {
+  Givens out;
+  if (givens.is_none()) return out;
+  nb::iterable items = nb::borrow<nb::iterable>(givens);
+  if (nb::isinstance<nb::dict>(givens)) items = nb::borrow<nb::dict>(givens).items();
+  for (nb::handle pair : items) {
+    nb::sequence p = nb::borrow<nb::sequence>(pair);
+    if (nb::len(p) != 2 || !nb::isinstance<Var>(p[0]))
+      throw TypeError("givens must map symbolic variables to replacements, got " + std::string(nb::repr(pair).c_str()),
+                      "", "write givens={x: data[i]} or givens=[(x, data[i])]");
+    out.emplace_back(nb::cast<Var>(p[0]), as_var(p[1]));
+  }
+  return out;
+}
+
 PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb::handle givens, std::string name,
                    bool profile, nb::handle device, bool borrow, bool device_result,
                    std::map<std::string, std::string> flags, bool no_default_updates) {
-  if (!givens.is_none() && nb::len(givens) != 0)
-    throw TypeError("givens is not supported yet", name,
-                    "substitute in the graph itself: build the expression from the replacement variable");
   bool single = false;
   std::vector<DType> dtypes;
   std::vector<std::string> names;
@@ -147,6 +161,7 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
   if (profile) options.config["profile"] = "true";
   if (!device.is_none()) options.config["device"] = nb::cast<std::string>(device);
   Updates ups = as_updates(updates);
+  options.givens = as_givens(givens);
   std::optional<Function> f;
   {
     nb::gil_scoped_release released;
@@ -191,7 +206,8 @@ void bind_function(nb::module_& m) {
         "config.device). borrow: results may alias inputs or shared values. device_result: on a\n"
         "GPU, results stay there as tgc.DeviceArray (DLPack, no copy). flags: config keys for\n"
         "this function only. no_default_updates: leave out the shared variables' default updates\n"
-        "(a RandomStreams draw repeats). givens is not supported yet (a TypeError when given).");
+        "(a RandomStreams draw repeats). givens: {variable: replacement} (or pairs), each read of\n"
+        "the variable replaced by the replacement, e.g. givens={x: data[i]} for a minibatch.");
 }
 
 }  // namespace tgc::python

@@ -51,7 +51,10 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, profile
     no_default_updates: leave out the default updates of the shared variables the function
         reaches (a tgc.RandomStreams draw then repeats its numbers on every call).
     flags: further config keys for this function only, e.g. allow_gc=False.
-    givens: not supported yet (a tgc.TypeError when not empty).
+    givens: {variable: replacement} (or (variable, replacement) pairs): the function reads
+        the replacement wherever the outputs and updates read the variable, e.g.
+        givens={x: data[i]} to train on the row of a shared dataset picked by an index input.
+        Same dtype and rank; an input of the function cannot be replaced.
 
     Compiling releases the GIL; so does every call of the result.
     """

@@ -76,10 +76,27 @@ def test_call_time_errors_leave_shared_values_unchanged():
     assert n.get_value() == 5
 
 
-def test_givens_is_refused_clearly():
+def test_givens_trains_on_the_dataset_row_an_index_picks():
+    data = tgc.shared(np.arange(6, dtype=np.float32).reshape(3, 2), name="data")
+    w = tgc.shared(np.array([1, 0], np.float32), name="w")
+    i = T.lscalar("i")
+    x = T.vector("x")  # supplied by givens, never an argument
+    f = tgc.function([i], (x * w).sum(), updates=[(w, w - 0.5 * x)], givens={x: data[i]})
+    assert f(1) == pytest.approx(2.0)  # row 1 is (2, 3)
+    np.testing.assert_allclose(w.get_value(), [0.0, -1.5])
+    assert f(2) == pytest.approx(4 * 0.0 + 5 * -1.5)
+
+
+def test_givens_accepts_pairs_and_constants_and_names_bad_replacements():
     x = T.vector("x")
-    with pytest.raises(tgc.TypeError, match="givens"):
-        tgc.function([], x, givens={x: np.zeros(2, np.float32)})
+    f = tgc.function([], x * 2, givens=[(x, np.ones(2, np.float32))])
+    np.testing.assert_allclose(f(), [2, 2])
+    with pytest.raises(tgc.TypeError, match="givens replaces 'x'"):
+        tgc.function([], x * 2, givens={x: T.matrix("m")})
+    with pytest.raises(tgc.InputError, match="is an input of the function"):
+        tgc.function([x], x * 2, givens={x: x + 1})
+    with pytest.raises(tgc.TypeError, match="givens must map symbolic variables"):
+        tgc.function([], x * 2, givens={"x": x})
 
 
 def test_toposort_and_debugprint():

@@ -2,6 +2,7 @@
 // CUDA stream capture does) and runs it on replay: when a call is recorded, when a
 // recording is replayed, held outputs, in-place updates, and calls that cannot be recorded.
 #include "runtime/call_replay.h"
+#include "runtime/config.h"
 
 #include <gtest/gtest.h>
 
@@ -119,11 +120,12 @@ Program one_thunk(FakeDevice& d, bool sync = false) {
 }
 
 const std::function<ReplayUpdates()> kNoUpdates = [] { return ReplayUpdates{}; };
+const size_t kCap = Config{}.cuda_graph_max_size;  // the default cap; tests of the cap pass their own
 
 TEST(CallReplay, RecordsTheSecondCallWithTheSameShapesAndReplaysTheNext) {
   FakeDevice d;
   Program p = one_thunk(d);
-  CallReplay r(p, d);
+  CallReplay r(p, d, kCap);
   Tensor x = on(d, 1);
   std::vector<Tensor> slots(2);
   slots[0] = x;
@@ -142,7 +144,7 @@ TEST(CallReplay, RecordsTheSecondCallWithTheSameShapesAndReplaysTheNext) {
 TEST(CallReplay, AHeldResultIsNeverOverwrittenASecondRecordingAlternates) {
   FakeDevice d;
   Program p = one_thunk(d);
-  CallReplay r(p, d);
+  CallReplay r(p, d, kCap);
   Tensor x = on(d, 1);
   std::vector<Tensor> slots(2);
   slots[0] = x;
@@ -166,7 +168,7 @@ TEST(CallReplay, AHeldResultIsNeverOverwrittenASecondRecordingAlternates) {
 TEST(CallReplay, ANewAddressIsNotReplayedAndNewShapesStartOver) {
   FakeDevice d;
   Program p = one_thunk(d);
-  CallReplay r(p, d);
+  CallReplay r(p, d, kCap);
   std::vector<Tensor> slots(2);
   slots[0] = on(d, 1);
   r.run(slots, {}, kNoUpdates);
@@ -189,7 +191,7 @@ TEST(CallReplay, UpdatesAreWrittenIntoTheSharedBufferSoItsAddressRepeats) {
   p.bound_slots = {0};
   p.output_slots = {1};
   p.thunks.push_back(scale_thunk(d, 2, 0, 1));
-  CallReplay r(p, d);
+  CallReplay r(p, d, kCap);
   Tensor w = on(d, 1);
   const void* address = w.raw_data();
   auto updates = [&] { return ReplayUpdates{{1, &w}}; };
@@ -257,7 +259,7 @@ TEST(CallReplay, IntermediatesOfARecordingStayHeldWhileOtherCallsRunNodeByNode) 
   p.thunks.push_back(scale_thunk(d, 2, 0, 1));
   p.thunks.push_back(scale_thunk(d, 3, 1, 2));
   p.thunks[1].frees = {1};
-  CallReplay r(p, d);
+  CallReplay r(p, d, kCap);
   Tensor x = on(d, 1);
   std::vector<Tensor> slots(3);
   slots[0] = x;
@@ -282,7 +284,7 @@ TEST(CallReplay, IntermediatesOfARecordingStayHeldWhileOtherCallsRunNodeByNode) 
 TEST(CallReplay, AnUpdatedVariableTheGraphDoesNotReadIsPartOfTheKey) {
   FakeDevice d;
   Program p = one_thunk(d);  // v_new = 2 x, v not read
-  CallReplay r(p, d);
+  CallReplay r(p, d, kCap);
   Tensor x = on(d, 1), v = on(d, 0);
   auto updates = [&] { return ReplayUpdates{{1, &v}}; };
   std::vector<Tensor> slots(2);
@@ -319,7 +321,7 @@ TEST(CallReplay, ARecordingKeepingTooMuchMemoryIsUsedOnceAndDropped) {
 TEST(CallReplay, ACallThatSynchronisesIsNotRecordedAndRecordingStops) {
   FakeDevice d;
   Program p = one_thunk(d, /*sync=*/true);
-  CallReplay r(p, d);
+  CallReplay r(p, d, kCap);
   std::vector<Tensor> slots(2);
   slots[0] = on(d, 1);
   EXPECT_FALSE(r.run(slots, {}, kNoUpdates));

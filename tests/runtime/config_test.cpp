@@ -57,9 +57,19 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "log_compiles", "compile_threads", "comm_timeout", "cache_dir", "cache_max_size"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "deterministic", "cuda_graphs", "cuda_graph_max_size", "log_compiles", "compile_threads", "comm_timeout", "cache_dir", "cache_max_size"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
+}
+
+TEST(Config, CudaGraphMaxSizeIsAPositiveSize) {
+  Config c;
+  EXPECT_EQ(c.get("cuda_graph_max_size"), "256MiB");
+  c.set("cuda_graph_max_size", "4G");
+  EXPECT_EQ(c.cuda_graph_max_size, uint64_t(4) << 30);
+  for (const char* bad : {"0", "-1", "big", "", "1Q"})
+    EXPECT_THROW(c.set("cuda_graph_max_size", bad), ConfigError) << bad;
+  EXPECT_EQ(c.get("cuda_graph_max_size"), "4GiB");  // a rejected value changes nothing
 }
 
 TEST(Config, CompileThreadsIsAutoOrACount) {

@@ -21,6 +21,9 @@ struct LinkedProgram;
 
 // (shared variable, its new value): applied together after a call succeeded.
 using Updates = std::vector<std::pair<Shared, Var>>;
+// Theano's givens: (variable, replacement) pairs; the function computes its outputs and
+// updates as if every read of the variable read the replacement instead.
+using Givens = std::vector<std::pair<Var, Var>>;
 
 // Data parallelism (docs/distributed.md): each rank of `group` runs the function on its part
 // of the split inputs (the batch), with the shared variables replicated (rank 0's values are
@@ -64,6 +67,12 @@ struct FunctionOptions {
   // Theano's no_default_updates: leave out the default updates of the shared variables the
   // function reaches (a random draw then gives the same numbers on every call).
   bool no_default_updates = false;
+  // Theano's givens: each variable (a shared variable, an intermediate, a free variable that
+  // is not an input) is replaced by an expression of the same dtype and rank wherever the
+  // outputs and updates read it, e.g. {x, data[i * 20 : (i + 1) * 20]} to train on a
+  // minibatch of a shared dataset picked by an index input. Replacements are not replaced in
+  // turn. Applied before default updates are collected.
+  Givens givens{};
 };
 
 // Theano's default_update: `update` is the next value of `var` in every function that reaches

@@ -9,7 +9,7 @@ floatX=float32 python check1.py): on import, its settings are applied on top of 
 (~/.tgcrc, TGC_FLAGS), with Theano's device names gpu/gpuN/cuda meaning tgc's cuda/cuda:N.
 
 What tgc does not copy from Theano fails with a clear error rather than silently
-differing: givens=, modes other than FAST_RUN/FAST_COMPILE, test values (x.tag.test_value
+differing: modes other than FAST_RUN/FAST_COMPILE, test values (x.tag.test_value
 is stored but never computed, as with Theano's default compute_test_value='off').
 """
 

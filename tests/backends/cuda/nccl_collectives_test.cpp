@@ -1,6 +1,7 @@
 // NCCL collectives on CUDA devices against their definitions (label `gpu`): every collective
 // on one GPU (a world of one), and, where two GPUs are visible, over two devices of this
-// process (ncclCommInitAll) and across two processes (a unique id, as tgc launch gives it) for
+// process (ncclCommInitAll) and across two processes (a unique id, as tgc launch gives it),
+// and where three or more are, over every visible device (at most kMaxRanks) both ways, for
 // every dtype, several counts (0 included) and in place; capture into a CUDA graph; the
 // errors of a bad dtype, root or device list; the timeouts of a rank that never joins and of
 // a peer that never calls a collective. Skipped, with the reason, without a GPU or NCCL.
@@ -10,6 +11,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -37,12 +39,18 @@ using cuda::CudaDevice;
     if (!cuda::nccl_status().available) GTEST_SKIP() << "needs NCCL: " << cuda::nccl_status().reason; \
   } while (0)
 
-#define TGC_REQUIRE_TWO_GPUS()                                                                         \
+#define TGC_REQUIRE_GPUS(n)                                                                            \
   do {                                                                                                 \
     TGC_REQUIRE_NCCL();                                                                                \
-    if (cuda::cuda_status().devices.size() < 2)                                                        \
-      GTEST_SKIP() << "needs 2 CUDA devices, " << cuda::cuda_status().devices.size() << " visible";     \
+    if (cuda::cuda_status().devices.size() < (n))                                                      \
+      GTEST_SKIP() << "needs " << (n) << " CUDA devices, " << cuda::cuda_status().devices.size() << " visible"; \
   } while (0)
+#define TGC_REQUIRE_TWO_GPUS() TGC_REQUIRE_GPUS(2)
+
+// The largest world these tests make: sums of this many ranks' 8-bit values stay exact.
+constexpr int kMaxRanks = 4;
+// Every visible device, at most kMaxRanks: the world of the "every GPU" tests.
+int all_gpus() { return std::min<int>(kMaxRanks, static_cast<int>(cuda::cuda_status().devices.size())); }
 
 // Device memory of one test, uploaded from and downloaded to host bytes.
 class DeviceBytes {
@@ -69,11 +77,12 @@ class DeviceBytes {
   void* p_;
 };
 
-// Rank r's element i: small integers (0/1 for bool, below 50 for the 8-bit types) that every
-// dtype holds exactly, so sums of two ranks are exact and the results compare bit for bit.
+// Rank r's element i: small integers (0/1 for bool, below 31 for the 8-bit types) that every
+// dtype holds exactly, so sums of up to kMaxRanks ranks are exact (4 x 30 fits int8) and the
+// results compare bit for bit.
 double value_of(DType t, int rank, size_t i) {
   if (t == DType::Bool) return static_cast<double>((i + static_cast<size_t>(rank)) % 3 == 0);
-  if (t == DType::Int8 || t == DType::UInt8) return static_cast<double>((i * 7 + rank * 13) % 50);
+  if (t == DType::Int8 || t == DType::UInt8) return static_cast<double>((i * 7 + rank * 13) % 31);
   const double v = static_cast<double>(i % 1000) * (rank % 2 ? -1.0 : 1.0) + rank * 3;
   return t == DType::Float32 || t == DType::Float64 ? v + 0.5 : v;
 }
@@ -275,9 +284,20 @@ TEST(NcclTwoGpus, EveryCollectiveIsItsDefinitionOverTwoDevices) {
   check_all_collectives(ranks, {0, 1, 7, 1000, (1 << 20) + 3});
 }
 
-// Worlds of two processes with one GPU each, started as `tgc launch` starts ranks: the test
-// makes the unique id (hosting NCCL's bootstrap root), runs itself twice with TGC_RANK and
-// TGC_NCCL_UNIQUE_ID set, and each child (kChildRankEnv set) plays its rank.
+// Every visible device of this process in one group (4 on a 4-GPU machine): NCCL's rings and
+// trees over more than a pair.
+TEST(NcclEveryGpu, EveryCollectiveIsItsDefinitionOverEveryVisibleDevice) {
+  TGC_REQUIRE_GPUS(3);
+  std::vector<CudaDevice*> ds;
+  for (int i = 0; i < all_gpus(); ++i) ds.push_back(&cuda::cuda_device(i));
+  Ranks ranks(ds, "every");
+  for (int r = 0; r < ranks.world; ++r) EXPECT_EQ(ranks.comms[r]->size(), ranks.world);
+  check_all_collectives(ranks, {0, 1, 7, 1000, (1 << 20) + 3});
+}
+
+// Worlds of processes with one GPU each, started as `tgc launch` starts ranks: the test makes
+// the unique id (hosting NCCL's bootstrap root), runs itself once per rank with TGC_RANK,
+// TGC_WORLD_SIZE and TGC_NCCL_UNIQUE_ID set, and each child (kChildRankEnv set) plays its rank.
 constexpr const char* kChildRankEnv = "TGC_NCCL_TEST_CHILD_RANK";
 
 int child_rank() {
@@ -285,12 +305,17 @@ int child_rank() {
   return child ? std::atoi(child) : -1;
 }
 
-// Runs this test binary as ranks 0 and 1 of a world of two, filtered to `test`, and expects
-// both to pass. The wait is bounded, so a hung child fails the test rather than the run.
-void run_two_ranks(const std::string& test) {
+int child_world() {
+  const char* size = std::getenv("TGC_WORLD_SIZE");
+  return size ? std::atoi(size) : 0;
+}
+
+// Runs this test binary as ranks 0 to n-1 of a world of n, filtered to `test`, and expects
+// every one to pass. The wait is bounded, so a hung child fails the test rather than the run.
+void run_ranks(const std::string& test, int n) {
   const std::string id = make_nccl_unique_id_hex();
   std::vector<pid_t> children;
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < n; ++r) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {
       const std::string kv = *e;
@@ -299,7 +324,7 @@ void run_two_ranks(const std::string& test) {
     const std::string rank = std::to_string(r);
     for (const std::string& kv :
          {std::string(kChildRankEnv) + "=" + rank, std::string(kNcclUniqueIdEnv) + "=" + id, "TGC_RANK=" + rank,
-          std::string("TGC_WORLD_SIZE=2"), "TGC_LOCAL_RANK=" + rank, std::string("TGC_LOCAL_WORLD_SIZE=2")})
+          "TGC_WORLD_SIZE=" + std::to_string(n), "TGC_LOCAL_RANK=" + rank, "TGC_LOCAL_WORLD_SIZE=" + std::to_string(n)})
       env.push_back(kv);
     std::vector<char*> envp;
     for (std::string& kv : env) envp.push_back(kv.data());
@@ -326,23 +351,34 @@ void run_two_ranks(const std::string& test) {
   }
 }
 
-// Every collective through the factory's communicator (non-blocking, from TGC_NCCL_UNIQUE_ID).
+// A child's part of a world across processes: every collective through the factory's
+// communicator (non-blocking, from TGC_NCCL_UNIQUE_ID).
+void check_as_child_rank(int r) {
+  const int n = child_world();
+  ASSERT_GT(n, r);
+  Ranks ranks;
+  ranks.world = n;
+  ranks.first = r;
+  ranks.devices = {&cuda::cuda_device(r)};
+  ranks.groups.push_back(std::make_shared<CommGroup>(r, n, "world"));
+  ranks.comms.push_back(cuda::make_nccl_group_communicator(*ranks.devices[0], *ranks.groups[0]));
+  EXPECT_EQ(ranks.comms[0]->rank(), r);
+  EXPECT_EQ(ranks.comms[0]->size(), n);
+  EXPECT_EQ(ranks.comms[0]->local_rank(), r);
+  check_all_collectives(ranks, {0, 1, 1000, (1 << 18) + 3});
+}
+
 TEST(NcclTwoProcesses, EveryCollectiveIsItsDefinitionAcrossProcesses) {
-  if (const int r = child_rank(); r >= 0) {
-    Ranks ranks;
-    ranks.world = 2;
-    ranks.first = r;
-    ranks.devices = {&cuda::cuda_device(r)};
-    ranks.groups.push_back(std::make_shared<CommGroup>(r, 2, "world"));
-    ranks.comms.push_back(cuda::make_nccl_group_communicator(*ranks.devices[0], *ranks.groups[0]));
-    EXPECT_EQ(ranks.comms[0]->rank(), r);
-    EXPECT_EQ(ranks.comms[0]->size(), 2);
-    EXPECT_EQ(ranks.comms[0]->local_rank(), r);
-    check_all_collectives(ranks, {0, 1, 1000, (1 << 18) + 3});
-    return;
-  }
+  if (const int r = child_rank(); r >= 0) return check_as_child_rank(r);
   TGC_REQUIRE_TWO_GPUS();
-  run_two_ranks("NcclTwoProcesses.EveryCollectiveIsItsDefinitionAcrossProcesses");
+  run_ranks("NcclTwoProcesses.EveryCollectiveIsItsDefinitionAcrossProcesses", 2);
+}
+
+// One process per visible GPU (4 on a 4-GPU machine), as `tgc launch -n 4` runs them.
+TEST(NcclEveryGpu, EveryCollectiveIsItsDefinitionAcrossOneProcessPerDevice) {
+  if (const int r = child_rank(); r >= 0) return check_as_child_rank(r);
+  TGC_REQUIRE_GPUS(3);
+  run_ranks("NcclEveryGpu.EveryCollectiveIsItsDefinitionAcrossOneProcessPerDevice", all_gpus());
 }
 
 // Rank 1 joins, takes part in one all_reduce (so that NCCL's connections are made) and then
@@ -390,7 +426,7 @@ TEST(NcclTwoProcesses, ACollectiveAPeerNeverCallsIsACommErrorAfterTheTimeout) {
     return;
   }
   TGC_REQUIRE_TWO_GPUS();
-  run_two_ranks("NcclTwoProcesses.ACollectiveAPeerNeverCallsIsACommErrorAfterTheTimeout");
+  run_ranks("NcclTwoProcesses.ACollectiveAPeerNeverCallsIsACommErrorAfterTheTimeout", 2);
 }
 
 // The group objects of one in-process group share one set of communicators; a second set of

@@ -1,6 +1,9 @@
 // The CI gate of the CUDA renderer: every kernel that the conformance suite's cases and
 // random graphs make after optimization (the Composite nodes of Function::graph()) is
-// rendered and compiled with NVRTC for sm_90 and sm_80. Needs no GPU and no driver.
+// rendered and compiled with NVRTC for sm_90 (every kernel) and sm_80 (every fourth: the
+// renderer writes nothing per architecture, so sm_80 checks only that NVRTC's older target
+// accepts the same spellings; the whole set would double this gate's two CI minutes).
+// Needs no GPU and no driver.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -70,6 +73,7 @@ const Collected& conformance_kernels() {
 // Kernels per NVRTC program: one preamble, many bodies, so the whole set compiles in seconds.
 constexpr size_t kBatch = 40;
 constexpr size_t kFastMathStride = 8;
+constexpr size_t kSm80Stride = 4;
 
 // Fast math changes only the float32 rows' spelling: every `stride`-th kernel is enough.
 std::string batch_source(const Collected& c, size_t begin, size_t end, bool fast_math, size_t stride = 1) {
@@ -91,23 +95,24 @@ bool assemble_cubins() {
 
 // Compiles every kernel, batches on two threads (NVRTC is thread-safe); on a failing batch,
 // finds the failing kernels one by one so the report names them with their NVRTC log.
-void compile_all(int arch, bool fast_math) {
+void compile_all(int arch, bool fast_math, size_t stride = 1) {
   const Collected& c = conformance_kernels();
   ASSERT_FALSE(c.kernels.empty());
   const auto start = std::chrono::steady_clock::now();
   const cuda::NvrtcOptions options{.arch = arch, .fast_math = fast_math, .extra = {}, .ptx_only = !assemble_cubins()};
+  if (fast_math) stride = kFastMathStride;
   std::atomic<size_t> next{0};
   std::atomic<int> failures{0};
   auto worker = [&] {
     for (size_t begin = next.fetch_add(kBatch); begin < c.kernels.size(); begin = next.fetch_add(kBatch)) {
       const size_t end = std::min(c.kernels.size(), begin + kBatch);
       try {
-        const std::string source = batch_source(c, begin, end, fast_math, fast_math ? kFastMathStride : 1);
+        const std::string source = batch_source(c, begin, end, fast_math, stride);
         EXPECT_GT(cuda::nvrtc_compile(source, "conformance_batch", options).size(), 0u);
         continue;
       } catch (const InternalError&) {
       }
-      for (size_t i = begin; i < end && failures < 3; i += fast_math ? kFastMathStride : 1) {
+      for (size_t i = begin; i < end && failures < 3; i += stride) {
         try {
           cuda::nvrtc_compile(batch_source(c, i, i + 1, fast_math), "kernel_" + std::to_string(i), options);
         } catch (const InternalError& e) {
@@ -124,7 +129,7 @@ void compile_all(int arch, bool fast_math) {
   worker();
   helper.join();
   std::printf("[nvrtc] %s_%d%s: %zu kernels of %d graphs compiled in %.1f s\n", options.ptx_only ? "compute" : "sm", arch, fast_math ? " fast_math" : "",
-              fast_math ? (c.kernels.size() + kFastMathStride - 1) / kFastMathStride : c.kernels.size(), c.graphs,
+              (c.kernels.size() + stride - 1) / stride, c.graphs,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
@@ -138,7 +143,7 @@ TEST(NvrtcKernels, TheConformanceSuiteMakesElementwiseAndReductionKernels) {
 }
 
 TEST(NvrtcKernels, EveryConformanceKernelCompilesForSm90) { compile_all(90, false); }
-TEST(NvrtcKernels, EveryConformanceKernelCompilesForSm80) { compile_all(80, false); }
+TEST(NvrtcKernels, EveryFourthConformanceKernelCompilesForSm80) { compile_all(80, false, kSm80Stride); }
 TEST(NvrtcKernels, EveryConformanceKernelCompilesWithFastMath) { compile_all(90, true); }
 
 // The GPU layer's copy kernels (c_family/render_copy.h), which CudaDevice loads before any

@@ -28,6 +28,23 @@ TEST(Function, NamesInputsAndOutputsAsWritten) {
   EXPECT_EQ(p.default_function(), &p.functions[1]);
 }
 
+TEST(Function, GivensReplaceAFreeVariableByADatasetRow) {
+  TgProgram p = load("data = shared(arange(6.0).reshape(3, 2), 'data')\ni = scalar('i', 'int64')\n"
+                     "x = vector('x', 'float64')\nf = function([i], (x * 2).sum(), givens=[(x, data[i])])\n");
+  const Tensor two = Tensor::from_vector(std::vector<int64_t>{2}).reshape({});
+  EXPECT_DOUBLE_EQ(p.find("f")->function(two)[0].item<double>(), 2 * (4 + 5));
+}
+
+TEST(Function, AGivenThatIsNotAPairIsAnErrorAtItsPosition) {
+  try {
+    load("x = vector()\nf = function([], x.sum(), givens=[x])\n");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("a given must be a pair (variable, replacement)"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(":2:"));
+  }
+}
+
 TEST(Function, TwoOutputsFromOneFunction) {
   TgProgram p = load("x = vector()\ny = vector()\nf = function([x, y], [x + y, x - y])\n");
   auto out = p.find("f")->function(Tensor::from_vector<float>({1, 2}), Tensor::from_vector<float>({3, 5}));
