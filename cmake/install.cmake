@@ -1,5 +1,6 @@
 # Installs libtgc, its headers (the public <tgc/...> API and the component headers it
-# includes) and a CMake package so consumers can find_package(tgc).
+# includes), a CMake package so consumers can find_package(tgc), and a pkg-config file
+# (tgc.pc). The build tree is a package too: tgc_DIR=<build dir> finds the library built there.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS tgc tgc_headers EXPORT tgcTargets
@@ -21,3 +22,14 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/tgcConfigVersion.cm
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tgcConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/tgcConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tgc)
+
+# The build tree as a package: find_package(tgc) with tgc_DIR=<this build directory>.
+export(EXPORT tgcTargets NAMESPACE tgc:: FILE ${PROJECT_BINARY_DIR}/tgcTargets.cmake)
+file(WRITE ${PROJECT_BINARY_DIR}/tgcConfig.cmake
+     "# tgc's build tree as a CMake package (cmake/install.cmake).\n"
+     "include(\"\${CMAKE_CURRENT_LIST_DIR}/tgcTargets.cmake\")\n")
+# pkg-config: `pkg-config --cflags --libs tgc` with PKG_CONFIG_PATH=<prefix>/lib/pkgconfig. The
+# prefix is found from the file's own place, so an installed tree can move.
+file(RELATIVE_PATH tgc_pc_to_prefix ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+configure_file(cmake/tgc.pc.in ${PROJECT_BINARY_DIR}/tgc.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/tgc.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

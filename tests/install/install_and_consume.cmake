@@ -1,4 +1,7 @@
-# Script behind the install_and_consume test.
+# Script behind the install_and_consume test: install into a temporary prefix; the installed
+# tgc command starts (it finds libtgc through its RPATH); a consumer builds and runs against
+# the installed package through CMake and through pkg-config, and against the build tree
+# (tgc_DIR=<build dir>).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 function(run)
@@ -17,3 +20,41 @@ if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5")
   message(FATAL_ERROR "unexpected consumer output: ${last_output}")
 endif()
 message(STATUS "${last_output}")
+
+# The installed command, with no library path set: its RPATH finds lib/libtgc.
+run(${prefix}/bin/tgc devices)
+if(NOT last_output MATCHES "cpu +available")
+  message(FATAL_ERROR "the installed tgc devices printed: ${last_output}")
+endif()
+
+# pkg-config, as a Makefile would use it.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+file(GLOB_RECURSE pc_file ${prefix}/tgc.pc)
+if(NOT pc_file)
+  message(FATAL_ERROR "no tgc.pc was installed under ${prefix}")
+endif()
+get_filename_component(pc_dir "${pc_file}" DIRECTORY)
+get_filename_component(lib_dir "${pc_dir}" DIRECTORY)
+set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+execute_process(COMMAND ${PKG_CONFIG} --cflags --libs tgc OUTPUT_VARIABLE pc_flags RESULT_VARIABLE rc
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config does not find tgc in ${pc_dir}")
+endif()
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+separate_arguments(consumer_flags UNIX_COMMAND "${CONSUMER_FLAGS}")
+run(${CXX} -std=c++20 ${consumer_flags} ${CONSUMER_SOURCE}/main.cpp ${pc_flags} -Wl,-rpath,${lib_dir}
+    -o ${WORK_DIR}/pc_consumer)
+run(${WORK_DIR}/pc_consumer)
+if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5")
+  message(FATAL_ERROR "unexpected output of the pkg-config consumer: ${last_output}")
+endif()
+
+# The build tree as a package.
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/tree_consumer -G ${GENERATOR}
+    -Dtgc_DIR=${BUILD_DIR} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}")
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/tree_consumer)
+run(${WORK_DIR}/tree_consumer/consumer)
+if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5")
+  message(FATAL_ERROR "unexpected output of the build-tree consumer: ${last_output}")
+endif()
