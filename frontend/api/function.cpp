@@ -474,6 +474,7 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
 const std::string& Function::name() const { return impl_->name; }
 const Config& Function::config() const { return impl_->config; }
 const Graph& Function::graph() const { return impl_->current.load()->graph; }
+size_t Function::num_outputs() const { return impl_->num_outputs; }
 const Graph& Function::raw_graph() const { return impl_->raw_graph; }
 const std::vector<std::string>& Function::rewrite_trace() const { return impl_->current.load()->rewrite_trace; }
 const std::vector<std::string>& Function::optimizer_warnings() const {

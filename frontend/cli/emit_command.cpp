@@ -9,12 +9,14 @@
 #include "backends/cpu/cpu_backend.h"
 #include "compiler/kernel/composite_op.h"
 #include "frontend/cli/errors.h"
-#include "frontend/cli/graph_names.h"
+#include "frontend/printing/graph_names.h"
 #include "frontend/cli/program.h"
 #include "ops/core/graph.h"
 #include "runtime/error.h"
 
 namespace tgc::cli {
+
+using printing::GraphNames;
 
 CLI::App* add_emit_command(CLI::App& app, EmitArgs& args) {
   CLI::App* emit = app.add_subcommand("emit", "Print the kernels generated for a function");

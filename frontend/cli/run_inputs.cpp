@@ -62,7 +62,8 @@ Tensor value_of(const lang::TgFunction& fn, const std::string& name, const std::
                        "", fmt::format("save the array with .astype('{}'); the function is {}",
                                        dtype_name(want.dtype), sig));
   } else {
-    t = lang::eval_value(value, "--input " + name);
+    // A float literal is read in the input's own float dtype: 0.1 for a float64 input is exact.
+    t = lang::eval_value(value, "--input " + name, is_float(want.dtype) ? std::optional<DType>(want.dtype) : std::nullopt);
   }
   if (t.ndim() != want.ndim())
     throw InputError(fmt::format("input '{}' of {} is a {}, but was given a {} of shape {}", name,

@@ -5,12 +5,17 @@
 #include <fmt/core.h>
 
 #include "frontend/cli/errors.h"
-#include "frontend/cli/graph_dot.h"
-#include "frontend/cli/graph_text.h"
+#include "frontend/printing/graph_dot.h"
+#include "frontend/printing/graph_text.h"
 #include "frontend/cli/program.h"
 #include "ops/core/graph.h"
 
 namespace tgc::cli {
+
+using printing::graph_dot;
+using printing::graph_text;
+using printing::HostReasonFn;
+using printing::OutputLabel;
 
 CLI::App* add_show_command(CLI::App& app, ShowArgs& args) {
   CLI::App* show = app.add_subcommand("show", "Print a function's graph (before or after optimization)");

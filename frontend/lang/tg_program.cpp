@@ -82,7 +82,7 @@ TgProgram load_file(const std::string& path, const FunctionOptions& options) {
   return load_source(text, path, options);
 }
 
-Tensor eval_value(std::string_view expr, std::string_view file_name) {
+Tensor eval_value(std::string_view expr, std::string_view file_name, std::optional<DType> literal_dtype) {
   SourceText src{std::string(file_name), std::string(expr)};
   ExprPtr e = parse_expression(src);
   Context ctx(src, FunctionOptions{}, LoadLimits{});
@@ -91,7 +91,10 @@ Tensor eval_value(std::string_view expr, std::string_view file_name) {
   if (!v.is_tensor() && !v.is_number() && !v.is_sequence() && !v.is_var())
     throw src.error(e->pos, "expected a value, got " + v.describe(),
                     "write a generator call such as randn(400, 784, seed=1), zeros(3, 4), load(\"x.npy\") or a number");
-  return guarded(src, e->pos, [&] { return to_tensor(v, ctx, e->pos, "the value"); });
+  return guarded(src, e->pos, [&] {
+    if (literal_dtype && (v.is_number() || v.is_sequence())) return array_from(v, literal_dtype, ctx, e->pos);
+    return to_tensor(v, ctx, e->pos, "the value");
+  });
 }
 
 }  // namespace tgc::lang

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,7 +90,11 @@ TgProgram load_source(std::string_view source, std::string_view file_name,
 
 // Evaluates a value expression of the language (a generator call or a literal), as the CLI's
 // --input NAME=EXPR uses it: "randn(400, 784, seed=1)", "zeros(3, 4)", "2.5". `file_name`
-// labels errors (e.g. "--input x"). Throws SourceError.
-Tensor eval_value(std::string_view expr, std::string_view file_name);
+// labels errors (e.g. "--input x"). A number or a (nested) list of numbers becomes a tensor of
+// `literal_dtype` when one is given, straight from the decimal text ("0.1" for a float64
+// input is the double nearest 0.1, not a float32 widened); otherwise of floatX (ints: int64).
+// Throws SourceError.
+Tensor eval_value(std::string_view expr, std::string_view file_name,
+                  std::optional<DType> literal_dtype = std::nullopt);
 
 }  // namespace tgc::lang

@@ -11,6 +11,8 @@
 #include <nanobind/stl/vector.h>
 #include <nanobind/stl/pair.h>
 
+#include <tgc/printing.h>
+
 #include "ops/core/graph.h"
 #include "python/src/bindings.h"
 
@@ -113,12 +115,18 @@ Updates as_updates(nb::handle updates) {
   return out;
 }
 
+GraphStage graph_stage(const std::string& stage) {
+  if (stage == "optimized") return GraphStage::Optimized;
+  if (stage == "raw") return GraphStage::Raw;
+  throw ValueError("stage must be 'optimized' or 'raw', got '" + stage + "'", "", "");
+}
+
 // givens as Theano takes them: a dict {variable: replacement} or (variable, replacement)
 // pairs; a replacement may be a number or array (made a constant of the variable's dtype).
 Givens as_givens(nb::handle givens) {
   Givens out;
   if (givens.is_none()) return out;
-  nb::iterable items = nb::borrow<nb::iterable>(givens);
+  nb::object items = nb::borrow(givens);
   if (nb::isinstance<nb::dict>(givens)) items = nb::borrow<nb::dict>(givens).items();
   for (nb::handle pair : items) {
     nb::sequence p = nb::borrow<nb::sequence>(pair);
@@ -185,6 +193,16 @@ void bind_function(nb::module_& m) {
       .def("on_device", &on_device,
            "For each node of toposort(), whether it runs on the function's device (False for "
            "every node of a cpu function; True for transfers of a device function).")
+      .def(
+          "graph_text",
+          [](const PyFunction& pf, const std::string& stage) { return graph_text(pf.f, graph_stage(stage)); },
+          nb::arg("stage") = "optimized",
+          "The graph as `tgc show` lists it, one line per node; stage 'optimized' (as run) or 'raw' (as built).")
+      .def(
+          "graph_dot",
+          [](const PyFunction& pf, const std::string& stage) { return graph_dot(pf.f, graph_stage(stage)); },
+          nb::arg("stage") = "optimized",
+          "The graph as Graphviz dot text (pydotprint's drawing); stage 'optimized' or 'raw'.")
       .def("profile_report", [](const PyFunction& pf) { return pf.f.profile_report(); },
            "The profile so far (profile=True), as tgc prints it; '' when not profiled.")
       .def_prop_ro("compiled_programs", [](const PyFunction& pf) { return pf.f.compiled_programs(); },

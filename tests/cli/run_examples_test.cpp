@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <regex>
 
@@ -137,6 +138,22 @@ TEST(CliExamples, ProfilePrintsTheReportAfterTheRun) {
   EXPECT_NE(r.err.find("Time in 2 calls to Function.__call__"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("in cpu ops"), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::exists(trace));
+}
+
+// A number for a float64 input is read as a double, not widened from floatX's float32 (0.1
+// would arrive as 0.10000000149011612); lists too. A float32 input still gets float32(0.1).
+TEST(CliExamples, ANumberForAFloat64InputIsExact) {
+  ScratchDir dir;
+  const std::string program = dir.path() + "/exact.tg";
+  {
+    std::ofstream f(program);
+    f << "s = scalar('s', 'float64')\nv = vector('v', 'float64')\nh = scalar('h', 'float32')\n"
+         "f = function([s, v, h], [s * 1, v * 1, h * 1])\n";
+  }
+  auto run = run_ok({"run", program, "--input", "s=0.1", "--input", "v=[0.1, 0.7]", "--input", "h=0.1"});
+  EXPECT_EQ(run->output("f", 0).item<double>(), 0.1);
+  EXPECT_EQ(run->output("f", 1).to_vector<double>(), (std::vector<double>{0.1, 0.7}));
+  EXPECT_EQ(run->output("f", 2).item<float>(), 0.1f);
 }
 
 TEST(CliExamples, FlagsFromTgcFlagsAndTheCommandLine) {

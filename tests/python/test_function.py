@@ -99,6 +99,25 @@ def test_givens_accepts_pairs_and_constants_and_names_bad_replacements():
         tgc.function([], x * 2, givens={"x": x})
 
 
+def test_pydotprint_writes_dot_and_renders_through_graphviz(tmp_path):
+    import shutil
+
+    x = T.vector("x")
+    f = tgc.function([x], T.exp(x).sum(), name="e")
+    path = tgc.printing.pydotprint(f, outfile=tmp_path / "g.dot", format="dot")
+    assert open(path).read().startswith('digraph "e: optimized graph" {')
+    assert f.graph_dot("raw").startswith('digraph "e: raw graph" {')
+    assert "out0" in f.graph_text()
+    with pytest.raises(tgc.ValueError, match="stage"):
+        f.graph_text("final")
+    if shutil.which("dot"):
+        png = tgc.printing.pydotprint(f, outfile=tmp_path / "g.png")
+        assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    else:
+        with pytest.raises(tgc.IOError, match="Graphviz"):
+            tgc.printing.pydotprint(f, outfile=tmp_path / "g.png")
+
+
 def test_toposort_and_debugprint():
     x = T.vector("x")
     f = tgc.function([x], T.exp(x), name="e")

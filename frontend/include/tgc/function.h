@@ -105,6 +105,9 @@ class Function {
 
   const std::string& name() const;
   const Config& config() const;
+  // The outputs asked for: graph() and raw_graph() have these first, then one output per
+  // shared-variable update (its new value), in the order the updates were given.
+  size_t num_outputs() const;
   // The nodes in execution order, Theano-style: "Elemwise{exp}(x)".
   std::vector<std::string> toposort() const;
   // The compiled graph (after rewrites) of the program that ran last (or was compiled by

@@ -15,6 +15,7 @@
 #include <tgc/linalg.h>
 #include <tgc/math.h>
 #include <tgc/nn.h>
+#include <tgc/printing.h>
 #include <tgc/random.h>
 #include <tgc/reductions.h>
 #include <tgc/scan.h>

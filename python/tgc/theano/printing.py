@@ -1,3 +1,3 @@
-"""tgc.theano.printing: Theano's theano.printing (debugprint)."""
+"""tgc.theano.printing: Theano's theano.printing (debugprint, pydotprint)."""
 
-from ..printing import debugprint  # noqa: F401
+from ..printing import debugprint, pydotprint  # noqa: F401

@@ -1,12 +1,12 @@
 // The text format of tgc show; see graph_text.h.
-#include "frontend/cli/graph_text.h"
+#include "frontend/printing/graph_text.h"
 
 #include <fmt/format.h>
 
 #include "compiler/passes/placement.h"
-#include "frontend/cli/graph_names.h"
+#include "frontend/printing/graph_names.h"
 
-namespace tgc::cli {
+namespace tgc::printing {
 
 std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels, const HostReasonFn& host_reason) {
   GraphNames names;
@@ -38,4 +38,4 @@ std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& label
   return out;
 }
 
-}  // namespace tgc::cli
+}  // namespace tgc::printing

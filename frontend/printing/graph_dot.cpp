@@ -1,14 +1,14 @@
 // The Graphviz format of tgc show; see graph_dot.h.
-#include "frontend/cli/graph_dot.h"
+#include "frontend/printing/graph_dot.h"
 
 #include <fmt/format.h>
 
 #include <unordered_map>
 
 #include "compiler/passes/placement.h"
-#include "frontend/cli/graph_names.h"
+#include "frontend/printing/graph_names.h"
 
-namespace tgc::cli {
+namespace tgc::printing {
 
 std::string dot_escape(std::string_view text) {
   std::string out;
@@ -108,4 +108,4 @@ std::string graph_dot(const Graph& graph, const std::string& title, const std::v
   return DotWriter(graph, labels, host_reason).write(title);
 }
 
-}  // namespace tgc::cli
+}  // namespace tgc::printing

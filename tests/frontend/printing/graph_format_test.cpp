@@ -1,16 +1,17 @@
-// tgc show's formats on graphs built with the C++ API: the text listing (one line per node,
-// inputs and outputs named) and the Graphviz dot text (structure and escaping).
+// tgc show's formats (frontend/printing/) on graphs built with the C++ API: the text listing
+// (one line per node, inputs and outputs named) and the Graphviz dot text (structure and
+// escaping).
 #include <gtest/gtest.h>
 
 
 #include <tgc/tgc.h>
 
 #include "cli/dot_check.h"
-#include "frontend/cli/graph_dot.h"
-#include "frontend/cli/graph_text.h"
+#include "frontend/printing/graph_dot.h"
+#include "frontend/printing/graph_text.h"
 #include "ops/core/graph.h"
 
-namespace tgc::cli {
+namespace tgc::printing {
 namespace {
 
 Graph two_outputs_graph() {
@@ -21,7 +22,7 @@ Graph two_outputs_graph() {
 
 const std::vector<OutputLabel> kLabels = {{"out0", "x + y"}, {"out1", "x - y"}};
 
-TEST(CliGraphText, OneLinePerNodeWithInputsAndOutputs) {
+TEST(GraphText, OneLinePerNodeWithInputsAndOutputs) {
   EXPECT_EQ(graph_text(two_outputs_graph(), kLabels),
             "inputs: x: float32 vector (?,), y: float32 vector (?,)\n"
             "t0 = Elemwise{add}(x, y)   # float32 vector (?,)\n"
@@ -31,7 +32,7 @@ TEST(CliGraphText, OneLinePerNodeWithInputsAndOutputs) {
             "  out1 = t1   # x - y\n");
 }
 
-TEST(CliGraphText, UserNamesAndConstantsAndNoInputs) {
+TEST(GraphText, UserNamesAndConstantsAndNoInputs) {
   Var x = vector("x");
   Var z = (exp(x) * 2.0).as("z");
   std::string text = graph_text(Graph::clone_of({x.ptr()}, {z.ptr()}), {{"out0", "exp(x) * 2"}});
@@ -46,7 +47,7 @@ TEST(CliGraphText, UserNamesAndConstantsAndNoInputs) {
   EXPECT_NE(no_inputs.find("  out0 = t0\n"), std::string::npos) << no_inputs;  // unlabelled
 }
 
-TEST(CliGraphText, TwoVariablesWithOneNameStayApart) {
+TEST(GraphText, TwoVariablesWithOneNameStayApart) {
   Var a = vector("x");
   Var b = vector("x");
   std::string text = graph_text(Graph::clone_of({a.ptr(), b.ptr()}, {(a * b).ptr()}), {});
@@ -54,11 +55,11 @@ TEST(CliGraphText, TwoVariablesWithOneNameStayApart) {
   EXPECT_NE(text.find("Elemwise{mul}(x, x_2)"), std::string::npos) << text;
 }
 
-TEST(CliGraphDot, EscapesQuotesBackslashesAndNewlines) {
+TEST(GraphDot, EscapesQuotesBackslashesAndNewlines) {
   EXPECT_EQ(dot_escape("a\"b\\c\nd\te"), "a\\\"b\\\\c\\nde");
 }
 
-TEST(CliGraphDot, DeclaresEveryNodeBeforeItsEdges) {
+TEST(GraphDot, DeclaresEveryNodeBeforeItsEdges) {
   std::string dot = graph_dot(two_outputs_graph(), "two_outputs(x, y): raw \"graph\"", kLabels);
   ASSERT_TRUE(dot.starts_with("digraph \"two_outputs(x, y): raw \\\"graph\\\"\" {\n")) << dot;
   test::DotCounts counts;
@@ -73,11 +74,11 @@ TEST(CliGraphDot, DeclaresEveryNodeBeforeItsEdges) {
       << dot;
 }
 
-TEST(CliGraphDot, AnOutputThatIsAnInputIsDeclaredOnce) {
+TEST(GraphDot, AnOutputThatIsAnInputIsDeclaredOnce) {
   Var x = vector("x");
   std::string dot = graph_dot(Graph::clone_of({x.ptr()}, {x.ptr()}), "id", {{"out0", "x"}});
   EXPECT_EQ(dot.find("[shape=box"), dot.rfind("[shape=box")) << dot;
 }
 
 }  // namespace
-}  // namespace tgc::cli
+}  // namespace tgc::printing

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/cli/graph_text.h"
+#include "frontend/printing/graph_text.h"
 #include "ops/core/graph.h"
 
-namespace tgc::cli {
+namespace tgc::printing {
 
 // `title` labels the drawing; `labels[i]` describes graph output i. A node with a host
 // reason is drawn orange with "host: <reason>" under its op.
@@ -21,4 +21,4 @@ std::string graph_dot(const Graph& graph, const std::string& title, const std::v
 // newlines as \n, other control characters dropped.
 std::string dot_escape(std::string_view text);
 
-}  // namespace tgc::cli
+}  // namespace tgc::printing

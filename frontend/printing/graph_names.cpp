@@ -1,7 +1,7 @@
 // Unique printed names of graph variables; see graph_names.h.
-#include "frontend/cli/graph_names.h"
+#include "frontend/printing/graph_names.h"
 
-namespace tgc::cli {
+namespace tgc::printing {
 
 const std::string& GraphNames::of(const Variable* v) {
   if (auto it = names_.find(v); it != names_.end()) return it->second;
@@ -21,4 +21,4 @@ const std::string& GraphNames::of(const Variable* v) {
   return names_.emplace(v, std::move(name)).first->second;
 }
 
-}  // namespace tgc::cli
+}  // namespace tgc::printing

@@ -8,7 +8,7 @@
 
 #include "ops/core/variable.h"
 
-namespace tgc::cli {
+namespace tgc::printing {
 
 class GraphNames {
  public:
@@ -22,4 +22,4 @@ class GraphNames {
   int counter_ = 0;
 };
 
-}  // namespace tgc::cli
+}  // namespace tgc::printing

@@ -9,7 +9,7 @@
 
 #include "ops/core/graph.h"
 
-namespace tgc::cli {
+namespace tgc::printing {
 
 // What tgc show says of graph output i: a name ("out0", "update 1") and, for outputs, the
 // expression as written in the file.
@@ -26,4 +26,4 @@ using HostReasonFn = std::function<std::string(const Node&)>;
 std::string graph_text(const Graph& graph, const std::vector<OutputLabel>& labels,
                        const HostReasonFn& host_reason = {});
 
-}  // namespace tgc::cli
+}  // namespace tgc::printing
