@@ -13,6 +13,7 @@ namespace tgc {
 namespace {
 
 using ::testing::HasSubstr;
+using test::catch_error;
 
 Tensor f64(std::vector<double> v) { return Tensor::from_vector(v); }
 
