@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -284,32 +285,64 @@ std::string Profiler::report(int max_rows) const {
   return out;
 }
 
+namespace {
+
+// The Chrome traces this process writes, by path: what the profiles added so far hold, so
+// that each write has every function's lanes (lanes of function k are k * kLanesPerFunction +
+// lane). Guarded by trace_files_mutex().
+struct TraceFile {
+  nlohmann::json events = nlohmann::json::array();
+  nlohmann::json functions = nlohmann::json::array();  // otherData: one entry per function
+  size_t runs = 0;                                     // "X" events kept
+};
+constexpr int kLanesPerFunction = 16;
+
+std::mutex& trace_files_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, TraceFile>& trace_files() {
+  static std::map<std::string, TraceFile> files;
+  return files;
+}
+
+}  // namespace
+
 void Profiler::write_chrome_trace(const std::string& path) const {
   using nlohmann::json;
-  json events = json::array();
+  std::lock_guard<std::mutex> lock(trace_files_mutex());
+  TraceFile& file = trace_files()[path];
+  json& events = file.events;
+  const int k = static_cast<int>(file.functions.size());
+  auto tid = [&](int lane_in_function) { return k * kLanesPerFunction + lane_in_function; };
   // One process per rank (launch_info()): the traces of a launch's ranks merge side by side.
   const LaunchInfo& launch = launch_info();
   const int pid = launch.rank + 1;
   const std::string rank_note = launch.size > 1 ? fmt::format(" (rank {} of {})", launch.rank, launch.size) : "";
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0},
-                    {"args", {{"name", "tgc function " + name_ + rank_note}}}});
+  if (k == 0)
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0},
+                      {"args", {{"name", "tgc" + rank_note}}}});
   const bool any_comm = std::any_of(program_->thunks.begin(), program_->thunks.end(),
                                     [](const Thunk& t) { return t.kind == ThunkKind::Comm; });
-  for (ThunkKind k : kKinds) {
-    if (k == ThunkKind::Comm && !any_comm) continue;  // the comm lane only where there are collectives
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", lane(k)},
-                      {"args", {{"name", thunk_kind_name(k) + " ops"}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", lane(k)},
-                      {"args", {{"sort_index", lane(k)}}}});
+  auto add_lane = [&](int lane_in_function, const std::string& what) {
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid(lane_in_function)},
+                      {"args", {{"name", name_ + ": " + what}}}});
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", tid(lane_in_function)},
+                      {"args", {{"sort_index", tid(lane_in_function)}}}});
+  };
+  for (ThunkKind kind : kKinds) {
+    if (kind == ThunkKind::Comm && !any_comm) continue;  // the comm lane only where there are collectives
+    add_lane(lane(kind), thunk_kind_name(kind) + " ops");
   }
   const bool any_device = std::any_of(events_.begin(), events_.end(), [](const Event& e) { return e.device; });
-  if (any_device) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", kDeviceStreamLane},
-                      {"args", {{"name", "device stream"}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", kDeviceStreamLane},
-                      {"args", {{"sort_index", kDeviceStreamLane}}}});
-  }
+  if (any_device) add_lane(kDeviceStreamLane, "device stream");
+  int64_t dropped = dropped_events_;
+  size_t kept = 0;
   for (const Event& e : events_) {
+    if (file.runs >= kTraceFileEventCap) {
+      ++dropped;
+      continue;
+    }
     const Thunk& t = program_->thunks[e.thunk];
     events.push_back({{"name", t.op_name},
                       {"cat", e.device ? "device" : thunk_kind_name(t.kind)},
@@ -317,16 +350,14 @@ void Profiler::write_chrome_trace(const std::string& path) const {
                       {"ts", e.start_us},
                       {"dur", e.dur_us},
                       {"pid", pid},
-                      {"tid", e.device ? kDeviceStreamLane : lane(t.kind)},
-                      {"args", {{"node", t.label}, {"call", e.call}}}});
+                      {"tid", tid(e.device ? kDeviceStreamLane : lane(t.kind))},
+                      {"args", {{"function", name_}, {"node", t.label}, {"call", e.call}}}});
+    ++file.runs;
+    ++kept;
   }
-  json trace = {{"traceEvents", std::move(events)},
-                {"displayTimeUnit", "ms"},
-                {"otherData",
-                 {{"function", name_},
-                  {"events", events_.size()},
-                  {"dropped_events", dropped_events_},
-                  {"event_cap", trace_event_cap_}}}};
+  file.functions.push_back(
+      {{"function", name_}, {"events", kept}, {"dropped_events", dropped}, {"event_cap", trace_event_cap_}});
+  json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"functions", file.functions}}}};
 
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)

@@ -70,9 +70,15 @@ class Profiler {
   // The text report (Theano's layout); each table lists at most `max_rows` rows and sums up
   // the rest in one line.
   std::string report(int max_rows = 20) const;
-  // Writes the Chrome trace (one event per thunk run, up to the cap, one lane per thunk
-  // kind) to `path`; IOError when the file cannot be written.
+  // Adds this profile to the Chrome trace at `path` and writes the file: one event per thunk
+  // run (up to the cap), one lane per thunk kind. Every profile this process added to the
+  // same path stays in it, each function in lanes of its own, so the functions of one
+  // program share one trace whatever order they are destroyed in. IOError when the file
+  // cannot be written (this profile stays added for the next write).
   void write_chrome_trace(const std::string& path) const;
+  // The most events one trace file keeps over all its functions; later events are dropped
+  // and counted.
+  static constexpr size_t kTraceFileEventCap = 1000000;
 
  private:
   struct ThunkStats {

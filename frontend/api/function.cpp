@@ -373,14 +373,17 @@ Function::~Function() {
     }
     std::cerr << v->profiler->report() << std::flush;
   }
-  const Impl::Variant* last = impl_->current.load();
-  if (!impl_->config.profile_trace.empty() && last && last->profiler) {
-    try {
-      last->profiler->write_chrome_trace(impl_->config.profile_trace);
-    } catch (const Error& e) {
-      std::cerr << "tgc: " << e.what() << "\n";
+  // Every program's profile joins the process's trace at that path (Profiler::write_chrome_trace
+  // keeps what other functions wrote there).
+  if (!impl_->config.profile_trace.empty())
+    for (const auto& v : impl_->variants) {
+      if (!v->profiler) continue;
+      try {
+        v->profiler->write_chrome_trace(impl_->config.profile_trace);
+      } catch (const Error& e) {
+        std::cerr << "tgc: " << e.what() << "\n";
+      }
     }
-  }
 }
 
 // A call, in the lock order of docs/api.md#threads: the shared variables' locks (held to the

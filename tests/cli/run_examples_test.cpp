@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <regex>
 
@@ -138,6 +139,20 @@ TEST(CliExamples, ProfilePrintsTheReportAfterTheRun) {
   EXPECT_NE(r.err.find("Time in 2 calls to Function.__call__"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("in cpu ops"), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::exists(trace));
+}
+
+// logreg.tg has train and predict; only train runs, and predict (destroyed after it) used to
+// overwrite the trace with its 0 events. The file keeps train's runs.
+TEST(CliExamples, TheTraceOfAFileWithSeveralFunctionsKeepsTheOneThatRan) {
+  ScratchDir dir;
+  const std::string trace = dir.path() + "/trace.json";
+  CliResult r = run_tgc({"run", example("logreg.tg"), "--fn", "train", "--iters", "3", "--profile-trace", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(trace);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"function\":\"train\""), std::string::npos) << text.substr(0, 400);
+  EXPECT_NE(text.find("\"ph\":\"X\""), std::string::npos) << "no node run in the trace";
+  EXPECT_NE(text.find("\"train: cpu ops\""), std::string::npos);
 }
 
 // A number for a float64 input is read as a double, not widened from floatX's float32 (0.1

@@ -250,8 +250,10 @@ TEST_F(ChromeTrace, EventsAndLanes) {
   prof.write_chrome_trace(path.string());
   nlohmann::json j = read(path);
   EXPECT_EQ(j["displayTimeUnit"], "ms");
-  EXPECT_EQ(j["otherData"]["dropped_events"], 0);
-  EXPECT_EQ(j["otherData"]["function"], "train");
+  ASSERT_EQ(j["otherData"]["functions"].size(), 1u);
+  EXPECT_EQ(j["otherData"]["functions"][0]["dropped_events"], 0);
+  EXPECT_EQ(j["otherData"]["functions"][0]["function"], "train");
+  EXPECT_EQ(j["otherData"]["functions"][0]["events"], 10);
 
   std::map<int, std::string> lanes;
   std::vector<nlohmann::json> runs;
@@ -259,7 +261,7 @@ TEST_F(ChromeTrace, EventsAndLanes) {
     if (e["ph"] == "M" && e["name"] == "thread_name") lanes[e["tid"].get<int>()] = e["args"]["name"];
     if (e["ph"] == "X") runs.push_back(e);
   }
-  EXPECT_EQ(lanes, (std::map<int, std::string>{{1, "cpu ops"}, {2, "gpu ops"}, {3, "transfer ops"}}));
+  EXPECT_EQ(lanes, (std::map<int, std::string>{{1, "train: cpu ops"}, {2, "train: gpu ops"}, {3, "train: transfer ops"}}));
   ASSERT_EQ(runs.size(), 10u);
   std::map<std::string, int> lane_of_kind = {{"cpu", 1}, {"gpu", 2}, {"transfer", 3}};
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -280,6 +282,36 @@ TEST_F(ChromeTrace, EventsAndLanes) {
   }
 }
 
+// Two functions of one program writing to one path (tgc run --profile-trace on a file with
+// a train and a predict function): the file keeps both, each in lanes of its own, whichever
+// is written last.
+TEST_F(ChromeTrace, FunctionsWritingOnePathShareTheFile) {
+  Program p = five_nodes();
+  Profiler train("train", p), idle("predict", p);
+  record_two_calls(train);
+  fs::path path = dir_ / "shared.json";
+  train.write_chrome_trace(path.string());
+  idle.write_chrome_trace(path.string());  // never called: adds its lanes, loses nothing
+  nlohmann::json j = read(path);
+  ASSERT_EQ(j["otherData"]["functions"].size(), 2u);
+  EXPECT_EQ(j["otherData"]["functions"][0]["function"], "train");
+  EXPECT_EQ(j["otherData"]["functions"][1]["function"], "predict");
+  EXPECT_EQ(j["otherData"]["functions"][1]["events"], 0);
+  std::map<int, std::string> lanes;
+  int runs = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") lanes[e["tid"].get<int>()] = e["args"]["name"];
+    if (e["ph"] == "X") {
+      ++runs;
+      EXPECT_EQ(e["args"]["function"], "train");
+      EXPECT_LT(e["tid"].get<int>(), 16);
+    }
+  }
+  EXPECT_EQ(runs, 10);
+  EXPECT_EQ(lanes.at(16 + 1), "predict: cpu ops");
+  EXPECT_EQ(lanes.at(1), "train: cpu ops");
+}
+
 TEST_F(ChromeTrace, CapsStoredEventsAndSaysHowManyWereDropped) {
   Program p = five_nodes();
   Profiler prof("loop", p);
@@ -296,8 +328,8 @@ TEST_F(ChromeTrace, CapsStoredEventsAndSaysHowManyWereDropped) {
   fs::path path = dir_ / "capped.json";
   prof.write_chrome_trace(path.string());
   nlohmann::json j = read(path);
-  EXPECT_EQ(j["otherData"]["dropped_events"], 7);
-  EXPECT_EQ(j["otherData"]["event_cap"], 40);
+  EXPECT_EQ(j["otherData"]["functions"][0]["dropped_events"], 7);
+  EXPECT_EQ(j["otherData"]["functions"][0]["event_cap"], 40);
   size_t runs = 0;
   for (const auto& e : j["traceEvents"]) runs += e["ph"] == "X";
   EXPECT_EQ(runs, 40u);
