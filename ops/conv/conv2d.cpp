@@ -5,9 +5,23 @@
 #include <fmt/format.h>
 
 #include "ops/conv/conv_reference.h"
+#include "ops/conv/dnnl_conv.h"
 #include "runtime/error.h"
 
 namespace tgc {
+
+namespace {
+
+// oneDNN where it applies (float32), else the reference loops.
+void compute(ConvDirection dir, const Conv2dParams& p, const Conv2dGeometry& g, const Tensor& a, const Tensor& b,
+             Tensor& out) {
+  if (dnnl_conv_applies(a.dtype(), g))
+    dnnl_conv(dir, p, g, a, b, Tensor(), false, out);
+  else
+    conv_reference(dir, p, g, a, b, a.dtype(), out);
+}
+
+}  // namespace
 
 DType ConvOpBase::check_dtypes(const std::vector<Type>& inputs) const {
   const DType d = inputs.at(0).dtype;
@@ -36,7 +50,7 @@ std::vector<Shape> Conv2d::infer_shapes(const std::vector<Shape>& inputs) const 
 void Conv2d::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor &x = inputs.at(0), &w = inputs.at(1);
   const Conv2dGeometry g = conv_geometry(params_, x.shape(), w.shape(), user_name());
-  conv_reference(ConvDirection::Forward, params_, g, x, w, x.dtype(), outputs.at(0));
+  compute(ConvDirection::Forward, params_, g, x, w, outputs.at(0));
 }
 
 // ---- Conv2dGradInput
@@ -59,7 +73,7 @@ void Conv2dGradInput::perform(const std::vector<Tensor>& inputs, std::vector<Ten
   const Tensor &dy = inputs.at(0), &w = inputs.at(1);
   const Shape* like = inputs.size() == 3 ? &inputs[2].shape() : nullptr;
   const Conv2dGeometry g = conv_geometry_from_output(params_, dy.shape(), w.shape(), like, user_name());
-  conv_reference(ConvDirection::GradInput, params_, g, dy, w, dy.dtype(), outputs.at(0));
+  compute(ConvDirection::GradInput, params_, g, dy, w, outputs.at(0));
 }
 
 // ---- Conv2dGradWeights
@@ -80,7 +94,7 @@ std::vector<Shape> Conv2dGradWeights::infer_shapes(const std::vector<Shape>& inp
 void Conv2dGradWeights::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor &x = inputs.at(0), &dy = inputs.at(1);
   const Conv2dGeometry g = conv_geometry_from_output(params_, dy.shape(), inputs.at(2).shape(), &x.shape(), user_name());
-  conv_reference(ConvDirection::GradWeights, params_, g, x, dy, x.dtype(), outputs.at(0));
+  compute(ConvDirection::GradWeights, params_, g, x, dy, outputs.at(0));
 }
 
 }  // namespace tgc
