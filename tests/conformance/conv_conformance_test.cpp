@@ -18,18 +18,21 @@ std::vector<Case> conv_cases() {
         wh = tensor("wh", t, {4, 3, 2, 2});
     Conv2dOptions strided{ConvLayout::NCHW, {2, 1}, ConvPadding(1, 0, 2, 1), {1, 2}, 2};
     Conv2dOptions same{ConvLayout::NHWC, {1, 1}, ConvPadding::same(), {1, 1}, 2};
-    Var y = conv2d(x, w, strided), yh = conv2d(xh, wh, same);
+    Conv2dOptions fused{ConvLayout::NHWC, {1, 2}, ConvPadding(1), {1, 1}, 2};  // its own node (no CSE with yh)
+    Var y = conv2d(x, w, strided), yh = conv2d(xh, wh, same), b = vector("b", t);
     Var cost = sum(y * y) + sum(yh * yh);
     std::vector<Var> g = grad(cost, {x, w, xh, wh});
     Conv2dOptions up;
     up.stride = {2, 2};
     up.padding = ConvPadding(1);
     out.push_back({.name = "conv2d grid and gradients " + name,
-                   .inputs = {x, w, xh, wh},
+                   .inputs = {x, w, xh, wh, b},
                    .outputs = {y.as("conv2d strided dilated grouped"), yh.as("conv2d NHWC same"), g[0], g[1], g[2],
-                               g[3], conv_transpose2d(x, w, up, {1, 0}).as("conv_transpose2d")},
+                               g[3], conv_transpose2d(x, w, up, {1, 0}).as("conv_transpose2d"),
+                               maximum(conv2d(xh, wh, fused) + b, 0.0).as("relu(conv2d + bias): FusedConv2d")},
                    .arg_sets = {{random_values(rng, t, {2, 4, 5, 5}), random_values(rng, t, {4, 2, 3, 2}),
-                                 random_values(rng, t, {2, 5, 5, 4}), random_values(rng, t, {4, 3, 2, 2})}},
+                                 random_values(rng, t, {2, 5, 5, 4}), random_values(rng, t, {4, 3, 2, 2}),
+                                 random_values(rng, t, {4})}},
                    .tolerance = kSummation});
   }
   return out;

@@ -33,7 +33,8 @@ const std::set<std::string> kOpSet = {
     // random streams (the state an input here)
     "Random", "RandomPermutation",
     // convolutional layers (conv_transpose2d is ConvTranspose2d)
-    "Conv2d", "Conv2dGradInput", "Conv2dGradWeights", "ConvTranspose2d", "Pool2d", "Pool2dGrad"};
+    "Conv2d", "Conv2dGradInput", "Conv2dGradWeights", "ConvTranspose2d", "FusedConv2d", "Pool2d",
+    "Pool2dGrad"};
 
 std::string base_name(const Node& n) {
   const std::string name = n.op().name();
