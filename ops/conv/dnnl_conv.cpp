@@ -9,11 +9,7 @@
 #include "ops/core/op.h"
 #include "runtime/error.h"
 
-#if TGC_HAVE_DNNL
-#include <omp.h>
-
-#include <oneapi/dnnl/dnnl.hpp>
-#endif
+#include "ops/conv/dnnl_call.h"
 
 namespace tgc {
 
@@ -32,11 +28,6 @@ namespace {
 
 using dnnl::memory;
 using dims = memory::dims;
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
 
 // An activation (N, C, H, W) stored C-contiguously in the layout.
 memory::desc act_md(ConvLayout l, int64_t n, int64_t c, int64_t h, int64_t w) {
@@ -85,10 +76,8 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool relu) 
                                             d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
                                             d.src, d.wei, d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
-  return {desc, attr, cpu_engine()};
+  return {desc, attr, dnnl_cpu_engine()};
 }
-
-memory mem(const memory::desc& md, const Tensor& t) { return {md, cpu_engine(), t.raw_data()}; }
 
 }  // namespace
 
@@ -101,43 +90,39 @@ void dnnl_conv(ConvDirection dir, const Conv2dParams& p, const Conv2dGeometry& g
                           : dir == ConvDirection::GradInput ? conv_act_shape(p.layout, g.n, g.c, g.h, g.w)
                                                             : conv_weight_shape(p.layout, g.o, g.c / p.groups, g.kh, g.kw);
   Tensor& o = ensure_output(out, DType::Float32, out_shape);
-  dnnl::stream s(cpu_engine());
-  // oneDNN sizes its OpenMP team from this thread's count (as dnnl_sgemm_row_major does).
-  const int threads = dnnl_max_threads(), before = omp_get_max_threads();
-  if (threads != before) omp_set_num_threads(threads);
+  dnnl::stream s(dnnl_cpu_engine());
+  DnnlThreadScope threads;
   try {
     const auto fwd = forward_pd(d, dir == ConvDirection::Forward && relu);
     switch (dir) {
       case ConvDirection::Forward: {
         std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, mem(d.src, a)}, {DNNL_ARG_WEIGHTS, mem(d.wei, b)}, {DNNL_ARG_DST, mem(d.dst, o)}};
-        if (bias.defined()) args.emplace(DNNL_ARG_BIAS, mem(d.bias, bias));
+            {DNNL_ARG_SRC, dnnl_memory(d.src, a)}, {DNNL_ARG_WEIGHTS, dnnl_memory(d.wei, b)}, {DNNL_ARG_DST, dnnl_memory(d.dst, o)}};
+        if (bias.defined()) args.emplace(DNNL_ARG_BIAS, dnnl_memory(d.bias, bias));
         dnnl::convolution_forward(fwd).execute(s, args);
         break;
       }
       case ConvDirection::GradInput: {
         dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides,
                                                    d.dilates, d.pad_l, d.pad_r);
-        dnnl::convolution_backward_data::primitive_desc pd(desc, cpu_engine(), fwd);
+        dnnl::convolution_backward_data::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
         dnnl::convolution_backward_data(pd).execute(
-            s, {{DNNL_ARG_DIFF_DST, mem(d.dst, a)}, {DNNL_ARG_WEIGHTS, mem(d.wei, b)}, {DNNL_ARG_DIFF_SRC, mem(d.src, o)}});
+            s, {{DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, a)}, {DNNL_ARG_WEIGHTS, dnnl_memory(d.wei, b)}, {DNNL_ARG_DIFF_SRC, dnnl_memory(d.src, o)}});
         break;
       }
       case ConvDirection::GradWeights: {
         dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst,
                                                       d.strides, d.dilates, d.pad_l, d.pad_r);
-        dnnl::convolution_backward_weights::primitive_desc pd(desc, cpu_engine(), fwd);
+        dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
         dnnl::convolution_backward_weights(pd).execute(
-            s, {{DNNL_ARG_SRC, mem(d.src, a)}, {DNNL_ARG_DIFF_DST, mem(d.dst, b)}, {DNNL_ARG_DIFF_WEIGHTS, mem(d.wei, o)}});
+            s, {{DNNL_ARG_SRC, dnnl_memory(d.src, a)}, {DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, b)}, {DNNL_ARG_DIFF_WEIGHTS, dnnl_memory(d.wei, o)}});
         break;
       }
     }
     s.wait();
   } catch (const dnnl::error& e) {
-    if (threads != before) omp_set_num_threads(before);
     TGC_INTERNAL_CHECK(false, std::string("oneDNN convolution (") + p.describe() + ") failed: " + e.what());
   }
-  if (threads != before) omp_set_num_threads(before);
 }
 
 #else

@@ -9,6 +9,7 @@
 #include "ops/conv/conv_reference.h"
 #include "ops/core/apply.h"
 #include "ops/core/node.h"
+#include "ops/pool/dnnl_pool.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -129,6 +130,7 @@ std::vector<Shape> Pool2d::infer_shapes(const std::vector<Shape>& inputs) const 
 void Pool2d::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs.at(0);
   const Shape y_shape = pooled_shape(params_, x.shape(), user_name());
+  if (dnnl_pool_applies(params_, x)) return dnnl_pool(params_, x, Tensor(), outputs.at(0));
   const ConvAxes a = conv_axes(params_.layout);
   const int64_t n = x.shape()[0], c = x.shape()[a.c], h = x.shape()[a.h], w = x.shape()[a.w];
   const std::vector<double> vx = to_nchw_doubles(x, params_.layout);
@@ -173,6 +175,7 @@ std::vector<Shape> Pool2dGrad::infer_shapes(const std::vector<Shape>& inputs) co
 void Pool2dGrad::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor &x = inputs.at(0), &gy = inputs.at(1);
   infer_shapes({x.shape(), gy.shape()});
+  if (gy.dtype() == x.dtype() && dnnl_pool_applies(params_, x)) return dnnl_pool(params_, x, gy, outputs.at(0));
   const ConvAxes a = conv_axes(params_.layout);
   const int64_t n = x.shape()[0], c = x.shape()[a.c], h = x.shape()[a.h], w = x.shape()[a.w];
   const std::vector<double> vx = to_nchw_doubles(x, params_.layout), vg = to_nchw_doubles(gy, params_.layout);
