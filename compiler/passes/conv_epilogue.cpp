@@ -1,6 +1,7 @@
 // conv_epilogue: the rule table and its two rules (see conv_epilogue.h).
 #include "compiler/passes/conv_epilogue.h"
 
+#include "compiler/passes/stabilize_patterns.h"
 #include "ops/conv/fused_conv2d.h"
 #include "ops/core/apply.h"
 #include "ops/elemwise/elemwise.h"
@@ -11,11 +12,8 @@ namespace tgc {
 namespace {
 
 using K = ScalarOpKind;
-
-const Elemwise* elemwise_of(const Node& n, K kind) {
-  const auto* e = dynamic_cast<const Elemwise*>(&n.op());
-  return e && e->kind() == kind && e->inplace_input(0) < 0 ? e : nullptr;
-}
+using stabilize_patterns::elemwise_of;
+using stabilize_patterns::is_value;
 
 // The (C,) vector that `v` lays along the channel axis of a rank-4 activation of `layout`:
 // DimShuffle{x,0,x,x}(b) (NCHW) or DimShuffle{x,x,x,0}(b) / b itself (NHWC); null otherwise.
@@ -28,16 +26,9 @@ VarPtr channel_vector(const VarPtr& v, ConvLayout layout) {
   return ds->pattern() == want ? n->inputs()[0] : nullptr;
 }
 
-// Whether v is the constant 0 (a 0-d or all-broadcast zero).
-bool is_zero_constant(const Variable& v) {
-  if (v.kind() != Variable::Kind::Constant) return false;
-  const Tensor& t = v.constant_value();
-  return t.defined() && t.on_host() && t.numel() == 1 && t.to_vector<double>()[0] == 0.0;
-}
-
 // add(conv2d(x, w), b) -> FusedConv2d(x, w, b), either operand order.
 std::vector<VarPtr> conv_bias(Node& n, const RewriteEnv& env) {
-  if (!elemwise_of(n, K::Add) || n.inputs().size() != 2) return {};
+  if (!elemwise_of(n.output_raw(0), K::Add) || n.inputs().size() != 2) return {};
   for (int side = 0; side < 2; ++side) {
     const VarPtr& y = n.inputs()[side];
     const Node* conv = y->owner();
@@ -53,12 +44,12 @@ std::vector<VarPtr> conv_bias(Node& n, const RewriteEnv& env) {
 
 // maximum(FusedConv2d(x, w, b), 0) -> FusedConv2d{relu}(x, w, b), either operand order.
 std::vector<VarPtr> conv_bias_relu(Node& n, const RewriteEnv& env) {
-  if (!elemwise_of(n, K::Maximum) || n.inputs().size() != 2) return {};
+  if (!elemwise_of(n.output_raw(0), K::Maximum) || n.inputs().size() != 2) return {};
   for (int side = 0; side < 2; ++side) {
     const VarPtr& y = n.inputs()[side];
     const Node* conv = y->owner();
     const auto* op = conv ? dynamic_cast<const FusedConv2d*>(&conv->op()) : nullptr;
-    if (!op || op->relu() || env.graph.num_uses(y.get()) != 1 || !is_zero_constant(*n.inputs()[1 - side])) continue;
+    if (!op || op->relu() || env.graph.num_uses(y.get()) != 1 || !is_value(n.inputs()[1 - side].get(), 0.0)) continue;
     VarPtr out = apply1(std::make_shared<FusedConv2d>(op->params(), true), conv->inputs());
     if (interchangeable(n.output_raw(0)->type(), out->type())) return {out};
   }

@@ -31,19 +31,23 @@ ChannelAxes channel_axes(const Var& x, const BatchNormOptions& o, const std::str
                    "batch normalization takes (N, C) or rank-4 (N, C, H, W) / (N, H, W, C) activations");
 }
 
-void check_vector(const Var& v, const char* role, const std::string& what) {
-  const int nd = checked_ptr(v)->type().ndim();
-  if (nd != 1)
-    throw ShapeError(fmt::format("{} '{}' has rank {}, not 1", role, checked_ptr(v)->label(), nd), what,
-                     "gamma, beta and the statistics are (C,) vectors, one entry per channel");
-}
-
-void check_args(double epsilon, double momentum, const std::string& what) {
-  if (!(epsilon > 0))
-    throw ValueError(fmt::format("epsilon={} is not positive", epsilon), what, "use a small positive value, e.g. 1e-5");
-  if (!(momentum >= 0 && momentum <= 1))
-    throw ValueError(fmt::format("momentum={} is outside [0, 1]", momentum), what,
+// Checks the options and the per-channel vectors (gamma, beta and the two statistics, named
+// by `roles`); returns the channel axes of x.
+ChannelAxes check_args(const Var& x, const std::vector<Var>& vectors, const char* const roles[4],
+                       const BatchNormOptions& o, const std::string& what) {
+  if (!(o.epsilon > 0))
+    throw ValueError(fmt::format("epsilon={} is not positive", o.epsilon), what, "use a small positive value, e.g. 1e-5");
+  if (!(o.momentum >= 0 && o.momentum <= 1))
+    throw ValueError(fmt::format("momentum={} is outside [0, 1]", o.momentum), what,
                      "momentum is the weight of the batch statistic in the running one (PyTorch: 0.1)");
+  const ChannelAxes a = channel_axes(x, o, what);
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    const int nd = checked_ptr(vectors[i])->type().ndim();
+    if (nd != 1)
+      throw ShapeError(fmt::format("{} '{}' has rank {}, not 1", roles[i], checked_ptr(vectors[i])->label(), nd), what,
+                       "gamma, beta and the statistics are (C,) vectors, one entry per channel");
+  }
+  return a;
 }
 
 }  // namespace
@@ -51,12 +55,8 @@ void check_args(double epsilon, double momentum, const std::string& what) {
 Var batch_normalization_test(const Var& x, const Var& gamma, const Var& beta, const Var& mean, const Var& var,
                              const BatchNormOptions& o) {
   const std::string what = "batch_normalization_test(" + checked_ptr(x)->label() + ")";
-  check_args(o.epsilon, o.momentum, what);
-  const ChannelAxes a = channel_axes(x, o, what);
-  check_vector(gamma, "gamma", what);
-  check_vector(beta, "beta", what);
-  check_vector(mean, "mean", what);
-  check_vector(var, "var", what);
+  static const char* const roles[4] = {"gamma", "beta", "mean", "var"};
+  const ChannelAxes a = check_args(x, {gamma, beta, mean, var}, roles, o, what);
   auto spread = [&](const Var& v) { return dimshuffle(v, a.spread); };
   return (x - spread(mean)) * spread(gamma * rsqrt(var + o.epsilon)) + spread(beta);
 }
@@ -64,12 +64,8 @@ Var batch_normalization_test(const Var& x, const Var& gamma, const Var& beta, co
 BatchNormTrain batch_normalization_train(const Var& x, const Var& gamma, const Var& beta, const Shared& running_mean,
                                          const Shared& running_var, const BatchNormOptions& o) {
   const std::string what = "batch_normalization_train(" + checked_ptr(x)->label() + ")";
-  check_args(o.epsilon, o.momentum, what);
-  const ChannelAxes a = channel_axes(x, o, what);
-  check_vector(gamma, "gamma", what);
-  check_vector(beta, "beta", what);
-  check_vector(running_mean, "running_mean", what);
-  check_vector(running_var, "running_var", what);
+  static const char* const roles[4] = {"gamma", "beta", "running_mean", "running_var"};
+  const ChannelAxes a = check_args(x, {gamma, beta, running_mean, running_var}, roles, o, what);
   auto spread = [&](const Var& v) { return dimshuffle(v, a.spread); };
   BatchNormTrain r;
   r.mean = mean(x, a.reduce);

@@ -20,18 +20,6 @@ test::PassRun run(const std::vector<Var>& inputs, const std::vector<Var>& output
   return test::run_pass(conv_epilogue, inputs, outputs);
 }
 
-void expect_same(const test::PassRun& r, const std::vector<Tensor>& values, double rtol) {
-  std::vector<std::pair<Var, Tensor>> before_in, after_in;
-  for (size_t i = 0; i < values.size(); ++i) {
-    before_in.push_back({Var(r.before.inputs()[i]), values[i]});
-    after_in.push_back({Var(r.after.inputs()[i]), values[i]});
-  }
-  test::GraphEval before(before_in), after(after_in);
-  for (size_t o = 0; o < r.before.outputs().size(); ++o)
-    EXPECT_TRUE(test::same_values(after(Var(r.after.outputs()[o])), before(Var(r.before.outputs()[o])), rtol, rtol))
-        << "output " << o;
-}
-
 TEST(ConvEpilogue, BiasAndReluFuseInBothLayouts) {
   for (DType t : {DType::Float64, DType::Float32}) {
     Var x = tensor4("x", t), w = tensor4("w", t), b = vector("b", t);
@@ -42,13 +30,13 @@ TEST(ConvEpilogue, BiasAndReluFuseInBothLayouts) {
     EXPECT_THAT(op_names(r.after), ElementsAre(HasSubstr("FusedConv2d{layout=NCHW,")));
     EXPECT_THAT(op_names(r.after)[0], HasSubstr("epilogue=bias+relu"));
     RandomState rng(1);
-    expect_same(r, {rng.randn({2, 3, 5, 4}).astype(t), rng.randn({4, 3, 3, 3}).astype(t), rng.randn({4}).astype(t)},
-                t == DType::Float32 ? 1e-5 : 1e-12);
+    test::expect_same_on(r, {rng.randn({2, 3, 5, 4}).astype(t), rng.randn({4, 3, 3, 3}).astype(t), rng.randn({4}).astype(t)},
+                t == DType::Float32 ? 1e-5 : 1e-12, t == DType::Float32 ? 1e-5 : 1e-12);
     o.layout = ConvLayout::NHWC;
     auto h = run({x, w, b}, {maximum(0.0, b + conv2d(x, w, o))});  // operands the other way round
     EXPECT_THAT(op_names(h.after), ElementsAre(HasSubstr("FusedConv2d{layout=NHWC,")));
-    expect_same(h, {rng.randn({2, 5, 4, 3}).astype(t), rng.randn({4, 3, 3, 3}).astype(t), rng.randn({4}).astype(t)},
-                t == DType::Float32 ? 1e-5 : 1e-12);
+    test::expect_same_on(h, {rng.randn({2, 5, 4, 3}).astype(t), rng.randn({4, 3, 3, 3}).astype(t), rng.randn({4}).astype(t)},
+                t == DType::Float32 ? 1e-5 : 1e-12, t == DType::Float32 ? 1e-5 : 1e-12);
   }
 }
 
