@@ -46,9 +46,13 @@ memory::desc weights_md(const Conv2dParams& p, const Conv2dGeometry& g) {
   return {{G, og, ig, kh, kw}, memory::data_type::f32, {og * so, so, si, sh, sw}};
 }
 
+// The user's memory descs (the tensors as they are), and `wei_any`: the weights' dims with the
+// layout left to oneDNN, which picks a blocked one for its fast kernels (with the plain OHWI
+// of NHWC it would take its reference loops); the weights are reordered per call.
 struct Descs {
   memory::desc src, wei, dst, bias;
   dims strides, dilates, pad_l, pad_r;
+  memory::desc wei_any;
 };
 
 Descs descs(const Conv2dParams& p, const Conv2dGeometry& g, bool with_bias) {
@@ -59,7 +63,9 @@ Descs descs(const Conv2dParams& p, const Conv2dGeometry& g, bool with_bias) {
           {p.stride[0], p.stride[1]},
           {p.dilation[0] - 1, p.dilation[1] - 1},
           {g.pad[0], g.pad[2]},
-          {g.pad[1], g.pad[3]}};
+          {g.pad[1], g.pad[3]},
+          {}};
+  d.wei_any = memory::desc(d.wei.dims(), memory::data_type::f32, memory::format_tag::any);
   return d;
 }
 
@@ -73,10 +79,18 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool relu) 
   const dnnl::convolution_forward::desc desc =
       d.bias.is_zero()
           ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                            d.src, d.wei, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
+                                            d.src, d.wei_any, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                            d.src, d.wei, d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+                                            d.src, d.wei_any, d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
   return {desc, attr, dnnl_cpu_engine()};
+}
+
+// `user` in the layout `want`: itself when they agree, else a reordered copy.
+memory in_layout(const memory& user, const memory::desc& want, dnnl::stream& s) {
+  if (user.get_desc() == want) return user;
+  memory m(want, dnnl_cpu_engine());
+  dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
+  return m;
 }
 
 }  // namespace
@@ -96,26 +110,32 @@ void dnnl_conv(ConvDirection dir, const Conv2dParams& p, const Conv2dGeometry& g
     const auto fwd = forward_pd(d, dir == ConvDirection::Forward && relu);
     switch (dir) {
       case ConvDirection::Forward: {
-        std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, dnnl_memory(d.src, a)}, {DNNL_ARG_WEIGHTS, dnnl_memory(d.wei, b)}, {DNNL_ARG_DST, dnnl_memory(d.dst, o)}};
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, dnnl_memory(d.src, a)},
+                                             {DNNL_ARG_WEIGHTS, in_layout(dnnl_memory(d.wei, b), fwd.weights_desc(), s)},
+                                             {DNNL_ARG_DST, dnnl_memory(d.dst, o)}};
         if (bias.defined()) args.emplace(DNNL_ARG_BIAS, dnnl_memory(d.bias, bias));
         dnnl::convolution_forward(fwd).execute(s, args);
         break;
       }
       case ConvDirection::GradInput: {
-        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides,
-                                                   d.dilates, d.pad_l, d.pad_r);
+        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei_any, d.dst,
+                                                   d.strides, d.dilates, d.pad_l, d.pad_r);
         dnnl::convolution_backward_data::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
         dnnl::convolution_backward_data(pd).execute(
-            s, {{DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, a)}, {DNNL_ARG_WEIGHTS, dnnl_memory(d.wei, b)}, {DNNL_ARG_DIFF_SRC, dnnl_memory(d.src, o)}});
+            s, {{DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, a)},
+                {DNNL_ARG_WEIGHTS, in_layout(dnnl_memory(d.wei, b), pd.weights_desc(), s)},
+                {DNNL_ARG_DIFF_SRC, dnnl_memory(d.src, o)}});
         break;
       }
       case ConvDirection::GradWeights: {
-        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst,
+        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei_any, d.dst,
                                                       d.strides, d.dilates, d.pad_l, d.pad_r);
         dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
+        memory user = dnnl_memory(d.wei, o);
+        memory dw = pd.diff_weights_desc() == d.wei ? user : memory(pd.diff_weights_desc(), dnnl_cpu_engine());
         dnnl::convolution_backward_weights(pd).execute(
-            s, {{DNNL_ARG_SRC, dnnl_memory(d.src, a)}, {DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, b)}, {DNNL_ARG_DIFF_WEIGHTS, dnnl_memory(d.wei, o)}});
+            s, {{DNNL_ARG_SRC, dnnl_memory(d.src, a)}, {DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, b)}, {DNNL_ARG_DIFF_WEIGHTS, dw}});
+        if (dw != user) dnnl::reorder(dw, user).execute(s, dw, user);
         break;
       }
     }
