@@ -10,27 +10,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include <tgc/tgc.h>
 
+#include "bench_flags.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-long long flag(int argc, char** argv, const char* name, long long fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0) return std::stoll(argv[i + 1]);
-  return fallback;
-}
-
-bool nhwc(int argc, char** argv) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--layout") == 0) return std::strcmp(argv[i + 1], "nhwc") == 0;
-  return false;
-}
+using tgc::bench::flag;
 
 }  // namespace
 
@@ -38,7 +28,7 @@ int main(int argc, char** argv) {
   using namespace tgc;
   const int64_t B = flag(argc, argv, "--batch", 32), S = flag(argc, argv, "--size", 32),
                 steps = flag(argc, argv, "--steps", 5), reps = flag(argc, argv, "--reps", 3);
-  const bool last = nhwc(argc, argv);
+  const bool last = tgc::bench::word_flag(argc, argv, "--layout", "nchw") == "nhwc";
   const ConvLayout layout = last ? ConvLayout::NHWC : ConvLayout::NCHW;
   RandomState rng(0);
   auto f32 = [](const Tensor& t) { return t.astype(DType::Float32); };
