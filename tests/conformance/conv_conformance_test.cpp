@@ -35,6 +35,41 @@ std::vector<Case> conv_cases() {
                                  random_values(rng, t, {4})}},
                    .tolerance = kSummation});
   }
+  // The attribute grid: each row a convolution and both its gradients, float32. Both sides run
+  // the ops' perform (oneDNN for float32), so this checks each backend's handling of the grid
+  // (placement, transfers, the gradients' surrounding kernels); oneDNN against the reference
+  // loops is tests/ops/conv/dnnl_conv_test.cpp.
+  struct Row {
+    ConvLayout layout;
+    std::array<int64_t, 2> stride, dilation;
+    ConvPadding pad;
+    int64_t groups;
+  };
+  const Row grid[] = {{ConvLayout::NCHW, {1, 1}, {1, 1}, ConvPadding(0), 1},
+                      {ConvLayout::NCHW, {2, 2}, {1, 1}, ConvPadding(1), 4},
+                      {ConvLayout::NHWC, {1, 2}, {2, 1}, ConvPadding(2, 0, 1, 1), 1},
+                      {ConvLayout::NHWC, {1, 1}, {1, 2}, ConvPadding::same(), 2}};
+  std::vector<Var> inputs, outputs;
+  std::vector<Tensor> args;
+  int row = 0;
+  for (const Row& r : grid) {
+    const bool nchw = r.layout == ConvLayout::NCHW;
+    const Shape xs = nchw ? Shape{2, 4, 7, 6} : Shape{2, 7, 6, 4};
+    const Shape ws = nchw ? Shape{4, 4 / r.groups, 3, 2} : Shape{4, 3, 2, 4 / r.groups};
+    Var x = tensor("x" + std::to_string(row), DType::Float32, xs), w = tensor("w" + std::to_string(row), DType::Float32, ws);
+    Var y = conv2d(x, w, {r.layout, r.stride, r.pad, r.dilation, r.groups});
+    std::vector<Var> g = grad(sum(y * y), {x, w});
+    inputs.insert(inputs.end(), {x, w});
+    outputs.insert(outputs.end(), {y, g[0], g[1]});
+    args.push_back(random_values(rng, DType::Float32, xs));
+    args.push_back(random_values(rng, DType::Float32, ws));
+    ++row;
+  }
+  out.push_back({.name = "conv2d attribute grid float32",
+                 .inputs = inputs,
+                 .outputs = outputs,
+                 .arg_sets = {args},
+                 .tolerance = kSummation});
   return out;
 }
 
