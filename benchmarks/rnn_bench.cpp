@@ -16,15 +16,12 @@
 
 #include <tgc/tgc.h>
 
+#include "bench_flags.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-long long flag(int argc, char** argv, const char* name, long long fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0) return std::stoll(argv[i + 1]);
-  return fallback;
-}
+using tgc::bench::flag;
 
 }  // namespace
 

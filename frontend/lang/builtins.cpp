@@ -71,6 +71,7 @@ std::vector<Builtin> build_table() {
   for (Family f : {Family::Reductions, Family::LinearAlgebra, Family::NeuralNet, Family::Shape, Family::Indexing,
                    Family::Join, Family::Creation})
     families.emplace_back(f, tensor_builtins(f));
+  families.emplace_back(Family::Convolution, conv_builtins());
   families.emplace_back(Family::Random, random_builtins());
   families.emplace_back(Family::Gradients, graph_builtins(Family::Gradients));
   families.emplace_back(Family::ControlFlow, control_builtins());
@@ -98,6 +99,7 @@ std::string family_title(Family f) {
     case Family::Indexing: return "Indexing";
     case Family::Join: return "Joining and splitting";
     case Family::Creation: return "Symbolic creation";
+    case Family::Convolution: return "Convolutional layers";
     case Family::Random: return "Random streams: symbolic draws";
     case Family::Gradients: return "Gradients";
     case Family::ControlFlow: return "Control flow: branches and loops";

@@ -22,7 +22,7 @@ class Args;
 // The reference's sections, in the order docs/language.md lists them.
 enum class Family {
   Inputs, Values, Math, Reductions, LinearAlgebra, NeuralNet, Shape, Indexing, Join, Creation,
-  Random, Gradients, ControlFlow, Functions, Distributed
+  Convolution, Random, Gradients, ControlFlow, Functions, Distributed
 };
 std::string family_title(Family f);
 
@@ -82,6 +82,7 @@ std::vector<BuiltinRow> collective_builtins();          // Distributed: collecti
 std::vector<BuiltinRow> control_builtins();             // ControlFlow: ifelse
 std::vector<BuiltinRow> loop_builtins();                // ControlFlow: scan, until
 std::vector<BuiltinRow> random_builtins();              // Random: RandomStreams and its symbolic draws
+std::vector<BuiltinRow> conv_builtins();                // Convolution: conv2d, pooling, batch normalization
 
 // One evaluated argument of a call.
 struct ArgValue {

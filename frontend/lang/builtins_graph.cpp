@@ -256,7 +256,7 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
       };
     case Family::Inputs: case Family::Values: case Family::Math: case Family::Reductions: case Family::LinearAlgebra:
     case Family::NeuralNet: case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation:
-    case Family::Random: case Family::Distributed: case Family::ControlFlow:
+    case Family::Random: case Family::Distributed: case Family::ControlFlow: case Family::Convolution:
       break;
   }
   return {};

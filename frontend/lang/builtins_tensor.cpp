@@ -159,7 +159,7 @@ std::vector<BuiltinRow> tensor_builtins(Family family) {
            [](Args& a) -> Value { return fill(a.var("like"), a.var("value")); }},
       };
     case Family::Inputs: case Family::Values: case Family::Math: case Family::Gradients: case Family::Functions:
-    case Family::Random: case Family::Distributed: case Family::ControlFlow:
+    case Family::Random: case Family::Distributed: case Family::ControlFlow: case Family::Convolution:
       break;
   }
   return {};

@@ -14,4 +14,5 @@ NB_MODULE(_tgc, m) {
   py::bind_config(m);
   py::bind_scan(m);
   py::bind_random(m);
+  py::bind_conv(m);
 }

@@ -21,6 +21,8 @@ from ._tgc import (  # noqa: F401  (re-exported: the module's public names)
     set_subtensor, inc_subtensor, take,
     alloc, zeros, ones, zeros_like, ones_like, fill, arange, eye,
     grad, stop_gradient, jacobian, hessian, Lop,
+    conv2d, conv2d_grad_input, conv2d_grad_weights, conv_transpose2d, max_pool2d, avg_pool2d,
+    batch_normalization_train, batch_normalization_test,
 )
 
 # Theano's names for the same things.

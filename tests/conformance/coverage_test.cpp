@@ -31,7 +31,10 @@ const std::set<std::string> kOpSet = {
     // control flow
     "IfElse", "Scan",
     // random streams (the state an input here)
-    "Random", "RandomPermutation"};
+    "Random", "RandomPermutation",
+    // convolutional layers (conv_transpose2d is ConvTranspose2d)
+    "Conv2d", "Conv2dGradInput", "Conv2dGradWeights", "ConvTranspose2d", "FusedConv2d", "Pool2d",
+    "Pool2dGrad"};
 
 std::string base_name(const Node& n) {
   const std::string name = n.op().name();

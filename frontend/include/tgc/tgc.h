@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tgc/collective.h>
+#include <tgc/conv.h>
 #include <tgc/creation.h>
 #include <tgc/cuda_kernel.h>
 #include <tgc/device.h>
@@ -15,6 +16,7 @@
 #include <tgc/linalg.h>
 #include <tgc/math.h>
 #include <tgc/nn.h>
+#include <tgc/norm.h>
 #include <tgc/printing.h>
 #include <tgc/random.h>
 #include <tgc/reductions.h>

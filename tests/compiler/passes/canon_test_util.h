@@ -56,6 +56,25 @@ inline Tensor random_input(const Type& t, RandomState& rng, int64_t unknown_dim 
   return rng.randint(1, 6, shape, t.dtype);
 }
 
+// Evaluates both graphs of `r` on the given inputs (one tensor per input) and expects every
+// output to have the same dtype, shape and values (floats within rtol and atol).
+inline void expect_same_on(const PassRun& r, const std::vector<Tensor>& values, double rtol, double atol = 0.0,
+                           std::source_location at = std::source_location::current()) {
+  std::vector<std::pair<Var, Tensor>> before_in, after_in;
+  for (size_t i = 0; i < values.size(); ++i) {
+    before_in.push_back({Var(r.before.inputs()[i]), values[i]});
+    after_in.push_back({Var(r.after.inputs()[i]), values[i]});
+  }
+  GraphEval before(before_in), after(after_in);
+  for (size_t o = 0; o < r.before.outputs().size(); ++o) {
+    Tensor want = before(Var(r.before.outputs()[o]));
+    Tensor got = after(Var(r.after.outputs()[o]));
+    if (::testing::AssertionResult same = same_values(got, want, rtol, atol); !same)
+      ADD_FAILURE_AT(at.file_name(), at.line()) << "output " << o << ": " << same.message() << "\n"
+                                                << got.str() << "\nexpected\n" << want.str();
+  }
+}
+
 // Evaluates both graphs of `r` on the same random inputs (a few draws) and expects every
 // output to have the same dtype, shape and values (floats within `rtol`).
 inline void expect_same_results(const PassRun& r, double rtol = 1e-6, int64_t unknown_dim = 3,

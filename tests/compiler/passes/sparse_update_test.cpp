@@ -25,21 +25,6 @@ test::PassRun run(const std::vector<Var>& inputs, const std::vector<Var>& output
   return test::run_pass(sparse_update, inputs, outputs);
 }
 
-// Evaluates both graphs of `r` with the same given values and expects equal outputs.
-void expect_same(const test::PassRun& r, const std::vector<Tensor>& values, double rtol) {
-  std::vector<std::pair<Var, Tensor>> before_in, after_in;
-  for (size_t i = 0; i < values.size(); ++i) {
-    before_in.push_back({Var(r.before.inputs()[i]), values[i]});
-    after_in.push_back({Var(r.after.inputs()[i]), values[i]});
-  }
-  test::GraphEval before(before_in), after(after_in);
-  for (size_t o = 0; o < r.before.outputs().size(); ++o) {
-    Tensor want = before(Var(r.before.outputs()[o]));
-    Tensor got = after(Var(r.after.outputs()[o]));
-    EXPECT_TRUE(test::same_values(got, want, rtol)) << "output " << o << "\n" << got.str() << "\nexpected\n" << want.str();
-  }
-}
-
 // The increment node computing output o, or null.
 const Node* increment(const test::PassRun& r, size_t o) {
   const Node* n = r.after.outputs()[o]->owner();
@@ -66,8 +51,8 @@ TEST(SparseUpdate, SgdStepOnGatheredRowsIncrementsTheParameter) {
   // Repeated (0 three times, 2 twice, -1 = 3) and negative indices.
   RandomState rng(3);
   const Tensor xv = rng.uniform(-1, 1, {4, 5});
-  expect_same(r, {xv, Tensor::from_vector(std::vector<int64_t>{0, 2, -1, 0, 2, 0, -4})}, 1e-13);
-  expect_same(r, {xv, Tensor::from_vector(std::vector<int64_t>{})}, 0);
+  test::expect_same_on(r, {xv, Tensor::from_vector(std::vector<int64_t>{0, 2, -1, 0, 2, 0, -4})}, 1e-13);
+  test::expect_same_on(r, {xv, Tensor::from_vector(std::vector<int64_t>{})}, 0);
 }
 
 TEST(SparseUpdate, EveryFormOfTheUpdate) {
@@ -90,7 +75,7 @@ TEST(SparseUpdate, EveryFormOfTheUpdate) {
   ASSERT_NE(scaled, nullptr);
   EXPECT_EQ(scaled->op().name(), "Elemwise{mul}");
   RandomState rng(5);
-  expect_same(r,
+  test::expect_same_on(r,
               {rng.uniform(-1, 1, {4, 3}), rng.uniform(-1, 1, {5, 3}),
                Tensor::from_vector(std::vector<int32_t>{3, -1, 0, 0, 1}), Tensor::scalar<double>(0.25)},
               1e-13);
@@ -107,7 +92,7 @@ TEST(SparseUpdate, ZerosOfAStaticShapeAndTheFusableForm) {
   ASSERT_NE(increment(r, 0), nullptr) << r.after.str();
   ASSERT_NE(increment(r, 1), nullptr) << r.after.str();
   RandomState rng(7);
-  expect_same(r, {rng.uniform(-1, 1, {4, 3}).astype(f32), rng.uniform(-1, 1, {3}).astype(f32),
+  test::expect_same_on(r, {rng.uniform(-1, 1, {4, 3}).astype(f32), rng.uniform(-1, 1, {3}).astype(f32),
                   Tensor::from_vector(std::vector<int64_t>{1, 1, -2})},
               1e-6);
 }

@@ -57,6 +57,13 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"RandomStreams.choice", "RandomStreams(1).choice(2, 5, replace=false)"},
       {"RandomStreams.permutation", "RandomStreams(1).permutation(4)"},
       {"RandomStreams.seed", "RandomStreams(1).seed(3)"},
+      {"conv2d", "conv2d(tensor4('a'), tensor4('k'), padding='same')"},
+      {"conv2d_grad_input", "conv2d_grad_input(tensor4('d'), tensor4('k'), tensor4('a'))"},
+      {"conv2d_grad_weights", "conv2d_grad_weights(tensor4('a'), tensor4('d'), tensor4('k'))"},
+      {"conv_transpose2d", "conv_transpose2d(tensor4('a'), tensor4('k'), stride=2, output_padding=1)"},
+      {"max_pool2d", "max_pool2d(tensor4('a'), 2)"}, {"avg_pool2d", "avg_pool2d(tensor4('a'), [3, 2], padding=1)"},
+      {"batch_normalization_train", "batch_normalization_train(m, x, x, w, w)"},
+      {"batch_normalization_test", "batch_normalization_test(m, x, x, x, x)"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;

@@ -1,0 +1,84 @@
+// Frontend API: batch normalization, written with reductions and elementwise ops (one fused
+// kernel per statistic on the backends) and the running statistics as shared-variable updates.
+#include <tgc/norm.h>
+
+#include <fmt/format.h>
+
+#include <tgc/creation.h>
+#include <tgc/math.h>
+#include <tgc/reductions.h>
+#include <tgc/shape.h>
+
+#include "runtime/error.h"
+
+namespace tgc {
+namespace {
+
+// The reduced axes and the dimshuffle pattern that lays a (C,) vector along x's channel axis.
+struct ChannelAxes {
+  Axes reduce;
+  std::vector<int> spread;
+};
+
+ChannelAxes channel_axes(const Var& x, const BatchNormOptions& o, const std::string& what) {
+  const int nd = checked_ptr(x)->type().ndim();
+  if (nd == 2) return {Axes{std::vector<int>{0}}, {-1, 0}};
+  if (nd == 4) {
+    if (o.layout == ConvLayout::NCHW) return {Axes{std::vector<int>{0, 2, 3}}, {-1, 0, -1, -1}};
+    return {Axes{std::vector<int>{0, 1, 2}}, {-1, -1, -1, 0}};
+  }
+  throw ShapeError(fmt::format("the input {} has rank {}, not 2 or 4", checked_ptr(x)->label(), nd), what,
+                   "batch normalization takes (N, C) or rank-4 (N, C, H, W) / (N, H, W, C) activations");
+}
+
+// Checks the options and the per-channel vectors (gamma, beta and the two statistics, named
+// by `roles`); returns the channel axes of x.
+ChannelAxes check_args(const Var& x, const std::vector<Var>& vectors, const char* const roles[4],
+                       const BatchNormOptions& o, const std::string& what) {
+  if (!(o.epsilon > 0))
+    throw ValueError(fmt::format("epsilon={} is not positive", o.epsilon), what, "use a small positive value, e.g. 1e-5");
+  if (!(o.momentum >= 0 && o.momentum <= 1))
+    throw ValueError(fmt::format("momentum={} is outside [0, 1]", o.momentum), what,
+                     "momentum is the weight of the batch statistic in the running one (PyTorch: 0.1)");
+  const ChannelAxes a = channel_axes(x, o, what);
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    const int nd = checked_ptr(vectors[i])->type().ndim();
+    if (nd != 1)
+      throw ShapeError(fmt::format("{} '{}' has rank {}, not 1", roles[i], checked_ptr(vectors[i])->label(), nd), what,
+                       "gamma, beta and the statistics are (C,) vectors, one entry per channel");
+  }
+  return a;
+}
+
+}  // namespace
+
+Var batch_normalization_test(const Var& x, const Var& gamma, const Var& beta, const Var& mean, const Var& var,
+                             const BatchNormOptions& o) {
+  const std::string what = "batch_normalization_test(" + checked_ptr(x)->label() + ")";
+  static const char* const roles[4] = {"gamma", "beta", "mean", "var"};
+  const ChannelAxes a = check_args(x, {gamma, beta, mean, var}, roles, o, what);
+  auto spread = [&](const Var& v) { return dimshuffle(v, a.spread); };
+  return (x - spread(mean)) * spread(gamma * rsqrt(var + o.epsilon)) + spread(beta);
+}
+
+BatchNormTrain batch_normalization_train(const Var& x, const Var& gamma, const Var& beta, const Shared& running_mean,
+                                         const Shared& running_var, const BatchNormOptions& o) {
+  const std::string what = "batch_normalization_train(" + checked_ptr(x)->label() + ")";
+  static const char* const roles[4] = {"gamma", "beta", "running_mean", "running_var"};
+  const ChannelAxes a = check_args(x, {gamma, beta, running_mean, running_var}, roles, o, what);
+  auto spread = [&](const Var& v) { return dimshuffle(v, a.spread); };
+  BatchNormTrain r;
+  r.mean = mean(x, a.reduce);
+  const Var centred = x - spread(r.mean);
+  r.var = mean(square(centred), a.reduce);
+  r.y = centred * spread(gamma * rsqrt(r.var + o.epsilon)) + spread(beta);
+  // n / (n - 1) from the count of reduced elements per channel (shapes may be symbolic).
+  const Var n = sum(ones_like(x), a.reduce);
+  const Var unbiased = r.var * n / maximum(n - 1.0, 1.0);
+  const double m = o.momentum;
+  r.updates = {{running_mean, running_mean * (1.0 - m) + r.mean * m},
+               {running_var, running_var * (1.0 - m) + unbiased * m}};
+  return r;
+}
+
+}  // namespace tgc

@@ -1,0 +1,36 @@
+// Public API: batch normalization (Theano's batch_normalization_train / _test, PyTorch's
+// BatchNorm2d), per channel over (N, C) or rank-4 activations of either layout. Built from
+// the existing reductions and elementwise ops, so it fuses with its neighbours, runs on
+// every backend and differentiates through the ordinary rules. See docs/conv.md.
+#pragma once
+
+#include <tgc/function.h>
+#include <tgc/var.h>
+
+#include "ops/conv/conv_params.h"
+
+namespace tgc {
+
+struct BatchNormOptions {
+  ConvLayout layout = ConvLayout::NCHW;  // rank 4: which axis holds the channels; rank 2: (N, C)
+  double epsilon = 1e-5;
+  // PyTorch's rule: running = (1 - momentum) * running + momentum * batch statistic, the
+  // variance's statistic unbiased (n / (n - 1)).
+  double momentum = 0.1;
+};
+
+struct BatchNormTrain {
+  Var y;           // gamma * (x - mean) / sqrt(var + epsilon) + beta
+  Var mean, var;   // the batch statistics, shape (C,), var biased (as normalization uses it)
+  Updates updates; // running_mean and running_var moved towards the batch statistics
+};
+
+// The training form: normalizes by the batch's statistics; gamma, beta, the running
+// statistics are (C,) vectors. Pass `updates` to function() to keep the running statistics.
+BatchNormTrain batch_normalization_train(const Var& x, const Var& gamma, const Var& beta, const Shared& running_mean,
+                                         const Shared& running_var, const BatchNormOptions& options = {});
+// The inference form: normalizes by given statistics (the running ones, usually).
+Var batch_normalization_test(const Var& x, const Var& gamma, const Var& beta, const Var& mean, const Var& var,
+                             const BatchNormOptions& options = {});
+
+}  // namespace tgc

@@ -1,0 +1,157 @@
+// The oneDNN convolution calls (see dnnl_conv.h): the one file of the conv family with a
+// TGC_HAVE_DNNL seam. Primitives are made per call (oneDNN caches them by descriptor).
+#include "ops/conv/dnnl_conv.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "ops/blas/dnnl_gemm.h"
+#include "ops/core/op.h"
+#include "runtime/error.h"
+
+#include "ops/conv/dnnl_call.h"
+
+namespace tgc {
+
+bool dnnl_conv_applies(DType dtype, const Conv2dGeometry& g) {
+  if (!dnnl_available() || dtype != DType::Float32) return false;
+  if (g.n == 0 || g.c == 0 || g.o == 0 || g.oh <= 0 || g.ow <= 0) return false;
+  static const bool off = [] {
+    const char* v = std::getenv("TGC_DNNL_CONV");
+    return v && std::strcmp(v, "0") == 0;
+  }();
+  return !off;
+}
+
+#if TGC_HAVE_DNNL
+namespace {
+
+using dnnl::memory;
+using dims = memory::dims;
+
+// An activation (N, C, H, W) stored C-contiguously in the layout.
+memory::desc act_md(ConvLayout l, int64_t n, int64_t c, int64_t h, int64_t w) {
+  if (l == ConvLayout::NCHW) return {{n, c, h, w}, memory::data_type::f32, {c * h * w, h * w, w, 1}};
+  return {{n, c, h, w}, memory::data_type::f32, {h * w * c, 1, w * c, c}};
+}
+
+// The weights (O, C/groups, KH, KW) of the layout (OIHW or OHWI), with a leading groups dim
+// when groups > 1.
+memory::desc weights_md(const Conv2dParams& p, const Conv2dGeometry& g) {
+  const int64_t G = p.groups, og = g.o / G, ig = g.c / G, kh = g.kh, kw = g.kw;
+  const bool nchw = p.layout == ConvLayout::NCHW;
+  // Strides of (o, i, kh, kw) in the stored order.
+  const int64_t so = ig * kh * kw, si = nchw ? kh * kw : 1, sh = nchw ? kw : kw * ig, sw = nchw ? 1 : ig;
+  if (G == 1) return {{g.o, ig, kh, kw}, memory::data_type::f32, {so, si, sh, sw}};
+  return {{G, og, ig, kh, kw}, memory::data_type::f32, {og * so, so, si, sh, sw}};
+}
+
+// The user's memory descs (the tensors as they are), and `wei_any`: the weights' dims with the
+// layout left to oneDNN, which picks a blocked one for its fast kernels (with the plain OHWI
+// of NHWC it would take its reference loops); the weights are reordered per call.
+struct Descs {
+  memory::desc src, wei, dst, bias;
+  dims strides, dilates, pad_l, pad_r;
+  memory::desc wei_any;
+};
+
+Descs descs(const Conv2dParams& p, const Conv2dGeometry& g, bool with_bias) {
+  Descs d{act_md(p.layout, g.n, g.c, g.h, g.w),
+          weights_md(p, g),
+          act_md(p.layout, g.n, g.o, g.oh, g.ow),
+          with_bias ? memory::desc({g.o}, memory::data_type::f32, memory::format_tag::a) : memory::desc(),
+          {p.stride[0], p.stride[1]},
+          {p.dilation[0] - 1, p.dilation[1] - 1},
+          {g.pad[0], g.pad[2]},
+          {g.pad[1], g.pad[3]},
+          {}};
+  d.wei_any = memory::desc(d.wei.dims(), memory::data_type::f32, memory::format_tag::any);
+  return d;
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool relu) {
+  dnnl::primitive_attr attr;
+  if (relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+  const dnnl::convolution_forward::desc desc =
+      d.bias.is_zero()
+          ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                            d.src, d.wei_any, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
+          : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                            d.src, d.wei_any, d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+  return {desc, attr, dnnl_cpu_engine()};
+}
+
+// `user` in the layout `want`: itself when they agree, else a reordered copy.
+memory in_layout(const memory& user, const memory::desc& want, dnnl::stream& s) {
+  if (user.get_desc() == want) return user;
+  memory m(want, dnnl_cpu_engine());
+  dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
+  return m;
+}
+
+}  // namespace
+
+void dnnl_conv(ConvDirection dir, const Conv2dParams& p, const Conv2dGeometry& g, const Tensor& a_in,
+               const Tensor& b_in, const Tensor& bias_in, bool relu, Tensor& out) {
+  const Tensor a = a_in.contiguous(), b = b_in.contiguous();
+  const Tensor bias = bias_in.defined() ? bias_in.contiguous() : Tensor();
+  const Descs d = descs(p, g, dir == ConvDirection::Forward && bias.defined());
+  const Shape out_shape = dir == ConvDirection::Forward     ? conv_act_shape(p.layout, g.n, g.o, g.oh, g.ow)
+                          : dir == ConvDirection::GradInput ? conv_act_shape(p.layout, g.n, g.c, g.h, g.w)
+                                                            : conv_weight_shape(p.layout, g.o, g.c / p.groups, g.kh, g.kw);
+  Tensor& o = ensure_output(out, DType::Float32, out_shape);
+  dnnl::stream s(dnnl_cpu_engine());
+  DnnlThreadScope threads;
+  try {
+    const auto fwd = forward_pd(d, dir == ConvDirection::Forward && relu);
+    switch (dir) {
+      case ConvDirection::Forward: {
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, dnnl_memory(d.src, a)},
+                                             {DNNL_ARG_WEIGHTS, in_layout(dnnl_memory(d.wei, b), fwd.weights_desc(), s)},
+                                             {DNNL_ARG_DST, dnnl_memory(d.dst, o)}};
+        if (bias.defined()) args.emplace(DNNL_ARG_BIAS, dnnl_memory(d.bias, bias));
+        dnnl::convolution_forward(fwd).execute(s, args);
+        break;
+      }
+      case ConvDirection::GradInput: {
+        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei_any, d.dst,
+                                                   d.strides, d.dilates, d.pad_l, d.pad_r);
+        dnnl::convolution_backward_data::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
+        dnnl::convolution_backward_data(pd).execute(
+            s, {{DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, a)},
+                {DNNL_ARG_WEIGHTS, in_layout(dnnl_memory(d.wei, b), pd.weights_desc(), s)},
+                {DNNL_ARG_DIFF_SRC, dnnl_memory(d.src, o)}});
+        break;
+      }
+      case ConvDirection::GradWeights: {
+        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei_any, d.dst,
+                                                      d.strides, d.dilates, d.pad_l, d.pad_r);
+        dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
+        memory user = dnnl_memory(d.wei, o);
+        memory dw = pd.diff_weights_desc() == d.wei ? user : memory(pd.diff_weights_desc(), dnnl_cpu_engine());
+        dnnl::convolution_backward_weights(pd).execute(
+            s, {{DNNL_ARG_SRC, dnnl_memory(d.src, a)}, {DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, b)}, {DNNL_ARG_DIFF_WEIGHTS, dw}});
+        if (dw != user) dnnl::reorder(dw, user).execute(s, dw, user);
+        break;
+      }
+    }
+    s.wait();
+  } catch (const dnnl::error& e) {
+    TGC_INTERNAL_CHECK(false, std::string("oneDNN convolution (") + p.describe() + ") failed: " + e.what());
+  }
+}
+
+#else
+
+void dnnl_conv(ConvDirection, const Conv2dParams&, const Conv2dGeometry&, const Tensor&, const Tensor&, const Tensor&,
+               bool, Tensor&) {
+  TGC_INTERNAL_CHECK(false, "dnnl_conv: tgc was built without oneDNN");
+}
+
+#endif
+
+}  // namespace tgc

@@ -1,0 +1,122 @@
+// Convolutional layers on every backend: conv2d over a grid of strides, paddings, dilations,
+// groups and both layouts, its gradients (the Conv2dGradInput / Conv2dGradWeights ops),
+// conv_transpose2d, max and average pooling with their gradient, and batch normalization
+// (train form with its statistics, inference form). Shapes are tiny: one or two kernels per
+// case on OpenCL (PoCL builds are slow). On the GPU backends the conv and pool ops run on the
+// host for now (device_skip_list.txt; docs/conv.md); batch normalization runs on the device.
+#include "conformance/conformance.h"
+
+namespace tgc::conformance {
+namespace {
+
+std::vector<Case> conv_cases() {
+  RandomState rng(24);
+  std::vector<Case> out;
+  for (DType t : {DType::Float64, DType::Float32}) {
+    const std::string name(dtype_name(t));
+    Var x = tensor("x", t, {2, 4, 5, 5}), w = tensor("w", t, {4, 2, 3, 2}), xh = tensor("xh", t, {2, 5, 5, 4}),
+        wh = tensor("wh", t, {4, 3, 2, 2});
+    Conv2dOptions strided{ConvLayout::NCHW, {2, 1}, ConvPadding(1, 0, 2, 1), {1, 2}, 2};
+    Conv2dOptions same{ConvLayout::NHWC, {1, 1}, ConvPadding::same(), {1, 1}, 2};
+    Conv2dOptions fused{ConvLayout::NHWC, {1, 2}, ConvPadding(1), {1, 1}, 2};  // its own node (no CSE with yh)
+    Var y = conv2d(x, w, strided), yh = conv2d(xh, wh, same), b = vector("b", t);
+    Var cost = sum(y * y) + sum(yh * yh);
+    std::vector<Var> g = grad(cost, {x, w, xh, wh});
+    Conv2dOptions up;
+    up.stride = {2, 2};
+    up.padding = ConvPadding(1);
+    out.push_back({.name = "conv2d grid and gradients " + name,
+                   .inputs = {x, w, xh, wh, b},
+                   .outputs = {y.as("conv2d strided dilated grouped"), yh.as("conv2d NHWC same"), g[0], g[1], g[2],
+                               g[3], conv_transpose2d(x, w, up, {1, 0}).as("conv_transpose2d"),
+                               maximum(conv2d(xh, wh, fused) + b, 0.0).as("relu(conv2d + bias): FusedConv2d")},
+                   .arg_sets = {{random_values(rng, t, {2, 4, 5, 5}), random_values(rng, t, {4, 2, 3, 2}),
+                                 random_values(rng, t, {2, 5, 5, 4}), random_values(rng, t, {4, 3, 2, 2}),
+                                 random_values(rng, t, {4})}},
+                   .tolerance = kSummation});
+  }
+  // The attribute grid: each row a convolution and both its gradients, float32. Both sides run
+  // the ops' perform (oneDNN for float32), so this checks each backend's handling of the grid
+  // (placement, transfers, the gradients' surrounding kernels); oneDNN against the reference
+  // loops is tests/ops/conv/dnnl_conv_test.cpp.
+  struct Row {
+    ConvLayout layout;
+    std::array<int64_t, 2> stride, dilation;
+    ConvPadding pad;
+    int64_t groups;
+  };
+  const Row grid[] = {{ConvLayout::NCHW, {1, 1}, {1, 1}, ConvPadding(0), 1},
+                      {ConvLayout::NCHW, {2, 2}, {1, 1}, ConvPadding(1), 4},
+                      {ConvLayout::NHWC, {1, 2}, {2, 1}, ConvPadding(2, 0, 1, 1), 1},
+                      {ConvLayout::NHWC, {1, 1}, {1, 2}, ConvPadding::same(), 2}};
+  std::vector<Var> inputs, outputs;
+  std::vector<Tensor> args;
+  int row = 0;
+  for (const Row& r : grid) {
+    const bool nchw = r.layout == ConvLayout::NCHW;
+    const Shape xs = nchw ? Shape{2, 4, 7, 6} : Shape{2, 7, 6, 4};
+    const Shape ws = nchw ? Shape{4, 4 / r.groups, 3, 2} : Shape{4, 3, 2, 4 / r.groups};
+    Var x = tensor("x" + std::to_string(row), DType::Float32, xs), w = tensor("w" + std::to_string(row), DType::Float32, ws);
+    Var y = conv2d(x, w, {r.layout, r.stride, r.pad, r.dilation, r.groups});
+    std::vector<Var> g = grad(sum(y * y), {x, w});
+    inputs.insert(inputs.end(), {x, w});
+    outputs.insert(outputs.end(), {y, g[0], g[1]});
+    args.push_back(random_values(rng, DType::Float32, xs));
+    args.push_back(random_values(rng, DType::Float32, ws));
+    ++row;
+  }
+  out.push_back({.name = "conv2d attribute grid float32",
+                 .inputs = inputs,
+                 .outputs = outputs,
+                 .arg_sets = {args},
+                 .tolerance = kSummation});
+  return out;
+}
+
+std::vector<Case> pool_cases() {
+  RandomState rng(25);
+  std::vector<Case> out;
+  Var x = tensor("x", DType::Float32, {2, 3, 5, 6});
+  Pool2dOptions o;
+  o.stride = std::array<int64_t, 2>{2, 2};
+  o.padding = {1, 1};
+  o.ceil_mode = true;
+  Pool2dOptions ex = o;
+  ex.count_include_pad = false;
+  ex.layout = ConvLayout::NHWC;
+  Var mx = max_pool2d(x, {3, 2}, o), av = avg_pool2d(x, {3, 3}, ex);
+  Var gx = grad(sum(mx * mx) + sum(av * av), x);
+  out.push_back({.name = "max and avg pooling with gradients",
+                 .inputs = {x},
+                 .outputs = {mx.as("max_pool2d ceil"), av.as("avg_pool2d NHWC exclude pad"), gx},
+                 .arg_sets = {{random_values(rng, DType::Float32, {2, 3, 5, 6})}},
+                 .tolerance = kSummation});
+  return out;
+}
+
+std::vector<Case> batchnorm_cases() {
+  RandomState rng(26);
+  Var x = tensor("x", DType::Float32, {4, 3, 2, 2}), gamma = vector("gamma", DType::Float32),
+      beta = vector("beta", DType::Float32);
+  Shared rm = shared(Tensor::zeros(DType::Float32, {3}), "running_mean"),
+         rv = shared(Tensor::full(DType::Float32, {3}, 1.0), "running_var");
+  BatchNormTrain bn = batch_normalization_train(x, gamma, beta, rm, rv);
+  Var test = batch_normalization_test(x, gamma, beta, rm, rv);
+  return {{.name = "batch normalization train and inference",
+           .inputs = {x, gamma, beta},
+           .outputs = {bn.y.as("train y"), bn.mean.as("batch mean"), bn.var.as("batch var"), test.as("inference y")},
+           .arg_sets = {{random_values(rng, DType::Float32, {4, 3, 2, 2}), random_values(rng, DType::Float32, {3}),
+                         random_values(rng, DType::Float32, {3})}},
+           .tolerance = kRewritten}};
+}
+
+[[maybe_unused]] const bool kConv = register_family("conv", &conv_cases);
+[[maybe_unused]] const bool kPool = register_family("pool", &pool_cases);
+[[maybe_unused]] const bool kBatchNorm = register_family("batchnorm", &batchnorm_cases);
+
+TEST_P(Conformance, Conv2dAndItsGradients) { expect_all_conform(&conv_cases); }
+TEST_P(Conformance, Pooling) { expect_all_conform(&pool_cases); }
+TEST_P(Conformance, BatchNormalization) { expect_all_conform(&batchnorm_cases); }
+
+}  // namespace
+}  // namespace tgc::conformance
