@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace tgc {
 
 namespace {
@@ -44,8 +46,39 @@ std::vector<Shape> Flatten::infer_shapes(const std::vector<Shape>& inputs) const
   return {out};
 }
 
+// The stride of the merged axis when the axes from `first` on can be walked as one axis of
+// the input's memory (each one's stride is the next one's stride times its size; size-1 axes
+// do not count), as for a contiguous input but also for a transposed view whose merged axes
+// keep their order: stacked (T, m, k) seen as (k, T, m) merges to (k, T * m) with stride k.
+std::optional<int64_t> merged_stride(const Tensor& x, int first) {
+  std::optional<int64_t> inner;  // the stride of the innermost axis of size > 1 seen so far
+  int64_t span = 1;              // elements that axis and those inside it cover, in its units
+  for (int d = x.ndim() - 1; d >= first; --d) {
+    const int64_t n = x.shape()[d];
+    if (n == 1) continue;
+    if (!inner) {
+      inner = x.strides()[d];
+    } else if (x.strides()[d] != *inner * span) {
+      return std::nullopt;
+    }
+    span *= n;
+  }
+  return inner.value_or(1);
+}
+
 void Flatten::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-  outputs[0] = inputs[0].reshape(infer_shapes({inputs[0].shape()})[0]);
+  const Tensor& x = inputs[0];
+  const Shape shape = infer_shapes({x.shape()})[0];
+  // A view whenever the merged axes allow one (NumPy's reshape does the same), so that the
+  // stacked steps a loop's pushed-out product reads cost no copy; a copy otherwise.
+  if (x.numel() > 0 && !x.is_contiguous())
+    if (std::optional<int64_t> stride = merged_stride(x, ndim_ - 1)) {
+      Strides strides(x.strides().begin(), x.strides().begin() + (ndim_ - 1));
+      strides.push_back(*stride);
+      outputs[0] = x.view(shape, strides, x.offset());
+      return;
+    }
+  outputs[0] = x.reshape(shape);
 }
 
 }  // namespace tgc

@@ -1,6 +1,8 @@
 // Flatten{ndim}: Theano's flatten — keeps the first ndim-1 axes and merges the rest into
 // one. A separate op from Reshape because the kept axes may be statically unknown, which a
-// static reshape target cannot express. A view when the input is contiguous.
+// static reshape target cannot express. A view when the input is contiguous or its merged
+// axes can be walked as one (a transposed view whose merged axes keep their order); a copy
+// otherwise.
 #pragma once
 
 #include "ops/core/op.h"

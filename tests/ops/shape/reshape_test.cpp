@@ -132,5 +132,28 @@ TEST(Flatten, Values) {
   EXPECT_EQ(run_op(Flatten(2), {iota({3, 0, 2})}).shape(), (Shape{3, 0}));
 }
 
+// A transposed view whose merged axes keep their order in memory is merged without a copy:
+// stacked (T, m, k) seen as (k, T, m) is (k, T * m) with stride k (a scan's pushed-out
+// product reads its steps so). Axes that cannot be walked as one are still copied.
+TEST(Flatten, MergeableAxesOfATransposedViewAreAView) {
+  Tensor stacked = iota({3, 2, 4});  // (T, m, k)
+  Tensor moved = stacked.view({4, 3, 2}, {1, 8, 4}, 0);  // dimshuffle{2, 0, 1}
+  Tensor y = run_op(Flatten(2), {moved});
+  EXPECT_EQ(y.shape(), (Shape{4, 6}));
+  EXPECT_TRUE(y.shares_buffer(stacked));
+  EXPECT_EQ(y.strides(), (Strides{1, 4}));
+  EXPECT_TRUE(tensors_equal(y, moved.copy().reshape({4, 6})));
+  // Reversed consistently: still one walk, backwards.
+  Tensor reversed = stacked.view({3, 2, 4}, {-8, -4, -1}, 23);
+  Tensor r = run_op(Flatten(1), {reversed});
+  EXPECT_TRUE(r.shares_buffer(stacked));
+  EXPECT_TRUE(tensors_equal(r, reversed.copy().reshape({24})));
+  // (k, m, T): m and T out of memory order, so a copy.
+  Tensor swapped = stacked.view({4, 2, 3}, {1, 4, 8}, 0);
+  Tensor c = run_op(Flatten(2), {swapped});
+  EXPECT_FALSE(c.shares_buffer(stacked));
+  EXPECT_TRUE(tensors_equal(c, swapped.copy().reshape({4, 6})));
+}
+
 }  // namespace
 }  // namespace tgc
