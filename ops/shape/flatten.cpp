@@ -1,11 +1,12 @@
 // Flatten's rules: which axes are kept, and the size of the merged one.
 #include "ops/shape/flatten.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
+
+#include "ops/elemwise/broadcast.h"
 
 namespace tgc {
 
@@ -46,25 +47,21 @@ std::vector<Shape> Flatten::infer_shapes(const std::vector<Shape>& inputs) const
   return {out};
 }
 
+namespace {
+
 // The stride of the merged axis when the axes from `first` on can be walked as one axis of
-// the input's memory (each one's stride is the next one's stride times its size; size-1 axes
-// do not count), as for a contiguous input but also for a transposed view whose merged axes
-// keep their order: stacked (T, m, k) seen as (k, T, m) merges to (k, T * m) with stride k.
+// the input's memory (collapse_dims merges them into one), as for a contiguous input but also
+// for a transposed view whose merged axes keep their order: stacked (T, m, k) seen as
+// (k, T, m) merges to (k, T * m) with stride k. Only for inputs with elements.
 std::optional<int64_t> merged_stride(const Tensor& x, int first) {
-  std::optional<int64_t> inner;  // the stride of the innermost axis of size > 1 seen so far
-  int64_t span = 1;              // elements that axis and those inside it cover, in its units
-  for (int d = x.ndim() - 1; d >= first; --d) {
-    const int64_t n = x.shape()[d];
-    if (n == 1) continue;
-    if (!inner) {
-      inner = x.strides()[d];
-    } else if (x.strides()[d] != *inner * span) {
-      return std::nullopt;
-    }
-    span *= n;
-  }
-  return inner.value_or(1);
+  Shape shape(x.shape().begin() + first, x.shape().end());
+  std::vector<Strides> strides{Strides(x.strides().begin() + first, x.strides().end())};
+  collapse_dims(shape, strides);
+  if (shape.size() > 1) return std::nullopt;
+  return shape.empty() ? 1 : strides[0][0];
 }
+
+}  // namespace
 
 void Flatten::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs[0];
