@@ -11,6 +11,7 @@
 #include "compiler/data_parallel.h"
 #include "ops/collective/collective_op.h"
 #include "ops/core/graph.h"
+#include "support/one_hot.h"
 #include "support/thread_world.h"
 
 namespace tgc {
@@ -28,10 +29,7 @@ Batches make_batches() {
   Batches b;
   for (int s = 0; s < kSteps; ++s) {
     b.x.push_back(rng.randn({kBatch, kIn}));
-    Tensor labels = rng.randint(0, kClasses, {kBatch});
-    Tensor y = Tensor::zeros(DType::Float64, {kBatch, kClasses});
-    for (int64_t i = 0; i < kBatch; ++i) y.data<double>()[i * kClasses + labels.data<int64_t>()[i]] = 1;
-    b.y.push_back(y);
+    b.y.push_back(test::one_hot(rng.randint(0, kClasses, {kBatch}), kClasses));
   }
   return b;
 }

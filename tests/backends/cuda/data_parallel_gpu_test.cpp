@@ -3,16 +3,19 @@
 // ncclCommInitAll), train an MLP and get the parameters and costs of one GPU trained on the
 // whole batch (float64, so the only differences are the order of sums). Such ranks run
 // node by node (4 of them recording at once hung: frontend/api/function.cpp). The same training
-// with one process per GPU is `distributed_bench check` under `tgc launch` (scripts/gpu-suite).
+// with one process per GPU is `distributed_bench check` under `tgc launch` (docs/performance.md,
+// issue 27).
 // Skipped, with the reason, without NCCL or with fewer GPUs than ranks.
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include <tgc/tgc.h>
 
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/nccl_library.h"
 #include "cuda_test_util.h"
-#include <thread>
+#include "support/one_hot.h"
 
 namespace tgc {
 namespace {
@@ -29,10 +32,7 @@ Batches make_batches() {
   Batches b;
   for (int s = 0; s < kSteps; ++s) {
     b.x.push_back(rng.randn({kBatch, kIn}));
-    Tensor labels = rng.randint(0, kClasses, {kBatch});
-    Tensor y = Tensor::zeros(DType::Float64, {kBatch, kClasses});
-    for (int64_t i = 0; i < kBatch; ++i) y.data<double>()[i * kClasses + labels.data<int64_t>()[i]] = 1;
-    b.y.push_back(y);
+    b.y.push_back(test::one_hot(rng.randint(0, kClasses, {kBatch}), kClasses));
   }
   return b;
 }

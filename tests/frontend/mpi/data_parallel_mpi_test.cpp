@@ -11,6 +11,8 @@
 
 #include <tgc/tgc.h>
 
+#include "support/one_hot.h"
+
 namespace tgc {
 namespace {
 
@@ -39,10 +41,7 @@ struct Mlp {
 std::pair<Tensor, Tensor> batch(int step) {
   RandomState rng(100 + step);
   Tensor x = rng.randn({kBatch, kIn});
-  Tensor labels = rng.randint(0, kClasses, {kBatch});
-  Tensor y = Tensor::zeros(DType::Float64, {kBatch, kClasses});
-  for (int64_t i = 0; i < kBatch; ++i) y.data<double>()[i * kClasses + labels.data<int64_t>()[i]] = 1;
-  return {x, y};
+  return {x, test::one_hot(rng.randint(0, kClasses, {kBatch}), kClasses)};
 }
 
 TEST(DataParallelMpi, TrainsAsOneProcessOnTheWholeBatch) {
