@@ -179,6 +179,7 @@ const std::vector<KeyInfo>& key_table() {
       bool_key("sync", &Config::sync),
       bool_key("cuda_tf32", &Config::cuda_tf32),
       bool_key("deterministic", &Config::deterministic),
+      bool_key("eager_fusion", &Config::eager_fusion),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),
       {"cuda_graph_max_size", "a size in bytes with an optional unit K, M, G or T (binary: 1G is 1GiB), at least 1", {},
        [](Config& c, std::string_view v) {

@@ -36,6 +36,9 @@ struct Config {
   // Device kernels give the same bits on every run: no float atomics (inc_subtensor's
   // scatter sorts its indices and sums each destination in index order instead).
   bool deterministic = true;
+  // Eager operations on tensors (docs/eager.md) record elementwise work and run a chain as
+  // one fused kernel when its value is needed; off: every operation runs at once.
+  bool eager_fusion = true;
   std::string cuda_graphs = "auto";       // auto | off: replay repeated calls as CUDA graphs
   // The most device memory one recording may keep (its outputs, intermediates and scratch,
   // which node-by-node calls free or reuse); a call that needs more is run node by node.

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "runtime/convert.h"
+#include "runtime/pending_value.h"
 #include "runtime/strided_loop.h"
 
 namespace tgc {
@@ -51,7 +52,31 @@ Tensor Tensor::view_of(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape,
   return t;
 }
 
+Tensor Tensor::pending(std::shared_ptr<PendingValue> value, DType dtype, Shape shape) {
+  TGC_INTERNAL_CHECK(value != nullptr, "Tensor::pending: no pending value");
+  Tensor t;
+  t.pending_ = std::move(value);
+  t.dtype_ = dtype;
+  t.strides_ = contiguous_strides(shape);
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+bool Tensor::is_pending() const { return pending_ && !pending_->computed(); }
+
+Device& Tensor::pending_device() const { return pending_->device(); }
+
+const Tensor& Tensor::pending_result() const {
+  const Tensor& v = pending_->value();
+  TGC_INTERNAL_CHECK(v.buffer_ && !v.pending_ && v.dtype_ == dtype_ && v.shape_ == shape_,
+                     "the pending value of " + pending_->describe() + " is not the " +
+                         std::string(dtype_name(dtype_)) + " " + shape_str(shape_) + " it promised");
+  return v;
+}
+
 bool Tensor::is_contiguous() const {
+  if (pending_) return eval().is_contiguous();
+
   int64_t expected = 1;
   for (size_t i = shape_.size(); i-- > 0;) {
     if (shape_[i] == 1) continue;  // a size-1 dim's stride never matters
@@ -70,12 +95,16 @@ void Tensor::check_dtype(DType expected) const {
 }
 
 void* Tensor::raw_data() const {
+  if (pending_) return eval().raw_data();
+
   TGC_INTERNAL_CHECK(defined(), "access to an undefined tensor");
   return static_cast<char*>(buffer_->data()) + offset_ * static_cast<int64_t>(dtype_size(dtype_));
 }
 
 template <typename T>
 T Tensor::item() const {
+  if (pending_) return eval().item<T>();
+
   if (numel() != 1)
     throw ValueError("item() needs a tensor with exactly one element, got shape " +
                          shape_str(shape_), "", "index or reduce the tensor first");
@@ -85,6 +114,8 @@ T Tensor::item() const {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
+  if (pending_) return eval().to_vector<T>();
+
   Tensor host = on_host() ? *this : to(host_device());
   std::vector<T> out;
   out.reserve(static_cast<size_t>(numel()));
@@ -110,6 +141,8 @@ TGC_INSTANTIATE(double)
 #undef TGC_INSTANTIATE
 
 double Tensor::at(const std::vector<int64_t>& index) const {
+  if (pending_) return eval().at(index);
+
   if (index.size() != shape_.size())
     throw ShapeError("at(): " + std::to_string(index.size()) + " indices for a " +
                          std::to_string(ndim()) + "-d tensor");
@@ -125,10 +158,14 @@ double Tensor::at(const std::vector<int64_t>& index) const {
 }
 
 Tensor Tensor::view(Shape shape, Strides strides, int64_t offset) const {
+  if (pending_) return eval().view(std::move(shape), std::move(strides), offset);
+
   return view_of(buffer_, dtype_, std::move(shape), std::move(strides), offset);
 }
 
 Tensor Tensor::transpose(const std::vector<int>& perm) const {
+  if (pending_) return eval().transpose(perm);
+
   if (static_cast<int>(perm.size()) != ndim())
     throw ShapeError("transpose: permutation of length " + std::to_string(perm.size()) +
                      " for a " + std::to_string(ndim()) + "-d tensor");
@@ -153,6 +190,8 @@ Tensor Tensor::transpose() const {
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
+  if (pending_) return eval().reshape(shape);
+
   if (shape_numel(shape) != numel())
     throw ShapeError("cannot reshape a tensor of shape " + shape_str(shape_) + " (" +
                      std::to_string(numel()) + " elements) into shape " + shape_str(shape));
@@ -161,6 +200,8 @@ Tensor Tensor::reshape(const Shape& shape) const {
 }
 
 Tensor Tensor::broadcast_to(const Shape& shape) const {
+  if (pending_) return eval().broadcast_to(shape);
+
   if (shape.size() < shape_.size())
     throw ShapeError("cannot broadcast shape " + shape_str(shape_) + " to " + shape_str(shape));
   size_t lead = shape.size() - shape_.size();
@@ -176,6 +217,8 @@ Tensor Tensor::broadcast_to(const Shape& shape) const {
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : copy(); }
 
 Tensor Tensor::copy() const {
+  if (pending_) return eval().copy();
+
   if (!on_host()) {
     Tensor host = to(host_device());
     return host.to(device());
@@ -186,6 +229,8 @@ Tensor Tensor::copy() const {
 }
 
 Tensor Tensor::astype(DType dtype) const {
+  if (pending_) return eval().astype(dtype);
+
   Tensor src = on_host() ? *this : to(host_device());
   Tensor out = empty(dtype, shape_);
   copy_elements(src, out);
@@ -193,6 +238,8 @@ Tensor Tensor::astype(DType dtype) const {
 }
 
 Tensor Tensor::to(Device& device) const {
+  if (pending_) return eval().to(device);
+
   if (&device == &this->device()) return copy();
   if (!on_host() && !is_contiguous()) {
     // A strided device view: bring the span of memory it covers to the host (one copy, no

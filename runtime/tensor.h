@@ -1,5 +1,7 @@
 // Tensor: a dtype, a shape, element strides and an offset into a reference-counted Buffer
-// on some Device. Views (transpose, slices, broadcasts) share the buffer.
+// on some Device. Views (transpose, slices, broadcasts) share the buffer. A tensor made by an
+// eager operation may be pending (runtime/pending_value.h): its dtype, shape and device are
+// known, its value is computed the first time anything reads its storage.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,8 @@
 #include "runtime/shape.h"
 
 namespace tgc {
+
+class PendingValue;
 
 class Tensor {
  public:
@@ -34,19 +38,32 @@ class Tensor {
   // A view over existing storage.
   static Tensor view_of(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape,
                         Strides strides, int64_t offset);
+  // A tensor of `dtype` and `shape` whose value `value` computes when first needed (eager
+  // operations, docs/eager.md). Reading its storage (strides, data, buffer, views, copies)
+  // computes it; dtype, shape and device do not.
+  static Tensor pending(std::shared_ptr<PendingValue> value, DType dtype, Shape shape);
 
-  bool defined() const { return buffer_ != nullptr; }
+  bool defined() const { return buffer_ != nullptr || pending_ != nullptr; }
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
-  const Strides& strides() const { return strides_; }
-  int64_t offset() const { return offset_; }
+  const Strides& strides() const { return eval().strides_; }
+  int64_t offset() const { return eval().offset_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
   int64_t numel() const { return shape_numel(shape_); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
-  Device& device() const { return buffer_->device(); }
+  Device& device() const { return pending_ ? pending_device() : buffer_->device(); }
   bool on_host() const { return defined() && device().kind() == DeviceKind::Host; }
-  const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  const std::shared_ptr<Buffer>& buffer() const { return eval().buffer_; }
   bool is_contiguous() const;
+
+  // The concrete tensor: itself, or for a pending tensor its value, computed now if it was
+  // not yet (the fused kernel of the recorded chain runs; asynchronous on a device). Errors
+  // of the recorded work surface here, naming the operation.
+  const Tensor& eval() const { return pending_ ? pending_result() : *this; }
+  // Whether the value is still to be computed (an eager chain recorded, not run).
+  bool is_pending() const;
+  // The recorded computation of a pending tensor (also once computed); null for others.
+  const std::shared_ptr<PendingValue>& pending_value() const { return pending_; }
 
   // Pointer to element [0, ..., 0]; T must match dtype() (checked).
   template <typename T>
@@ -81,15 +98,23 @@ class Tensor {
     if (defined() && !on_host()) device().synchronize();
   }
 
-  bool shares_buffer(const Tensor& other) const { return buffer_ && buffer_ == other.buffer_; }
-  long buffer_use_count() const { return buffer_.use_count(); }
+  bool shares_buffer(const Tensor& other) const {
+    const std::shared_ptr<Buffer>& mine = buffer();
+    return mine && mine == other.buffer();
+  }
+  long buffer_use_count() const { return buffer().use_count(); }
 
   // NumPy-style text: "[1.23178029 1.61879337 ... 1.62323284]", summarised past 1000 elements.
   std::string str() const;
 
  private:
   void check_dtype(DType expected) const;
+  const Tensor& pending_result() const;  // pending_->value(), checked against dtype and shape
+  Device& pending_device() const;
   std::shared_ptr<Buffer> buffer_;
+  // Set for a pending tensor (then buffer_ stays null: the value's fields are read through
+  // eval(), so a Tensor shared by threads is never written to).
+  std::shared_ptr<PendingValue> pending_;
   DType dtype_ = DType::Float32;
   Shape shape_;
   Strides strides_;
@@ -121,7 +146,8 @@ Tensor Tensor::from_vector(const std::vector<T>& values, const Shape& shape) {
 template <typename T>
 T* Tensor::data() const {
   check_dtype(dtype_of<T>);
-  return static_cast<T*>(buffer_->data()) + offset_;
+  const Tensor& v = eval();
+  return static_cast<T*>(v.buffer_->data()) + v.offset_;
 }
 
 }  // namespace tgc

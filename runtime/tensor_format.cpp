@@ -309,6 +309,7 @@ class Printer {
 }  // namespace
 
 std::string Tensor::str() const {
+  if (pending_) return eval().str();
   if (!defined()) return "<undefined tensor>";
   if (!on_host()) return to(host_device()).str();
   if (numel() == 0) return "[]";

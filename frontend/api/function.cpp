@@ -25,6 +25,7 @@
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/placement.h"
+#include "frontend/api/backend_choice.h"
 #include "frontend/api/call_context.h"
 #include "frontend/api/call_site.h"
 #include "frontend/api/default_updates.h"
@@ -33,6 +34,7 @@
 #include "ops/collective/collective_op.h"
 #include "ops/core/graph.h"
 #include "ops/reduce/reduce_axes.h"
+#include "ops/transfer/transfer.h"
 #include "runtime/call_replay.h"
 #include "runtime/compile_log.h"
 #include "runtime/device_lock.h"
@@ -49,68 +51,27 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The device config key picks the backend. device=cpu: the LLVM backend when tgc is built
-// with LLVM (fused kernels JIT-compiled), else the reference backend (fused kernels in the
-// interpreter). optimizer=none leaves no fused kernel, so every node runs its reference
-// perform(): the per-op evaluation to compare against when debugging.
-std::unique_ptr<Backend> make_host_backend(const Config& config) {
-  // Tests only (backends/backend_registry.h): the conformance suite picks the backend itself.
-  if (std::optional<std::string> forced = forced_backend_for_tests(); forced && *forced != "cuda" && *forced != "opencl")
-    return make_named_backend(*forced, config);
-  return make_cpu_backend(config);
-}
-
-// device=opencl / opencl:P:D: platform P, device D, or (-1, 0) for plain `opencl`.
-std::pair<int, int> opencl_device_numbers(const std::string& d) {
-  if (d == "opencl") return {-1, 0};
-  const std::string rest = d.substr(7);  // after "opencl:"
-  const size_t colon = rest.find(':');
-  auto number = [](const std::string& s) {
-    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
-    return std::stoi(s);
-  };
-  const int p = colon == std::string::npos ? -1 : number(rest.substr(0, colon));
-  const int i = colon == std::string::npos ? -1 : number(rest.substr(colon + 1));
-  if (p < 0 || i < 0)
-    throw ConfigError("device '" + d + "' names no OpenCL device", "function()",
-                      "write opencl, or opencl:P:D with P the platform's and D the device's number (tgc devices "
-                      "lists them, e.g. opencl:0:0)");
-  return {p, i};
-}
-
-// device=cuda / cuda:N, opencl / opencl:P:D: the backend for the device nodes (nullptr for
-// device=cpu).
-std::unique_ptr<Backend> make_device_backend(const Config& config) {
-  if (forced_backend_for_tests() == "cuda") return make_cuda_backend(config, 0);
-  if (forced_backend_for_tests() == "opencl") return make_opencl_backend(config, -1, 0);
-  if (forced_backend_for_tests()) return nullptr;  // a host backend forced by a test
-  const std::string& d = config.device;
-  if (d == "cpu") return nullptr;
-  if (d == "cuda" || d.starts_with("cuda:")) {
-    int ordinal = 0;
-    if (d.size() > 5) {
-      try {
-        size_t used = 0;
-        ordinal = std::stoi(d.substr(5), &used);
-        if (used != d.size() - 5 || ordinal < 0) throw std::invalid_argument(d);
-      } catch (const std::logic_error&) {
-        throw ConfigError("device '" + d + "' names no CUDA device", "function()",
-                          "write cuda or cuda:N with N the device's number (tgc devices lists them)");
-      }
-    }
-    return make_cuda_backend(config, ordinal);
-  }
-  if (d == "opencl" || d.starts_with("opencl:")) {
-    const auto [platform, index] = opencl_device_numbers(d);
-    return make_opencl_backend(config, platform, index);
-  }
-  throw ConfigError("device '" + d + "' is not available in this build", "function()",
-                    "tgc runs on device=cpu, cuda[:N] or opencl[:P:D]; tgc devices says which work here");
-}
-
 // The design's rule for a shared variable the function updates, also the placement pass's
 // (PlacementTarget::float32_shared_on_device); placement may move others (shared_on_device).
 bool shared_lives_on_device(const SharedValue& s) { return s.type().dtype == DType::Float32; }
+
+// Function::Impl::Variant::input_takes_device, per input of the optimized graph.
+std::vector<bool> inputs_taking_device(const Graph& graph, const Backend* device_backend) {
+  std::vector<bool> takes(graph.inputs().size(), false);
+  if (!device_backend || !device_backend->device()) return takes;
+  const auto clients = graph.clients();
+  std::unordered_set<const Variable*> outputs;
+  for (const VarPtr& out : graph.outputs()) outputs.insert(out.get());
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const Variable* input = graph.inputs()[i].get();
+    const auto it = clients.find(input);
+    if (it == clients.end() || outputs.count(input)) continue;
+    bool all = true;
+    for (const auto& [node, index] : it->second) all = all && dynamic_cast<const HostToDevice*>(&node->op()) != nullptr;
+    takes[i] = all;
+  }
+  return takes;
+}
 
 // The shared variables of another dtype that stay on the device: the function updates each
 // with a value a device node computes and reads it only in device nodes (a random draw's
@@ -263,6 +224,10 @@ struct Function::Impl {
     LinkedProgram linked;
     // Shared slots whose value lives on the device (moved there on the first call).
     std::vector<bool> shared_on_device;
+    // Per input, whether a tensor already on the function's device can be bound as it is:
+    // every reader of the input is a HostToDevice transfer, which passes it through (a
+    // device argument: an eager tensor, a device result of another function).
+    std::vector<bool> input_takes_device;
     // The slots of the calls running now, one context each (docs/api.md#threads).
     std::unique_ptr<CallContextPool> contexts;
     std::vector<bool> constant_slot;  // slots of Program::constants
@@ -290,6 +255,7 @@ struct Function::Impl {
   Graph raw_graph;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Backend> device_backend;  // device=cuda: runs the device-placed nodes
+  Device* device() const { return device_backend ? device_backend->device() : nullptr; }
   size_t num_outputs = 0;  // graph outputs past this index are update values
   std::vector<std::shared_ptr<SharedValue>> update_targets;
   // Per graph output, the shared variable it updates (null for the results): the inplace pass
@@ -401,8 +367,9 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
 
   const Program& prog = v.linked.program;
   for (size_t i = 0; i < args.size(); ++i) {
-    const Tensor arg = f.rank_part(i, args[i]);
-    slots[v.linked.input_slots[i]] = arg.on_host() ? arg : copy_to_device_locked(arg, host_device());
+    const Tensor arg = f.rank_part(i, args[i]).eval();
+    const bool bind_as_is = arg.on_host() || (v.input_takes_device[i] && &arg.device() == f.device());
+    slots[v.linked.input_slots[i]] = bind_as_is ? arg : copy_to_device_locked(arg, host_device());
   }
   for (size_t k = 0; k < v.linked.shared_slots.size(); ++k) {
     auto& [slot, storage] = v.linked.shared_slots[k];
@@ -633,6 +600,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   }
   for (auto& [slot, storage] : v->linked.shared_slots)
     v->shared_on_device.push_back(device_shared.count(storage.get()) > 0);
+  v->input_takes_device = inputs_taking_device(v->graph, device_backend.get());
   v->contexts = std::make_unique<CallContextPool>(v->linked.program);
   v->constant_slot.assign(v->linked.program.num_slots, false);
   for (auto& [slot, value] : v->linked.program.constants) v->constant_slot[slot] = true;

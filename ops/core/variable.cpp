@@ -64,7 +64,9 @@ std::string Variable::label() const {
 SharedValue::SharedValue(Tensor value, std::string name, bool borrow)
     : name_(std::move(name)),
       type_(Type::unknown(value.dtype(), value.ndim())),
-      value_(borrow && value.on_host() ? value : copy_to_device_locked(value, host_device())) {}
+      // borrow keeps the value where it lives (a device tensor stays on its device: the
+      // functions reading it take it from there); a copy is made on the host.
+      value_(borrow ? value.eval() : copy_to_device_locked(value.eval(), host_device())) {}
 
 // A copy is always a host tensor (Theano returns a NumPy array for a GPU shared variable);
 // borrow gives the storage itself, wherever it lives. Under the value's lock (a call that
@@ -92,7 +94,10 @@ void SharedValue::set_value(const Tensor& value, bool borrow) {
   check(value);
   // The copy is made before the lock is taken: a call waiting for the variable waits for the
   // assignment only.
-  Tensor fresh = borrow ? value : copy_to_device_locked(value, value.device());
+  // A pending eager tensor is computed here, outside the variable's lock and before any call
+  // binds it (docs/eager.md).
+  const Tensor& computed = value.eval();
+  Tensor fresh = borrow ? computed : copy_to_device_locked(computed, computed.device());
   Tensor old;
   std::unique_lock<std::shared_mutex> lock(lock_of(*this).mutex);
   old = std::move(value_);

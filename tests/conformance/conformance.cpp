@@ -10,6 +10,8 @@
 
 #include "backends/backend_registry.h"
 #include "compiler/kernel/composite_op.h"
+#include "frontend/api/backend_choice.h"
+#include "frontend/api/eager/eager_run.h"
 #include "ops/core/graph.h"
 #include "runtime/error.h"
 #include "support/op_test_util.h"
@@ -104,6 +106,49 @@ std::string args_str(const Case& c, const std::vector<Tensor>& args) {
   return test::same_values(got, want);
 }
 
+// Whether the case's graph reads a shared variable (a random draw's state): such graphs have
+// no eager form (eager operations take tensors only).
+bool reads_shared(const Case& c) {
+  std::vector<const Variable*> todo;
+  std::set<const Variable*> seen;
+  for (const Var& out : c.outputs) todo.push_back(out.ptr().get());
+  while (!todo.empty()) {
+    const Variable* v = todo.back();
+    todo.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (v->kind() == Variable::Kind::Shared) return true;
+    if (v->kind() == Variable::Kind::Result)
+      for (const VarPtr& in : v->owner()->inputs()) todo.push_back(in.get());
+  }
+  return false;
+}
+
+// The device a backend's eager operations run on: the GPU of cuda/opencl, else the host.
+Device& eager_device(const std::string& backend) {
+  return backend == "cuda" || backend == "opencl" ? device_by_name(backend) : host_device();
+}
+
+// The case as an eager computation (frontend/api/eager/): the case's inputs are the leaves of
+// a recorded graph, bound to the arguments placed on the backend's device, computed through
+// the eager layer's compiled-call cache with device results.
+Outcome call_eager(const std::string& backend, const Case& c, const std::vector<Tensor>& args,
+                   const std::map<std::string, std::string>& config) {
+  Outcome out;
+  try {
+    ForcedBackendForTests force(backend);
+    Device& dev = eager_device(backend);
+    std::vector<eager_impl::Leaf> leaves;
+    for (size_t i = 0; i < args.size(); ++i)
+      leaves.push_back({c.inputs[i].ptr(), &dev == &host_device() ? args[i] : args[i].to(dev)});
+    for (Tensor& t : eager_impl::run_recorded(c.outputs, leaves, dev, config)) out.results.push_back(t.to_host());
+  } catch (const Error& e) {
+    out.error = error_class(e) + ": " + e.what_part();
+  } catch (const std::exception& e) {
+    out.error = std::string("std::exception: ") + e.what();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string check_case(const std::string& backend, const Case& c) {
@@ -144,12 +189,24 @@ std::string check_case(const std::string& backend, const Case& c) {
     return "graph (optimizer=none):\n" + ref->graph().str() + "graph (optimized, " + backend + "):\n" +
            f->graph().str();
   };
+  const bool has_eager_form = !reads_shared(c);
   for (size_t k = 0; k < c.arg_sets.size(); ++k) {
     const std::vector<Tensor>& args = c.arg_sets[k];
     ++n.calls;
     Outcome want = call(*ref, args);
     Outcome got = call(*f, args);
     const std::string where = header + "argument set " + std::to_string(k) + ":\n" + args_str(c, args);
+    if (has_eager_form) {
+      // The eager form gives what function() gives: the same values or the same error.
+      Outcome eager = call_eager(backend, c, args, options.config);
+      if (eager.error != got.error)
+        return where + "the eager form " + (eager.error.empty() ? std::string("raises nothing") : "raises " + eager.error) +
+               "; function() " + (got.error.empty() ? std::string("raises nothing") : "raises " + got.error) + "\n" + graphs();
+      for (size_t o = 0; o < eager.results.size() && o < got.results.size(); ++o)
+        if (auto same = compare(eager.results[o], got.results[o], tolerance_on(backend, o < c.tolerances.size() ? c.tolerances[o] : c.tolerance)); !same)
+          return where + "output " + std::to_string(o) + " of the eager form differs from function()'s: " + same.message() +
+                 "\neager      " + eager.results[o].str() + "\nfunction() " + got.results[o].str() + "\n" + graphs();
+    }
     if (want.error != got.error) {
       if (want.error.empty()) return where + "raises " + got.error + "\n" + graphs();
       return where + "the reference raises " + want.error + "\nthe backend " +

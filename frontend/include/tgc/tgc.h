@@ -8,6 +8,7 @@
 #include <tgc/cuda_kernel.h>
 #include <tgc/device.h>
 #include <tgc/devices.h>
+#include <tgc/eager.h>
 #include <tgc/function.h>
 #include <tgc/grad.h>
 #include <tgc/ifelse.h>

@@ -46,5 +46,22 @@ TEST(CudaAsyncError, NamesTheNodeThatLaunchedTheFaultingWork) {
   }
 }
 
+// The same fault from an eager operation (docs/eager.md): the call returns at once (the work
+// is only enqueued), and the error surfaces at the next wait, the read, naming the operation.
+TEST(CudaAsyncError, AnEagerOperationsFaultSurfacesAtTheRead) {
+  TGC_REQUIRE_CUDA();
+  const Tensor x = to_device(Tensor::from_vector<float>({1, 2}), gpu_device());
+  const Tensor y = eager([](const std::vector<Var>& v) { return faulty_op()({v[0]})[0]; }, {x});
+  EXPECT_EQ(&y.device(), &gpu_device());
+  try {
+    (void)y.to_host();
+    FAIL() << "the faulting kernel raised nothing";
+  } catch (const DeviceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Faulty("), std::string::npos) << what;
+    EXPECT_NE(what.find("cudaErrorIllegalAddress"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace tgc

@@ -1,0 +1,50 @@
+// EagerExpr: the recorded graph behind a pending eager tensor (runtime/pending_value.h). An
+// elementwise eager operation does not run: it returns a Tensor holding an EagerExpr, and the
+// next operation on that tensor extends the same graph. The whole chain runs as one compiled
+// call (the fusion pass makes it one kernel) when the value is first needed.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <tgc/var.h>
+
+#include "runtime/pending_value.h"
+#include "runtime/tensor.h"
+
+namespace tgc::eager_impl {
+
+// A free input of a recorded graph and the concrete tensor it stands for.
+struct Leaf {
+  VarPtr var;
+  Tensor value;
+};
+
+class EagerExpr final : public PendingValue {
+ public:
+  // `nodes`: the graph's size, which bounds how long a chain may grow before it runs.
+  EagerExpr(Var expr, std::vector<Leaf> leaves, Device& device, int nodes);
+
+  const Tensor& value() override;
+  bool computed() const override { return done_.load(std::memory_order_acquire); }
+  Device& device() const override { return *device_; }
+  std::string describe() const override;
+
+  // The recorded graph, for an operation that extends it; false once computed (the graph
+  // is gone then: the value is a leaf like any tensor).
+  bool recorded(Var& expr, std::vector<Leaf>& leaves, int& nodes) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::atomic<bool> done_{false};
+  Var expr_;
+  std::vector<Leaf> leaves_;
+  Device* device_;
+  int nodes_;
+  std::string description_;  // kept after the graph is released, for errors
+  Tensor result_;
+};
+
+}  // namespace tgc::eager_impl
