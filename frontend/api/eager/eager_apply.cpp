@@ -90,8 +90,13 @@ class Builder {
     for (const Node* node : nodes) {
       std::vector<Shape> in;
       for (const VarPtr& v : node->inputs()) {
-        if (v->kind() == Variable::Kind::Constant) in.push_back(v->constant_value().shape());
-        else in.push_back(shapes_.at(v.get()));
+        if (v->kind() == Variable::Kind::Constant) {
+          in.push_back(v->constant_value().shape());
+        } else if (auto it = shapes_.find(v.get()); it != shapes_.end()) {
+          in.push_back(it->second);
+        } else {
+          reject_root(*v);  // the function read a Var that is not one of the operands
+        }
       }
       const std::vector<Shape> shapes = node->op().infer_shapes(in);
       for (int k = 0; k < node->num_outputs(); ++k) shapes_[node->output_raw(k)] = shapes.at(k);

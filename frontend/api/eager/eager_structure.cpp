@@ -36,11 +36,7 @@ class KeyWriter {
     if (auto it = ids_.find(v); it != ids_.end()) return it->second;
     switch (v->kind()) {
       case Variable::Kind::Input:
-        throw TypeError("an eager operation read the symbolic variable '" + v->label() + "'", "",
-                        "eager operations take tensors; build a graph and call function() to use Vars");
-      case Variable::Kind::Shared:
-        throw TypeError("an eager operation read the shared variable '" + v->label() + "'", "",
-                        "pass its value (get_value(true)) instead");
+      case Variable::Kind::Shared: reject_root(*v);
       case Variable::Kind::Constant: {
         const Tensor& c = v->constant_value().eval();
         const Tensor host = c.to_host().contiguous();
@@ -83,6 +79,14 @@ std::string structure_key(const std::vector<Var>& outputs, const std::vector<Lea
   KeyWriter writer(leaves);
   for (const Var& out : outputs) writer.key() += "O" + std::to_string(writer.visit(out.ptr().get()));
   return writer.take();
+}
+
+void reject_root(const Variable& v) {
+  if (v.kind() == Variable::Kind::Shared)
+    throw TypeError("an eager operation read the shared variable '" + v.label() + "'", "",
+                    "pass its value (get_value(true)) instead");
+  throw TypeError("an eager operation read the symbolic variable '" + v.label() + "'", "",
+                  "eager operations take tensors; build a graph and call function() to use Vars");
 }
 
 Type leaf_type(const Tensor& value) {

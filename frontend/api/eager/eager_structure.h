@@ -15,6 +15,10 @@ namespace tgc::eager_impl {
 // graph mixed into an eager operation) or a shared variable.
 std::string structure_key(const std::vector<Var>& outputs, const std::vector<Leaf>& leaves);
 
+// The TypeError for a root of a recorded graph that is neither a leaf nor a constant: a
+// symbolic input or a shared variable read by the function given to eager().
+[[noreturn]] void reject_root(const Variable& v);
+
 // The type a leaf of `value` gets: its dtype and rank, its size-1 dims static (so that
 // broadcasting is decided the way NumPy decides it), the others unknown (one compiled call
 // serves every size).

@@ -51,7 +51,7 @@ TEST(CudaEager, CreationFillsOnTheDevice) {
 TEST(CudaEager, DeviceTensorsAreArgumentsOfCompiledFunctions) {
   TGC_REQUIRE_CUDA();
   const Var x = vector("x");
-  Function f = function({x}, {x * 10}, {}, FunctionOptions{.device_result = true, .config = {{"device", "cuda"}}});
+  Function f = function({x}, {x * 10}, {}, FunctionOptions{.config = {{"device", "cuda"}}, .device_result = true});
   const Tensor gx = to_device(host_vec({1, 2}), gpu_device()) + 1;  // pending, on the device
   const Tensor r = f(gx).at(0);
   EXPECT_EQ(&r.device(), &gpu_device());

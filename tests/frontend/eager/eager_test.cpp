@@ -3,6 +3,8 @@
 // calls' cache, creation, device names and the errors. The GPU runs of the same code are in
 // tests/backends/cuda/eager_gpu_test.cpp.
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <tgc/tgc.h>
 
 #include "frontend/api/eager/eager_run.h"
