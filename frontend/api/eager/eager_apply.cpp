@@ -3,8 +3,7 @@
 // an elementwise result is returned pending (lazy fusion), anything else runs at once.
 #include <tgc/eager.h>
 
-#include <unordered_map>
-#include <unordered_set>
+#include <algorithm>
 
 #include "frontend/api/eager/eager_expr.h"
 #include "frontend/api/eager/eager_run.h"
@@ -51,9 +50,9 @@ class Builder {
     int nodes = 0;
     if (auto* e = dynamic_cast<EagerExpr*>(t.pending_value().get()); e && e->recorded(expr, leaves, nodes)) {
       for (Leaf& leaf : leaves)
-        if (seen_.insert(leaf.var.get()).second) leaves_.push_back(std::move(leaf));
+        if (!has_leaf(leaf.var.get())) leaves_.push_back(std::move(leaf));
       nodes_ += nodes;
-      shapes_[expr.ptr().get()] = t.shape();
+      shapes_.emplace_back(expr.ptr().get(), t.shape());
       return expr;
     }
     const Tensor& value = t.eval();
@@ -63,8 +62,7 @@ class Builder {
           leaf.value.strides() == value.strides() && leaf.value.dtype() == value.dtype())
         return Var(leaf.var);
     VarPtr var = Variable::input(leaf_type(value), "x" + std::to_string(leaves_.size()));
-    seen_.insert(var.get());
-    shapes_[var.get()] = value.shape();
+    shapes_.emplace_back(var.get(), value.shape());
     leaves_.push_back({var, value});
     return Var(var);
   }
@@ -73,14 +71,26 @@ class Builder {
   // empty when an output is an operand itself.
   std::vector<const Node*> new_nodes(const std::vector<Var>& outputs) const {
     std::vector<const Node*> order;
-    std::unordered_set<const Node*> done;
-    std::function<void(const Variable*)> visit = [&](const Variable* v) {
-      if (shapes_.count(v) || v->kind() != Variable::Kind::Result || done.count(v->owner())) return;
-      done.insert(v->owner());
-      for (const VarPtr& in : v->owner()->inputs()) visit(in.get());
-      order.push_back(v->owner());
+    // Depth first without recursion: (node, whether its inputs were pushed).
+    std::vector<std::pair<const Node*, bool>> stack;
+    auto push = [&](const Variable* v) {
+      if (v->kind() != Variable::Kind::Result || shape_entry(v)) return;
+      if (std::find(order.begin(), order.end(), v->owner()) == order.end()) stack.emplace_back(v->owner(), false);
     };
-    for (const Var& out : outputs) visit(out.ptr().get());
+    for (const Var& out : outputs) push(out.ptr().get());
+    while (!stack.empty()) {
+      auto& [node, expanded] = stack.back();
+      if (std::find(order.begin(), order.end(), node) != order.end()) {
+        stack.pop_back();
+      } else if (expanded) {
+        order.push_back(node);
+        stack.pop_back();
+      } else {
+        expanded = true;
+        const Node* n = node;  // push() may move the stack's storage
+        for (const VarPtr& in : n->inputs()) push(in.get());
+      }
+    }
     return order;
   }
 
@@ -92,16 +102,16 @@ class Builder {
       for (const VarPtr& v : node->inputs()) {
         if (v->kind() == Variable::Kind::Constant) {
           in.push_back(v->constant_value().shape());
-        } else if (auto it = shapes_.find(v.get()); it != shapes_.end()) {
-          in.push_back(it->second);
+        } else if (const Shape* known = shape_entry(v.get())) {
+          in.push_back(*known);
         } else {
           reject_root(*v);  // the function read a Var that is not one of the operands
         }
       }
       const std::vector<Shape> shapes = node->op().infer_shapes(in);
-      for (int k = 0; k < node->num_outputs(); ++k) shapes_[node->output_raw(k)] = shapes.at(k);
+      for (int k = 0; k < node->num_outputs(); ++k) shapes_.emplace_back(node->output_raw(k), shapes.at(k));
     }
-    return shapes_.at(out.ptr().get());
+    return *shape_entry(out.ptr().get());
   }
 
   Device& device() const { return device_ ? *device_ : host_device(); }
@@ -109,11 +119,23 @@ class Builder {
   int nodes() const { return nodes_; }
 
  private:
+  bool has_leaf(const Variable* v) const {
+    for (const Leaf& leaf : leaves_)
+      if (leaf.var.get() == v) return true;
+    return false;
+  }
+  const Shape* shape_entry(const Variable* v) const {
+    for (const auto& [var, shape] : shapes_)
+      if (var == v) return &shape;
+    return nullptr;
+  }
+
+  // Small (an operation's operands and the nodes it adds): vectors searched linearly cost
+  // less than hash tables here, and eager operations are all overhead.
   Device* device_ = nullptr;
   size_t first_ = 0;
   std::vector<Leaf> leaves_;
-  std::unordered_set<const Variable*> seen_;
-  std::unordered_map<const Variable*, Shape> shapes_;
+  std::vector<std::pair<const Variable*, Shape>> shapes_;
   int nodes_ = 0;
 };
 

@@ -3,7 +3,7 @@
 
 #include <cstring>
 #include <typeinfo>
-#include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -24,8 +24,9 @@ void append_type(std::string& key, const Type& t) {
 class KeyWriter {
  public:
   explicit KeyWriter(const std::vector<Leaf>& leaves) {
+    key_.reserve(256);
     for (size_t i = 0; i < leaves.size(); ++i) {
-      ids_[leaves[i].var.get()] = static_cast<int>(i);
+      ids_.emplace_back(leaves[i].var.get(), static_cast<int>(i));
       key_ += 'L';
       append_type(key_, leaves[i].var->type());
     }
@@ -33,7 +34,7 @@ class KeyWriter {
   }
 
   int visit(const Variable* v) {
-    if (auto it = ids_.find(v); it != ids_.end()) return it->second;
+    if (const int* id = find(v)) return *id;
     switch (v->kind()) {
       case Variable::Kind::Input:
       case Variable::Kind::Shared: reject_root(*v);
@@ -44,7 +45,8 @@ class KeyWriter {
         const auto* bytes = static_cast<const unsigned char*>(host.raw_data());
         for (size_t i = 0; i < host.nbytes(); ++i) key_ += fmt::format("{:02x}", bytes[i]);
         key_ += ';';
-        return ids_[v] = next_++;
+        ids_.emplace_back(v, next_);
+        return next_++;
       }
       case Variable::Kind::Result: break;
     }
@@ -59,16 +61,22 @@ class KeyWriter {
     for (int i : in) key_ += std::to_string(i) + ',';
     key_ += ')';
     // Every output of the node gets its id now, so a second output read later is found.
-    for (int k = 0; k < node->num_outputs(); ++k) ids_[node->output_raw(k)] = next_ + k;
+    for (int k = 0; k < node->num_outputs(); ++k) ids_.emplace_back(node->output_raw(k), next_ + k);
     next_ += node->num_outputs();
-    return ids_.at(v);
+    return *find(v);
   }
 
   std::string take() { return std::move(key_); }
   std::string& key() { return key_; }
 
  private:
-  std::unordered_map<const Variable*, int> ids_;
+  // The graphs of eager operations are small: a linear search beats a hash table's setup.
+  const int* find(const Variable* v) const {
+    for (const auto& [var, id] : ids_)
+      if (var == v) return &id;
+    return nullptr;
+  }
+  std::vector<std::pair<const Variable*, int>> ids_;
   int next_ = 0;
   std::string key_;
 };
