@@ -397,7 +397,7 @@ void CudaDevice::copy_to_host(void* host_dst, const void* src, size_t bytes, Str
     return;
   }
   refuse_while_capturing("a copy to pageable host memory");
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(staging_mutex_);
   staging_->to_host(host_dst, src, bytes, s);
 }
 
@@ -406,7 +406,7 @@ void CudaDevice::copy_from_host(void* dst, const void* host_src, size_t bytes, S
   cudaStream_t s = stream_of(stream).get();
   refuse_while_capturing("a copy from host memory");
   DeviceGuard guard(info_.ordinal);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(staging_mutex_);
   staging_->to_device(dst, host_src, bytes, s);
 }
 

@@ -139,7 +139,10 @@ class CudaDevice final : public gpu::GpuDevice {
   UniqueStream stream_;
   UniquePool pool_;
   std::unique_ptr<CudaStream> stream_obj_;
-  std::mutex mutex_;  // staging ring, launch list, deferred errors
+  std::mutex mutex_;  // launch list, deferred errors
+  // The staging ring's own lock: a copy through it waits for the device while holding it, and
+  // that wait may raise an asynchronous error, which takes mutex_ to name the launches.
+  std::mutex staging_mutex_;
   std::unique_ptr<PinnedStaging> staging_;
   gpu::LaunchLabels launched_;  // since the last synchronisation, named in an asynchronous error
   std::string deferred_error_;         // a failed cudaFreeAsync, reported at the next sync

@@ -10,6 +10,8 @@
 
 #include <tgc/function.h>
 
+#include <fmt/format.h>
+
 #include "backends/backend_registry.h"
 #include "frontend/api/eager/eager_structure.h"
 
@@ -62,8 +64,9 @@ CompiledCalls& compiled_calls() {
 
 std::vector<Tensor> run_recorded(const std::vector<Var>& outputs, const std::vector<Leaf>& leaves, Device& device,
                                  const std::map<std::string, std::string>& config) {
-  const std::string where = device.name();
-  std::string key = where + "|" + structure_key(outputs, leaves);
+  // The device by address (its name is made only to compile: a string per call costs).
+  std::string key = fmt::format("{}|", static_cast<const void*>(&device));
+  key += structure_key(outputs, leaves);
   for (const auto& [k, v] : config) key += "|" + k + "=" + v;
   // A test's forced backend (the conformance suite runs the host backends one after another).
   if (std::optional<std::string> forced = forced_backend_for_tests()) key += "|forced=" + *forced;
@@ -77,11 +80,11 @@ std::vector<Tensor> run_recorded(const std::vector<Var>& outputs, const std::vec
     // The device the operands are on; replaying recorded CUDA graphs does not pay for calls
     // whose operands sit at new addresses each time.
     options.config = config;
-    options.config["device"] = where;
+    options.config["device"] = device.name();
     options.config["cuda_graphs"] = "off";
     return function(inputs, outputs, {}, options);
   });
-  std::vector<Tensor> args;
+  std::vector<Tensor> args;  // copies: a failed call leaves the recorded graph as it was
   args.reserve(leaves.size());
   for (const Leaf& leaf : leaves) args.push_back(leaf.value);
   return (*call)(args);
