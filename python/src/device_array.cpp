@@ -9,14 +9,10 @@
 #include <nanobind/stl/string.h>
 
 #include "python/src/bindings.h"
+#include "python/src/device_array.h"
 
 namespace tgc::python {
 namespace {
-
-struct DeviceArray {
-  Tensor tensor;
-  nb::object view;  // nanobind's DLPack-capable view of the memory, made on first use
-};
 
 int device_id(const Tensor& t) {
   std::string name = t.device().name();  // "cuda:1"
@@ -93,11 +89,20 @@ nb::object to_result(const Tensor& t) {
   return nb::cast(DeviceArray{t, nb::object()});
 }
 
+std::optional<Tensor> device_array_tensor(nb::handle obj) {
+  DeviceArray* a = nullptr;
+  if (!nb::try_cast(obj, a) || !a) return std::nullopt;
+  return a->tensor;
+}
+
 void bind_device_array(nb::module_& m) {
-  nb::class_<DeviceArray>(m, "DeviceArray",
-                          "A result left on its device (device_result=True, or gpu_from_host on a GPU). "
-                          "torch.from_dlpack(r) / cupy.from_dlpack(r) use its memory without a copy; "
-                          "numpy.asarray(r) copies it to the host.")
+  auto cls = nb::class_<DeviceArray>(m, "DeviceArray",
+                          "A tensor on a device: a function result left there (device_result=True, or "
+                          "gpu_from_host on a GPU), or an eager array (tgc.nd: mxnet's nd, PyCUDA's GPUArray) "
+                          "computed with operators and tgc.nd's functions. torch.from_dlpack(r) / "
+                          "cupy.from_dlpack(r) use its memory without a copy; numpy.asarray(r) and r.get() "
+                          "copy it to the host.");
+  cls
       .def_prop_ro("shape",
                    [](const DeviceArray& a) {
                      nb::list dims;
@@ -124,8 +129,9 @@ void bind_device_array(nb::module_& m) {
            nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none(), "A host copy, as a NumPy array.")
       .def("__repr__", [](const DeviceArray& a) {
         return "<tgc.DeviceArray " + std::string(dtype_name(a.tensor.dtype())) + " " + shape_str(a.tensor.shape()) +
-               " on " + a.tensor.device().name() + ">";
+               " on " + a.tensor.device().name() + (a.tensor.is_pending() ? ", pending" : "") + ">";
       });
+  bind_eager(m, cls);
   m.def("_device_array", [](nb::handle array) { return DeviceArray{to_tensor(array, false), nb::object()}; },
         nb::arg("array"),
         "A DeviceArray over a host copy of array: the protocols' code path without a device (for tests).");

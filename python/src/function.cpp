@@ -15,6 +15,7 @@
 
 #include "ops/core/graph.h"
 #include "python/src/bindings.h"
+#include "python/src/device_array.h"
 
 namespace tgc::python {
 namespace {
@@ -32,6 +33,8 @@ struct PyFunction {
 Tensor argument(nb::handle arg, DType dtype) {
   if (PyBool_Check(arg.ptr()) || PyLong_Check(arg.ptr()) || PyFloat_Check(arg.ptr()))
     return Tensor::full(dtype, {}, nb::cast<double>(arg));
+  // A DeviceArray is bound as it is: on the function's device, no copy (docs/eager.md).
+  if (std::optional<Tensor> t = device_array_tensor(arg)) return *t;
   return to_tensor(arg, true);
 }
 

@@ -21,14 +21,14 @@ from ._tgc import (  # noqa: F401  (the package's public names)
     RandomStreams, set_default_update, clear_default_update, default_update,
 )
 from .config import config
-from . import tensor, printing
+from . import tensor, printing, nd
 
 __version__ = version()
 
 __all__ = [
     "Error", "TypeError", "ShapeError", "ValueError", "IndexError", "InputError", "ConfigError",
     "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
-    "grad", "ifelse", "scan", "until", "config", "tensor", "printing", "devices", "version",
+    "grad", "ifelse", "scan", "until", "config", "tensor", "printing", "nd", "devices", "version",
     "RandomStreams", "set_default_update", "clear_default_update", "default_update",
 ]
 

@@ -35,7 +35,8 @@ class Builder {
     if (!t.defined())
       throw ValueError("argument " + std::to_string(position + 1) + " of an eager operation is an undefined tensor",
                        "", "make it first (nd::zeros, Tensor::from_vector, a function's result)");
-    Device& d = t.device();
+    // Every host-kind device (a borrowed NumPy array's memory, say) is the host.
+    Device& d = t.device().kind() == DeviceKind::Host ? host_device() : t.device();
     if (!device_) {
       device_ = &d;
       first_ = position;

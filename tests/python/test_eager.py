@@ -1,0 +1,59 @@
+# tgc.nd and tgc.DeviceArray's eager operations (docs/eager.md) on the host: values against
+# NumPy, lazy fusion, creation, arguments of compiled functions, errors. (The CUDA path is the
+# C++ one, tested in tests/backends/cuda/eager_gpu_test.cpp.)
+import numpy as np
+import pytest
+
+import tgc
+import tgc.nd as nd
+import tgc.tensor as T
+
+
+def test_arithmetic_matches_numpy():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = nd.array(x)
+    np.testing.assert_array_equal((a * 2 + 1).get(), x * 2 + 1)
+    np.testing.assert_array_equal((1 - a).asnumpy(), 1 - x)
+    np.testing.assert_array_equal((a * a - a / 2).get(), x * x - x / 2)
+    np.testing.assert_array_equal((-a).get(), -x)
+    np.testing.assert_array_equal((a < 2).get(), x < 2)
+    np.testing.assert_allclose(nd.exp(a).get(), np.exp(x), rtol=1e-6)
+    np.testing.assert_array_equal((a @ a.T).get(), x @ x.T)
+    np.testing.assert_array_equal(np.asarray(a + np.ones(3, np.float32)), x + 1)
+
+
+def test_chains_are_pending_until_read():
+    a = nd.array(np.ones(4, np.float32))
+    c = a * 2 + a * 3
+    assert c.is_pending and "pending" in repr(c)
+    assert c.shape == (4,) and c.dtype == "float32"
+    np.testing.assert_array_equal(c.get(), np.full(4, 5, np.float32))
+    assert not c.is_pending
+
+
+def test_reductions_indexing_and_creation():
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    a = nd.array(x)
+    np.testing.assert_array_equal(a.sum(axis=1).get(), x.sum(axis=1))
+    assert a.mean().get() == x.mean()
+    np.testing.assert_array_equal(a[1, 1:3].get(), x[1, 1:3])
+    np.testing.assert_array_equal(nd.argmax(a, axis=0).get(), x.argmax(axis=0))
+    np.testing.assert_array_equal(nd.zeros((2, 2)).get(), np.zeros((2, 2), np.float32))
+    np.testing.assert_array_equal(nd.full(3, 7, dtype="int32").get(), np.full(3, 7, np.int32))
+    np.testing.assert_array_equal(nd.arange(5).get(), np.arange(5))
+    np.testing.assert_allclose(nd.eager(lambda v: T.logsumexp(v, axis=1), a).get(),
+                               np.log(np.exp(x).sum(axis=1)), rtol=1e-12)
+
+
+def test_arrays_are_arguments_of_functions():
+    x = T.vector("x")
+    f = tgc.function([x], x * 10)
+    a = nd.array(np.array([1, 2], np.float32)) + 1  # pending
+    np.testing.assert_array_equal(f(a), [20, 30])
+
+
+def test_errors_are_tgc_errors():
+    with pytest.raises(tgc.ShapeError):
+        nd.array(np.ones(3, np.float32)) + nd.array(np.ones(2, np.float32))
+    with pytest.raises(tgc.ConfigError, match="names no CUDA device"):
+        nd.zeros(2, device="cuda:x")
