@@ -62,15 +62,15 @@ CompiledCalls& compiled_calls() {
 
 }  // namespace
 
-std::vector<Tensor> run_recorded(const std::vector<Var>& outputs, const std::vector<Leaf>& leaves, Device& device,
-                                 const std::map<std::string, std::string>& config) {
+std::shared_ptr<Function> compiled_call(const std::vector<Var>& outputs, const std::vector<Leaf>& leaves,
+                                        Device& device, const std::map<std::string, std::string>& config) {
   // The device by address (its name is made only to compile: a string per call costs).
   std::string key = fmt::format("{}|", static_cast<const void*>(&device));
   key += structure_key(outputs, leaves);
   for (const auto& [k, v] : config) key += "|" + k + "=" + v;
   // A test's forced backend (the conformance suite runs the host backends one after another).
   if (std::optional<std::string> forced = forced_backend_for_tests()) key += "|forced=" + *forced;
-  std::shared_ptr<Function> call = compiled_calls().get(key, [&] {
+  return compiled_calls().get(key, [&] {
     std::vector<Var> inputs;
     for (const Leaf& leaf : leaves) inputs.emplace_back(leaf.var);
     FunctionOptions options;
@@ -84,6 +84,11 @@ std::vector<Tensor> run_recorded(const std::vector<Var>& outputs, const std::vec
     options.config["cuda_graphs"] = "off";
     return function(inputs, outputs, {}, options);
   });
+}
+
+std::vector<Tensor> run_recorded(const std::vector<Var>& outputs, const std::vector<Leaf>& leaves, Device& device,
+                                 const std::map<std::string, std::string>& config) {
+  std::shared_ptr<Function> call = compiled_call(outputs, leaves, device, config);
   std::vector<Tensor> args;  // copies: a failed call leaves the recorded graph as it was
   args.reserve(leaves.size());
   for (const Leaf& leaf : leaves) args.push_back(leaf.value);

@@ -6,8 +6,11 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <tgc/function.h>
 
 #include "frontend/api/eager/eager_expr.h"
 
@@ -20,6 +23,10 @@ namespace tgc::eager_impl {
 // cache's key.
 std::vector<Tensor> run_recorded(const std::vector<Var>& outputs, const std::vector<Leaf>& leaves, Device& device,
                                  const std::map<std::string, std::string>& config = {});
+
+// The compiled call run_recorded calls for these outputs and leaves (compiled on a miss).
+std::shared_ptr<Function> compiled_call(const std::vector<Var>& outputs, const std::vector<Leaf>& leaves,
+                                        Device& device, const std::map<std::string, std::string>& config = {});
 
 // The number of compiled calls in the cache, and its bound (for tests and docs/eager.md).
 size_t compiled_calls_cached();

@@ -94,6 +94,29 @@ TEST(Eager, FusionOffRunsEachOperationAtOnce) {
   EXPECT_EQ((c + a).to_vector<float>(), (std::vector<float>{3, 6, 9}));
 }
 
+TEST(Eager, OperationsRunAtOnceAreFoundBySignature) {
+  // With fusion off every operation runs at once through the signature map
+  // (frontend/api/eager/eager_known_op.h): one compiled call per op, dtypes, ranks and size-1
+  // dims, serving every size.
+  ConfigScope off("eager_fusion", "off");
+  EXPECT_EQ((vec({1, 2, 3}) + vec({1, 1, 1})).to_vector<float>(), (std::vector<float>{2, 3, 4}));
+  EXPECT_EQ((vec({1, 2, 3, 4, 5}) + vec({1, 1, 1, 1, 1})).to_vector<float>(), (std::vector<float>{2, 3, 4, 5, 6}));
+  const Tensor col = Tensor::from_vector<float>({1, 2}, {2, 1}), row = Tensor::from_vector<float>({10, 20, 30}, {1, 3});
+  EXPECT_EQ((col + row).shape(), (Shape{2, 3}));
+  const Tensor m = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ((m + m.transpose().transpose()).to_vector<float>(), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  const Tensor a = vec({3});
+  EXPECT_EQ((a * a).item<float>(), 9.0f);  // one tensor twice: one leaf, another graph
+  EXPECT_EQ((a * 2.0).item<float>(), 6.0f);
+  EXPECT_EQ((a * 3.0).item<float>(), 9.0f);  // another literal, another signature
+  EXPECT_EQ(cast(a, DType::Int32).dtype(), DType::Int32);
+  EXPECT_EQ(cast(a, DType::Float64).dtype(), DType::Float64);
+  EXPECT_EQ(sum(m, 0).to_vector<float>(), (std::vector<float>{5, 7, 9}));
+  EXPECT_EQ(sum(m, 1).to_vector<float>(), (std::vector<float>{6, 15}));
+  EXPECT_EQ(sum(m, 1, true).shape(), (Shape{2, 1}));
+  EXPECT_THROW((void)(vec({1, 2, 3}) + vec({1, 2})), Error);  // at run time here, still an error
+}
+
 TEST(Eager, LongChainsRunBeforeTheyGrowWithoutBound) {
   Tensor x = vec({0});
   for (int i = 0; i < 200; ++i) x = x + 1;
