@@ -133,6 +133,16 @@ void bind_eager(nb::module_& m, nb::class_<DeviceArray>& cls) {
           return wrap(nd::empty(shape, d, device_named(dev)));
         },
         nb::arg("shape"), nb::arg("dtype").none(), nb::arg("device"));
+  for (const char* name : {"_nd_uniform", "_nd_normal"}) {
+    const bool uniform = std::string(name) == "_nd_uniform";
+    m.def(name,
+          [uniform](const std::vector<int64_t>& shape, double a, double b, nb::handle dtype, const std::string& dev) {
+            const std::optional<DType> d = dtype.is_none() ? std::nullopt : std::optional<DType>(as_dtype(dtype));
+            return wrap(uniform ? nd::uniform(shape, a, b, d, device_named(dev)) : nd::normal(shape, a, b, d, device_named(dev)));
+          },
+          nb::arg("shape"), nb::arg("a"), nb::arg("b"), nb::arg("dtype").none(), nb::arg("device"));
+  }
+  m.def("_nd_seed", [](uint64_t seed) { nd::seed(seed); }, nb::arg("seed"));
   m.def("_nd_arange",
         [](double start, double stop, double step, nb::handle dtype, const std::string& dev) {
           const std::optional<DType> d = dtype.is_none() ? std::nullopt : std::optional<DType>(as_dtype(dtype));

@@ -19,7 +19,7 @@ from . import _tgc
 from . import tensor as _T
 
 __all__ = [
-    "array", "to_gpu", "to_device", "empty", "zeros", "ones", "full", "arange", "eager",
+    "array", "to_gpu", "to_device", "empty", "zeros", "ones", "full", "arange", "uniform", "normal", "seed", "eager",
     "exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tanh", "sigmoid", "abs", "floor", "ceil",
     "sign", "maximum", "minimum", "where", "clip", "dot", "sum", "mean", "max", "min", "argmax", "argmin",
     "softmax", "log_softmax", "concatenate", "stack",
@@ -69,6 +69,22 @@ def arange(start, stop=None, step=1, dtype=None, device="cpu"):
     if stop is None:
         start, stop = 0, start
     return _tgc._nd_arange(float(start), float(stop), float(step), dtype, device)
+
+
+def uniform(shape, low=0.0, high=1.0, dtype=None, device="cpu"):
+    """Uniform values in [low, high), drawn on the device (Philox; the same numbers on every
+    device for the same seed and sequence of draws)."""
+    return _tgc._nd_uniform(_shape(shape), float(low), float(high), dtype, device)
+
+
+def normal(shape, mean=0.0, std=1.0, dtype=None, device="cpu"):
+    """Normal values mean + std * z, drawn on the device."""
+    return _tgc._nd_normal(_shape(shape), float(mean), float(std), dtype, device)
+
+
+def seed(value):
+    """Starts every device's eager random stream again from value."""
+    _tgc._nd_seed(int(value))
 
 
 def eager(fn, *arrays):

@@ -57,3 +57,12 @@ def test_errors_are_tgc_errors():
         nd.array(np.ones(3, np.float32)) + nd.array(np.ones(2, np.float32))
     with pytest.raises(tgc.ConfigError, match="names no CUDA device"):
         nd.zeros(2, device="cuda:x")
+
+
+def test_random_values_repeat_for_a_seed():
+    nd.seed(3)
+    a = nd.uniform((100,), 2, 4).get()
+    nd.seed(3)
+    np.testing.assert_array_equal(nd.uniform(100, 2, 4).get(), a)
+    assert a.min() >= 2 and a.max() < 4
+    assert nd.normal((2, 3), dtype="float64").dtype == "float64"

@@ -37,6 +37,15 @@ Tensor full(const Shape& shape, double value, std::optional<DType> dtype = std::
 // NumPy's arange (dtype as tgc::arange chooses it), on `device`.
 Tensor arange(double start, double stop, double step = 1, std::optional<DType> dtype = std::nullopt,
               Device& device = host_device());
+// Uniform values in [low, high) / normal values (mean + stddev * z), float32 or float64,
+// drawn on `device` with the Philox generator of <tgc/random.h> from one stream per device:
+// every device starts from the same state for a seed, so the same sequence of draws gives
+// the same numbers on each. seed() starts every device's stream again (the default seed is 0).
+Tensor uniform(const Shape& shape, double low = 0, double high = 1, std::optional<DType> dtype = std::nullopt,
+               Device& device = host_device());
+Tensor normal(const Shape& shape, double mean = 0, double stddev = 1, std::optional<DType> dtype = std::nullopt,
+              Device& device = host_device());
+void seed(uint64_t seed);
 // A copy of `value` on `device` (PyCUDA's to_gpu; mxnet's nd.array(..., ctx)).
 Tensor array(const Tensor& value, Device& device);
 }  // namespace nd

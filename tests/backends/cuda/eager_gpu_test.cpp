@@ -48,6 +48,16 @@ TEST(CudaEager, CreationFillsOnTheDevice) {
   EXPECT_EQ(&device("cuda:0"), &gpu_device());
 }
 
+TEST(CudaEager, RandomValuesAreTheHostsNumbers) {
+  TGC_REQUIRE_CUDA();
+  nd::seed(11);
+  const Tensor gpu = nd::normal({4096}, 0, 1, DType::Float32, gpu_device());
+  const Tensor host = nd::normal({4096}, 0, 1, DType::Float32);
+  EXPECT_EQ(&gpu.device(), &gpu_device());
+  // Box-Muller in double rounded once: the same bits on both (docs/random.md).
+  EXPECT_TRUE(tensors_equal(gpu.to_host(), host));
+}
+
 TEST(CudaEager, DeviceTensorsAreArgumentsOfCompiledFunctions) {
   TGC_REQUIRE_CUDA();
   const Var x = vector("x");

@@ -172,6 +172,25 @@ TEST(Eager, CreationOnTheHost) {
   EXPECT_EQ(nd::array(vec({1, 2}), host_device()).to_vector<float>(), (std::vector<float>{1, 2}));
 }
 
+TEST(Eager, RandomValuesAreRandomStreamsNumbers) {
+  nd::seed(7);
+  const Tensor u = nd::uniform({1000});
+  const Tensor n = nd::normal({3, 5}, 2, 0.5, DType::Float64);
+  // The first draw after seed(s) is RandomStreams(s)'s first draw: the same Philox stream.
+  RandomStreams rng(7);
+  Function f = function({}, {rng.uniform({1000})}, {}, {.config = {{"device", "cpu"}}});
+  EXPECT_TRUE(tensors_equal(u, f().at(0)));
+  EXPECT_EQ(n.shape(), (Shape{3, 5}));
+  EXPECT_EQ(n.dtype(), DType::Float64);
+  // The stream advances: the next draw differs; seeding again repeats the sequence.
+  EXPECT_FALSE(tensors_equal(nd::uniform({1000}), u));
+  nd::seed(7);
+  EXPECT_TRUE(tensors_equal(nd::uniform({1000}), u));
+  const Tensor scaled = nd::uniform({4}, 10, 12);
+  for (float x : scaled.to_vector<float>()) EXPECT_TRUE(x >= 10 && x < 12) << x;
+  EXPECT_THROW(nd::uniform({2}, 0, 1, DType::Int32), TypeError);
+}
+
 TEST(Eager, DevicesByName) {
   EXPECT_EQ(&device("cpu"), &host_device());
   EXPECT_EQ(device_name(host_device()), "cpu");
