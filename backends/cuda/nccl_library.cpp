@@ -2,19 +2,12 @@
 #include "backends/cuda/nccl_library.h"
 
 #include <dlfcn.h>
-#include <glob.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <sstream>
 
+#include "backends/cuda/library_search.h"
 #include "backends/cuda/nccl_entry.h"
 #include "runtime/error.h"
-
-namespace tgc::cuda {
-
-namespace {
 
 // The wheel's libnccl.so.2 CMake found when tgc was configured (it ran python3 once); empty when
 // there was none.
@@ -22,62 +15,10 @@ namespace {
 #define TGC_NCCL_WHEEL_LIBRARY ""
 #endif
 
-constexpr const char* kWheelTail = "nvidia/nccl/lib/libnccl.so.2";
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-void add_glob(std::vector<std::string>& out, const std::string& pattern) {
-  glob_t g{};
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
-  globfree(&g);
-}
-
-// The wheel under the site-packages of a Python installation at `prefix` (a venv, conda,
-// pyenv version or /usr/local): found without running Python, which a library must not do.
-void add_wheel_under(std::vector<std::string>& out, const std::string& prefix) {
-  if (prefix.empty()) return;
-  for (const char* packages : {"site-packages", "dist-packages"})
-    add_glob(out, prefix + "/lib/python3*/" + packages + "/" + kWheelTail);
-}
-
-}  // namespace
+namespace tgc::cuda {
 
 std::vector<std::string> nccl_library_candidates() {
-  const std::string forced = env("TGC_NCCL_LIBRARY");
-  if (!forced.empty()) return {forced};
-  std::vector<std::string> out = {"libnccl.so.2"};
-  if (std::string(TGC_NCCL_WHEEL_LIBRARY) != "") out.emplace_back(TGC_NCCL_WHEEL_LIBRARY);
-  add_wheel_under(out, env("VIRTUAL_ENV"));
-  add_wheel_under(out, env("CONDA_PREFIX"));
-  // Each python3 on PATH: <prefix>/bin/python3 -> <prefix>/lib/python3.X/site-packages.
-  std::stringstream path(env("PATH"));
-  for (std::string dir; std::getline(path, dir, ':');) {
-    if (dir.empty()) continue;
-    std::error_code ec;
-    const std::filesystem::path py = std::filesystem::path(dir) / "python3";
-    if (!std::filesystem::exists(py, ec)) continue;
-    add_wheel_under(out, std::filesystem::path(dir).parent_path().string());
-    // A venv's python3 is a link to the base interpreter, whose prefix has the user's packages too.
-    const auto real = std::filesystem::canonical(py, ec);
-    if (!ec) add_wheel_under(out, real.parent_path().parent_path().string());
-  }
-  if (!env("HOME").empty()) add_wheel_under(out, env("HOME") + "/.local");
-  // pyenv's interpreters (PATH holds only its shims, scripts outside the prefix) and the
-  // usual conda and system prefixes.
-  const std::string pyenv = !env("PYENV_ROOT").empty() ? env("PYENV_ROOT") : env("HOME") + "/.pyenv";
-  if (pyenv != "/.pyenv") add_wheel_under(out, pyenv + "/versions/*");
-  add_wheel_under(out, "/opt/conda");
-  add_wheel_under(out, "/usr/local");
-  add_wheel_under(out, "/usr");
-  // The same file reached twice (a link, a venv over its base) is tried once.
-  std::vector<std::string> unique;
-  for (const std::string& c : out)
-    if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);
-  return unique;
+  return library_candidates({"TGC_NCCL_LIBRARY", "libnccl.so.2", TGC_NCCL_WHEEL_LIBRARY, "nvidia/nccl/lib/libnccl.so.2"});
 }
 
 std::string nccl_version_str(int code) {

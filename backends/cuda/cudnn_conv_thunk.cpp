@@ -1,0 +1,275 @@
+// The convolution thunks through cuDNN's legacy API. Every size comes from conv_geometry
+// (ops/conv/conv_params.h); operands are made dense in their layout (a no-op for the usual
+// contiguous tensors) and described to cuDNN as they are, NCHW or NHWC, so no transpose is
+// made. cuDNN pads both sides of an axis alike: padding that differs (PyTorch's "same" with
+// an even kernel, explicit (top, bottom, left, right)) is made by copying the input into a
+// zeroed larger tensor, cuDNN padding the common part. Algorithms come from cuDNN's heuristics
+// (the _v7 queries, which run nothing, so a call being recorded may make them), chosen once
+// per problem and device: deterministic ones first (tgc gives the same bits on every run), no
+// TF32 unless config cuda_tf32 asks for it.
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "backends/cuda/cudnn_context.h"
+#include "backends/cuda/cudnn_thunks.h"
+#include "backends/gpu/device_copy.h"
+#include "ops/conv/conv2d.h"
+#include "ops/conv/fused_conv2d.h"
+#include "runtime/error.h"
+
+namespace tgc::cuda {
+
+namespace {
+
+enum class Dir { Forward = 0, BackwardData = 1, BackwardFilter = 2 };
+
+// More workspace than this is not taken for one call: an algorithm asking for it is passed
+// over for the next (cuDNN's heuristics list several per problem).
+constexpr size_t kMaxWorkspaceBytes = size_t{1} << 30;
+
+bool not_supported(cudnnStatus_t s) { return s >= CUDNN_STATUS_NOT_SUPPORTED && s < 4000; }
+
+// One call's geometry after splitting the padding into cuDNN's symmetric part and the rows and
+// columns the thunk adds to the input itself.
+struct Problem {
+  Conv2dGeometry g;
+  int64_t pad_h = 0, pad_w = 0;            // symmetric, cuDNN's
+  std::array<int64_t, 4> extra{0, 0, 0, 0};  // added by the thunk: top, bottom, left, right
+  int64_t hp = 0, wp = 0;                  // the input's extent with the extra rows and columns
+  bool padded() const { return extra != std::array<int64_t, 4>{0, 0, 0, 0}; }
+};
+
+Problem make_problem(const Conv2dGeometry& g) {
+  Problem pr;
+  pr.g = g;
+  pr.pad_h = std::min(g.pad[0], g.pad[1]);
+  pr.pad_w = std::min(g.pad[2], g.pad[3]);
+  pr.extra = {g.pad[0] - pr.pad_h, g.pad[1] - pr.pad_h, g.pad[2] - pr.pad_w, g.pad[3] - pr.pad_w};
+  pr.hp = g.h + pr.extra[0] + pr.extra[1];
+  pr.wp = g.w + pr.extra[2] + pr.extra[3];
+  return pr;
+}
+
+// The descriptors of one problem, in the layout, over the padded input extent.
+struct Descs {
+  Descs(DType dt, const Conv2dParams& p, const Problem& pr)
+      : w(dt, p.layout, pr.g.o, pr.g.c / p.groups, pr.g.kh, pr.g.kw), conv(dt, p, pr.pad_h, pr.pad_w) {
+    x.set_dense(dt, p.layout, pr.g.n, pr.g.c, pr.hp, pr.wp);
+    y.set_dense(dt, p.layout, pr.g.n, pr.g.o, pr.g.oh, pr.g.ow);
+  }
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+};
+
+// The descriptor of the unpadded input's place inside the padded one (its strides), and the
+// element offset of its first element there.
+int64_t interior(TensorDesc& desc, DType dt, ConvLayout layout, const Problem& pr) {
+  const Conv2dGeometry& g = pr.g;
+  const int64_t sc = layout == ConvLayout::NCHW ? pr.hp * pr.wp : 1;
+  const int64_t sh = layout == ConvLayout::NCHW ? pr.wp : pr.wp * g.c;
+  const int64_t sw = layout == ConvLayout::NCHW ? 1 : g.c;
+  const int64_t sn = g.c * pr.hp * pr.wp;
+  desc.set(dt, {static_cast<int>(g.n), static_cast<int>(g.c), static_cast<int>(g.h), static_cast<int>(g.w)},
+           {static_cast<int>(sn), static_cast<int>(sc), static_cast<int>(sh), static_cast<int>(sw)});
+  return pr.extra[0] * sh + pr.extra[2] * sw;
+}
+
+char* at_element(void* base, DType dt, int64_t offset) {
+  return static_cast<char*>(base) + offset * static_cast<int64_t>(dtype_size(dt));
+}
+
+// The perf records of the three queries have the same fields; the best usable one: within the
+// workspace cap, deterministic if any is, in cuDNN's order (fastest expected first).
+template <typename Perf>
+std::optional<ConvAlgo> pick(const Perf* perf, int count) {
+  const Perf* chosen = nullptr;
+  for (int i = 0; i < count && !chosen; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspaceBytes &&
+        perf[i].determinism == CUDNN_DETERMINISTIC)
+      chosen = &perf[i];
+  for (int i = 0; i < count && !chosen; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspaceBytes) chosen = &perf[i];
+  if (!chosen) return std::nullopt;
+  return ConvAlgo{static_cast<int>(chosen->algo), chosen->mathType, chosen->memory};
+}
+
+struct ConvThunk {
+  CudaDevice* device;
+  std::shared_ptr<const ConvOpBase> op;
+  Dir dir;
+  bool fused = false, relu = false;
+  bool tf32 = false;
+
+  // FMA only for float32 unless TF32 was asked for (cuDNN's default math allows TF32 on
+  // Ampere and later, which rounds operands to 10 bits of mantissa).
+  cudnnMathType_t math_of(DType dt, const ConvAlgo& a) const {
+    return dt == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : a.math;
+  }
+
+  ConvAlgo algorithm(CudnnContext& ctx, DType dt, const Problem& pr, Descs& d) const {
+    const Conv2dParams& p = op->params();
+    const Conv2dGeometry& g = pr.g;
+    const ConvAlgoKey key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), static_cast<int64_t>(p.layout), tf32,
+                          g.n, g.c, pr.hp, pr.wp, g.o, g.kh, g.kw, g.oh, g.ow, pr.pad_h, pr.pad_w, p.stride[0],
+                          p.stride[1], p.dilation[0], p.dilation[1], p.groups};
+    if (auto it = ctx.algos.find(key); it != ctx.algos.end()) return it->second;
+    const CudnnApi& api = cudnn_api();
+    TGC_CUDNN_CHECK(api.SetConvolutionMathType(
+        d.conv.get(), dt == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH));
+    std::optional<ConvAlgo> a;
+    int n = 0;
+    if (dir == Dir::Forward) {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.GetConvolutionForwardAlgorithm_v7(ctx.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+                                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
+      a = pick(perf, n);
+    } else if (dir == Dir::BackwardData) {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.GetConvolutionBackwardDataAlgorithm_v7(ctx.handle, d.w.get(), d.y.get(), d.conv.get(),
+                                                                 d.x.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
+                                                                 perf));
+      a = pick(perf, n);
+    } else {
+      cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.GetConvolutionBackwardFilterAlgorithm_v7(ctx.handle, d.x.get(), d.y.get(), d.conv.get(),
+                                                                   d.w.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                                   &n, perf));
+      a = pick(perf, n);
+    }
+    if (!a)
+      throw DeviceError(op->user_name() + ": cuDNN has no algorithm for this convolution (" + p.describe() + ", " +
+                            std::string(dtype_name(dt)) + ", input " + std::to_string(g.n) + "x" +
+                            std::to_string(g.c) + "x" + std::to_string(g.h) + "x" + std::to_string(g.w) + ")",
+                        "", "run it on the host (device=cpu), or report the shape: docs/conv.md lists what cuDNN runs");
+    ctx.algos.emplace(key, *a);
+    return *a;
+  }
+
+  void operator()(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+    const Conv2dParams& p = op->params();
+    const std::string what = op->user_name();
+    const DType dt = inputs[0].dtype();
+    std::vector<Shape> shapes;
+    for (const Tensor& t : inputs) shapes.push_back(t.shape());
+    const Shape out_shape = op->infer_shapes(shapes)[0];
+    Conv2dGeometry g;
+    if (dir == Dir::BackwardData)
+      g = conv_geometry_from_output(p, shapes[0], shapes[1], inputs.size() > 2 ? &shapes[2] : nullptr, what);
+    else if (dir == Dir::BackwardFilter)
+      g = conv_geometry(p, shapes[0], shapes[2], what);
+    else
+      g = conv_geometry(p, shapes[0], shapes[1], what);
+    Tensor& out = ensure_output(outputs[0], dt, out_shape, *device);
+    if (out.numel() == 0) return;
+    const Problem pr = make_problem(g);
+
+    CudnnContext& ctx = cudnn_context(*device);
+    const CudnnApi& api = cudnn_api();
+    DeviceGuard guard(device->ordinal());
+    std::lock_guard<std::mutex> lock(ctx.mutex);
+    Descs d(dt, p, pr);
+    const ConvAlgo a = algorithm(ctx, dt, pr, d);
+    TGC_CUDNN_CHECK(api.SetConvolutionMathType(d.conv.get(), math_of(dt, a)));
+    const Scalars s(dt);
+    Workspace ws(*device, a.workspace);
+
+    if (dir == Dir::BackwardData) {
+      const Tensor dy = gpu::contiguous_on_device(*device, inputs[0]);
+      const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
+      Tensor dx = pr.padded() ? Tensor::empty(dt, conv_act_shape(p.layout, g.n, g.c, pr.hp, pr.wp), *device) : out;
+      TGC_CUDNN_CHECK(api.ConvolutionBackwardData(ctx.handle, s.one(), d.w.get(), w.raw_data(), d.y.get(),
+                                                  dy.raw_data(), d.conv.get(),
+                                                  static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws.get(),
+                                                  ws.size(), s.zero(), d.x.get(), dx.raw_data()));
+      if (pr.padded()) {  // the gradient of the rows and columns the thunk added is dropped
+        TensorDesc inner, dense;
+        const int64_t off = interior(inner, dt, p.layout, pr);
+        dense.set_dense(dt, p.layout, g.n, g.c, g.h, g.w);
+        TGC_CUDNN_CHECK(api.TransformTensor(ctx.handle, s.one(), inner.get(), at_element(dx.raw_data(), dt, off),
+                                            s.zero(), dense.get(), out.raw_data()));
+      }
+      return;
+    }
+
+    const Tensor x = padded_input(ctx, dt, pr, gpu::contiguous_on_device(*device, inputs[0]));
+    if (dir == Dir::BackwardFilter) {
+      const Tensor dy = gpu::contiguous_on_device(*device, inputs[1]);
+      TGC_CUDNN_CHECK(api.ConvolutionBackwardFilter(ctx.handle, s.one(), d.x.get(), x.raw_data(), d.y.get(),
+                                                    dy.raw_data(), d.conv.get(),
+                                                    static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws.get(),
+                                                    ws.size(), s.zero(), d.w.get(), out.raw_data()));
+      return;
+    }
+    const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
+    const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(a.algo);
+    if (fused) {
+      const Tensor bias = gpu::contiguous_on_device(*device, inputs[2]);
+      TensorDesc bd;
+      bd.set(dt, {1, static_cast<int>(g.o), 1, 1}, {static_cast<int>(g.o), 1, 1, 1});
+      if (relu) {
+        // One call where cuDNN has it for this problem (z = y scaled by 0: no residual).
+        ActivationDesc act;
+        const cudnnStatus_t st = api.ConvolutionBiasActivationForward(
+            ctx.handle, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(), algo, ws.get(),
+            ws.size(), s.zero(), d.y.get(), out.raw_data(), bd.get(), bias.raw_data(), act.get(), d.y.get(),
+            out.raw_data());
+        if (st == CUDNN_STATUS_SUCCESS) return;
+        if (!not_supported(st)) throw_cudnn_error(st, "cudnnConvolutionBiasActivationForward");
+      }
+      // Otherwise the convolution, the bias added in place, and the relu in place.
+      forward(ctx, d, s, x, w, algo, ws, out);
+      TGC_CUDNN_CHECK(api.AddTensor(ctx.handle, s.one(), bd.get(), bias.raw_data(), s.one(), d.y.get(), out.raw_data()));
+      if (relu) {
+        ActivationDesc act;
+        TGC_CUDNN_CHECK(api.ActivationForward(ctx.handle, act.get(), s.one(), d.y.get(), out.raw_data(), s.zero(),
+                                              d.y.get(), out.raw_data()));
+      }
+      return;
+    }
+    forward(ctx, d, s, x, w, algo, ws, out);
+  }
+
+  void forward(CudnnContext& ctx, Descs& d, const Scalars& s, const Tensor& x, const Tensor& w,
+               cudnnConvolutionFwdAlgo_t algo, const Workspace& ws, Tensor& out) const {
+    TGC_CUDNN_CHECK(cudnn_api().ConvolutionForward(ctx.handle, s.one(), d.x.get(), x.raw_data(), d.w.get(),
+                                                   w.raw_data(), d.conv.get(), algo, ws.get(), ws.size(), s.zero(),
+                                                   d.y.get(), out.raw_data()));
+  }
+
+  // `x` itself, or (padding that differs between the sides) x inside a zeroed tensor with the
+  // extra rows and columns.
+  Tensor padded_input(CudnnContext& ctx, DType dt, const Problem& pr, const Tensor& x) const {
+    if (!pr.padded()) return x;
+    const Conv2dParams& p = op->params();
+    Tensor xp = Tensor::empty(dt, conv_act_shape(p.layout, pr.g.n, pr.g.c, pr.hp, pr.wp), *device);
+    device->fill_zero(xp.raw_data(), xp.nbytes());
+    TensorDesc inner, dense;
+    const int64_t off = interior(inner, dt, p.layout, pr);
+    dense.set_dense(dt, p.layout, pr.g.n, pr.g.c, pr.g.h, pr.g.w);
+    const Scalars s(dt);
+    TGC_CUDNN_CHECK(cudnn_api().TransformTensor(ctx.handle, s.one(), dense.get(), x.raw_data(), s.zero(), inner.get(),
+                                                at_element(xp.raw_data(), dt, off)));
+    return xp;
+  }
+};
+
+}  // namespace
+
+ThunkFn make_cudnn_conv_thunk(CudaDevice& device, const Node& node, const Config& config) {
+  cudnn_context(device);  // the handle now, inside function(), not in a call being recorded
+  auto op = std::dynamic_pointer_cast<const ConvOpBase>(node.op_ptr());
+  TGC_INTERNAL_CHECK(op != nullptr, "cuDNN convolution thunk for " + node.op().name());
+  ConvThunk t{&device, op, Dir::Forward};
+  t.tf32 = config.cuda_tf32;
+  if (dynamic_cast<const Conv2dGradInput*>(op.get())) t.dir = Dir::BackwardData;
+  if (dynamic_cast<const Conv2dGradWeights*>(op.get())) t.dir = Dir::BackwardFilter;
+  if (const auto* f = dynamic_cast<const FusedConv2d*>(op.get())) {
+    t.fused = true;
+    t.relu = f->relu();
+  }
+  return t;
+}
+
+}  // namespace tgc::cuda
