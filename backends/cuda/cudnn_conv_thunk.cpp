@@ -209,7 +209,9 @@ struct ConvThunk {
       TensorDesc bd;
       bd.set(dt, {1, static_cast<int>(g.o), 1, 1}, {static_cast<int>(g.o), 1, 1, 1});
       if (relu) {
-        // One call where cuDNN has it for this problem (z = y scaled by 0: no residual).
+        // One call where cuDNN has it for this problem. It reads a residual z, scaled here by 0:
+        // z is the output itself, zeroed first, as 0 times the garbage of fresh memory may be NaN.
+        device->fill_zero(out.raw_data(), out.nbytes());
         ActivationDesc act;
         const cudnnStatus_t st = api.ConvolutionBiasActivationForward(
             ctx.handle, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(), algo, ws.get(),

@@ -59,51 +59,40 @@ void preload_parts(const std::string& loaded) {
                            "libcudnn_engines_precompiled.so.9", "libcudnn_heuristic.so.9", "libcudnn_ops.so.9",
                            "libcudnn_cnn.so.9"}) {
     const std::filesystem::path p = dir / part;
-    if (std::filesystem::exists(p, ec)) dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL);  // a failure shows at the call
+    if (std::filesystem::exists(p, ec)) dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);  // a failure shows at the call
   }
 }
 
 CudnnStatus load() {
   CudnnStatus st;
   std::string tried;
-  for (const std::string& candidate : cudnn_library_candidates()) {
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char* err = dlerror();
-      tried += (tried.empty() ? "" : "; ") + std::string(err ? err : candidate + ": not found");
-      continue;
-    }
-    std::string missing;
-    if (!resolve(handle, missing)) {
-      st.reason = candidate + " lacks " + missing + ": tgc needs cuDNN 9";
-      dlclose(handle);
-      return st;
-    }
-    Dl_info info{};
-    st.path = dladdr(reinterpret_cast<void*>(g_api.GetVersion), &info) && info.dli_fname ? info.dli_fname : candidate;
-    st.version = g_api.GetVersion();
-    if (st.version < 90000) {
-      st.reason = st.path + " is cuDNN " + cudnn_version_str(st.version) + ": tgc needs cuDNN 9";
-      return st;
-    }
-    preload_parts(st.path);
-    st.available = true;
-    return st;  // the handle stays open for the process
+  void* handle = open_first(cudnn_library_candidates(), tried);
+  if (!handle) {
+    st.reason = "libcudnn.so.9 not found (" + tried + "; pip install nvidia-cudnn-cu13, or set TGC_CUDNN_LIBRARY)";
+    return st;
   }
-  st.reason = "libcudnn.so.9 not found (" + tried + "; pip install nvidia-cudnn-cu13, or set TGC_CUDNN_LIBRARY)";
-  return st;
+  std::string missing;
+  if (!resolve(handle, missing)) {
+    st.reason = loaded_path(dlsym(handle, "cudnnGetVersion"), "libcudnn") + " lacks " + missing + ": tgc needs cuDNN 9";
+    dlclose(handle);
+    return st;
+  }
+  st.path = loaded_path(reinterpret_cast<void*>(g_api.GetVersion), "libcudnn.so.9");
+  st.version = g_api.GetVersion();
+  if (st.version < 90000) {
+    st.reason = st.path + " is cuDNN " + cudnn_version_str(st.version) + ": tgc needs cuDNN 9";
+    return st;
+  }
+  preload_parts(st.path);
+  st.available = true;
+  return st;  // the handle stays open for the process
 }
 
 #else
 
 CudnnStatus load() {
   CudnnStatus st;
-#if TGC_HAVE_CUDA
-  st.reason = "built without cuDNN headers (cudnn.h was not found, or TGC_WITH_CUDNN=OFF, when tgc was configured: "
-              "pip install nvidia-cudnn-cu13, or scripts/setup, then reconfigure)";
-#else
-  st.reason = "not built: this build has no CUDA backend";
-#endif
+  st.reason = built_without_reason("cuDNN", "cudnn.h", "TGC_WITH_CUDNN", "nvidia-cudnn-cu13");
   return st;
 }
 
@@ -118,9 +107,10 @@ const CudnnStatus& cudnn_status() {
 
 std::string cudnn_description() {
   const CudnnStatus& st = cudnn_status();
-  if (!st.available) return "cudnn    unavailable  (" + st.reason + ")";
-  return "cudnn    available  (cuDNN " + cudnn_version_str(st.version) + ", " + st.path +
-         "; convolutions and pooling on CUDA devices)";
+  return devices_line("cudnn", st.available,
+                      st.available ? "cuDNN " + cudnn_version_str(st.version) + ", " + st.path +
+                                         "; convolutions and pooling on CUDA devices"
+                                   : st.reason);
 }
 
 #if TGC_HAVE_CUDNN_HEADERS

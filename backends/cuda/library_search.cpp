@@ -2,6 +2,7 @@
 // and the site-packages of the Python installations found on this machine.
 #include "backends/cuda/library_search.h"
 
+#include <dlfcn.h>
 #include <glob.h>
 
 #include <algorithm>
@@ -68,6 +69,37 @@ std::vector<std::string> library_candidates(const LibrarySearch& search) {
   for (const std::string& c : out)
     if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);
   return unique;
+}
+
+void* open_first(const std::vector<std::string>& candidates, std::string& tried) {
+  for (const std::string& candidate : candidates) {
+    if (void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
+    const char* err = dlerror();
+    tried += (tried.empty() ? "" : "; ") + std::string(err ? err : candidate + ": not found");
+  }
+  return nullptr;
+}
+
+std::string loaded_path(void* symbol, const std::string& fallback) {
+  Dl_info info{};
+  return dladdr(symbol, &info) && info.dli_fname ? info.dli_fname : fallback;
+}
+
+std::string built_without_reason(const std::string& name, const std::string& header, const std::string& option,
+                                 const std::string& package) {
+#if TGC_HAVE_CUDA
+  return "built without " + name + " headers (" + header + " was not found, or " + option +
+         "=OFF, when tgc was configured: pip install " + package + ", or scripts/setup, then reconfigure)";
+#else
+  (void)name, (void)header, (void)option, (void)package;
+  return "not built: this build has no CUDA backend";
+#endif
+}
+
+std::string devices_line(const std::string& key, bool available, const std::string& detail) {
+  std::string padded = key;
+  padded.resize(std::max<size_t>(padded.size(), 9), ' ');
+  return padded + (available ? "available  (" : "unavailable  (") + detail + ")";
 }
 
 }  // namespace tgc::cuda

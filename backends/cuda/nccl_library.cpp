@@ -78,45 +78,33 @@ NcclStatus load() {
   NcclStatus st;
   default_environment();
   std::string tried;
-  for (const std::string& candidate : nccl_library_candidates()) {
-    // RTLD_LOCAL: NCCL's symbols stay out of the global namespace (a second NCCL loaded by
-    // another library in the process keeps its own).
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char* err = dlerror();
-      tried += (tried.empty() ? "" : "; ") + std::string(err ? err : candidate + ": not found");
-      continue;
-    }
-    std::string missing;
-    if (!resolve(handle, missing)) {
-      int code = 0;
-      auto get_version = reinterpret_cast<decltype(&::ncclGetVersion)>(dlsym(handle, "ncclGetVersion"));
-      if (get_version) get_version(&code);
-      st.reason = candidate + " (NCCL " + (code ? nccl_version_str(code) : "of unknown version") +
-                  ") lacks " + missing + ": tgc needs NCCL 2.14 or newer";
-      dlclose(handle);
-      return st;
-    }
-    Dl_info info{};
-    st.path = dladdr(reinterpret_cast<void*>(g_api.GetVersion), &info) && info.dli_fname ? info.dli_fname : candidate;
-    if (g_api.GetVersion(&st.version) != ncclSuccess) st.version = 0;
-    st.available = true;
-    return st;  // the handle stays open for the process
+  void* handle = open_first(nccl_library_candidates(), tried);
+  if (!handle) {
+    st.reason = "libnccl.so.2 not found (" + tried + ")";
+    return st;
   }
-  st.reason = "libnccl.so.2 not found (" + tried + ")";
-  return st;
+  std::string missing;
+  if (!resolve(handle, missing)) {
+    int code = 0;
+    auto get_version = reinterpret_cast<decltype(&::ncclGetVersion)>(dlsym(handle, "ncclGetVersion"));
+    if (get_version) get_version(&code);
+    st.reason = loaded_path(dlsym(handle, "ncclGetVersion"), "libnccl") + " (NCCL " +
+                (code ? nccl_version_str(code) : "of unknown version") + ") lacks " + missing +
+                ": tgc needs NCCL 2.14 or newer";
+    dlclose(handle);
+    return st;
+  }
+  st.path = loaded_path(reinterpret_cast<void*>(g_api.GetVersion), "libnccl.so.2");
+  if (g_api.GetVersion(&st.version) != ncclSuccess) st.version = 0;
+  st.available = true;
+  return st;  // the handle stays open for the process
 }
 
 #else
 
 NcclStatus load() {
   NcclStatus st;
-#if TGC_HAVE_CUDA
-  st.reason = "built without NCCL headers (nccl.h was not found, or TGC_WITH_NCCL=OFF, when tgc was configured: "
-              "pip install nvidia-nccl-cu13, or scripts/setup, then reconfigure)";
-#else
-  st.reason = "not built: this build has no CUDA backend";
-#endif
+  st.reason = built_without_reason("NCCL", "nccl.h", "TGC_WITH_NCCL", "nvidia-nccl-cu13");
   return st;
 }
 
@@ -131,9 +119,10 @@ const NcclStatus& nccl_status() {
 
 std::string nccl_description() {
   const NcclStatus& st = nccl_status();
-  if (!st.available) return "nccl     unavailable  (" + st.reason + ")";
-  return "nccl     available  (NCCL " + nccl_version_str(st.version) + ", " + st.path +
-         "; collectives on CUDA devices)";
+  return devices_line("nccl", st.available,
+                      st.available ? "NCCL " + nccl_version_str(st.version) + ", " + st.path +
+                                         "; collectives on CUDA devices"
+                                   : st.reason);
 }
 
 #if TGC_HAVE_NCCL_HEADERS
