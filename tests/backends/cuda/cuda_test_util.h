@@ -22,7 +22,7 @@ namespace tgc::cuda_test {
 // Values uniform in [-1, 1) of `dtype`, from `seed`.
 inline Tensor uniform_signed(const Shape& shape, DType dtype, uint64_t seed) {
   RandomState rng(seed);
-  return (rng.rand(shape) * 2.0 - 1.0).astype(dtype);
+  return rng.uniform(-1.0, 1.0, shape).astype(dtype);
 }
 
 using device_test::diff_report;

@@ -99,10 +99,10 @@ TEST(CudnnConv, TrainingStepRecordedAsACudaGraphMatchesNodeByNode) {
   TGC_REQUIRE_CUDNN();
   auto build = [](const std::string& graphs) {
     RandomState rng(7);
-    Shared x = shared((rng.rand({8, 3, 12, 12}) - 0.5).astype(DType::Float32), "x");
-    Shared w1 = shared((rng.rand({8, 3, 3, 3}) * 0.2 - 0.1).astype(DType::Float32), "w1");
+    Shared x = shared(rng.uniform(-0.5, 0.5, {8, 3, 12, 12}).astype(DType::Float32), "x");
+    Shared w1 = shared(rng.uniform(-0.1, 0.1, {8, 3, 3, 3}).astype(DType::Float32), "w1");
     Shared b1 = shared(Tensor::zeros(DType::Float32, {8}), "b1");
-    Shared w2 = shared((rng.rand({4, 8, 3, 3}) * 0.2 - 0.1).astype(DType::Float32), "w2");
+    Shared w2 = shared(rng.uniform(-0.1, 0.1, {4, 8, 3, 3}).astype(DType::Float32), "w2");
     Conv2dOptions same;
     same.padding = ConvPadding::same();
     Var h = max_pool2d(maximum(conv2d(x, w1, same) + dimshuffle(b1, {-1, 0, -1, -1}), 0.0), {2, 2});

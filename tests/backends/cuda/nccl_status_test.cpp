@@ -103,7 +103,7 @@ TEST(NcclLibraryDeathTest, AMissingLibraryIsExplained) {
         }
         std::exit(ok ? 0 : 1);
       },
-      testing::ExitedWithCode(0), "");
+      ::testing::ExitedWithCode(0), "");
 }
 
 size_t nccl_type_size(ncclDataType_t t) {
