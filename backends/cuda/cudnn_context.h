@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cudnn_library.h"
@@ -30,7 +31,9 @@ struct CudnnContext {
   cudnnHandle_t handle = nullptr;
   // cuDNN handles are not thread-safe: one call (with its descriptors' setup) at a time.
   std::mutex mutex;
-  std::map<ConvAlgoKey, ConvAlgo> algos;  // under mutex, for the process (devices are)
+  // Each problem's algorithms in the order to try them (cudnn_conv_thunk.cpp), under mutex, for
+  // the process (devices are).
+  std::map<ConvAlgoKey, std::vector<ConvAlgo>> algos;
 };
 
 // The device's context, its handle created on first use (inside function(), by make_thunk,

@@ -4,12 +4,12 @@
 // made. cuDNN pads both sides of an axis alike: padding that differs (PyTorch's "same" with
 // an even kernel, explicit (top, bottom, left, right)) is made by copying the input into a
 // zeroed larger tensor, cuDNN padding the common part. Algorithms come from cuDNN's heuristics
-// (the _v7 queries, which run nothing, so a call being recorded may make them), chosen once
-// per problem and device: deterministic ones first (tgc gives the same bits on every run), no
-// TF32 unless config cuda_tf32 asks for it.
+// (the _v7 queries, which run nothing, so a call being recorded may make them), asked once per
+// problem and device and tried in order until one runs: deterministic ones first (tgc gives the
+// same bits on every run), no TF32 unless config cuda_tf32 asks for it.
 #include <algorithm>
 #include <memory>
-#include <optional>
+#include <vector>
 
 #include "backends/cuda/cudnn_context.h"
 #include "backends/cuda/cudnn_thunks.h"
@@ -80,19 +80,17 @@ char* at_element(void* base, DType dt, int64_t offset) {
   return static_cast<char*>(base) + offset * static_cast<int64_t>(dtype_size(dt));
 }
 
-// The perf records of the three queries have the same fields; the best usable one: within the
-// workspace cap, deterministic if any is, in cuDNN's order (fastest expected first).
+// The perf records of the three queries have the same fields: the usable ones (within the
+// workspace cap), deterministic ones first, each group in cuDNN's order (fastest expected first).
 template <typename Perf>
-std::optional<ConvAlgo> pick(const Perf* perf, int count) {
-  const Perf* chosen = nullptr;
-  for (int i = 0; i < count && !chosen; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspaceBytes &&
-        perf[i].determinism == CUDNN_DETERMINISTIC)
-      chosen = &perf[i];
-  for (int i = 0; i < count && !chosen; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspaceBytes) chosen = &perf[i];
-  if (!chosen) return std::nullopt;
-  return ConvAlgo{static_cast<int>(chosen->algo), chosen->mathType, chosen->memory};
+std::vector<ConvAlgo> usable(const Perf* perf, int count) {
+  std::vector<ConvAlgo> out;
+  for (bool deterministic : {true, false})
+    for (int i = 0; i < count; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspaceBytes &&
+          (perf[i].determinism == CUDNN_DETERMINISTIC) == deterministic)
+        out.push_back(ConvAlgo{static_cast<int>(perf[i].algo), perf[i].mathType, perf[i].memory});
+  return out;
 }
 
 struct ConvThunk {
@@ -108,7 +106,9 @@ struct ConvThunk {
     return dt == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : a.math;
   }
 
-  ConvAlgo algorithm(CudnnContext& ctx, DType dt, const Problem& pr, Descs& d) const {
+  // The problem's algorithms in the order to try them, asked of cuDNN once per problem and
+  // device (under the context's lock). The one that ran is moved to the front (run_first).
+  std::vector<ConvAlgo>& candidates(CudnnContext& ctx, DType dt, const Problem& pr, Descs& d) const {
     const Conv2dParams& p = op->params();
     const Conv2dGeometry& g = pr.g;
     const ConvAlgoKey key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), static_cast<int64_t>(p.layout), tf32,
@@ -118,33 +118,51 @@ struct ConvThunk {
     const CudnnApi& api = cudnn_api();
     TGC_CUDNN_CHECK(api.SetConvolutionMathType(
         d.conv.get(), dt == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH));
-    std::optional<ConvAlgo> a;
+    std::vector<ConvAlgo> algos;
     int n = 0;
     if (dir == Dir::Forward) {
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
       TGC_CUDNN_CHECK(api.GetConvolutionForwardAlgorithm_v7(ctx.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
                                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
-      a = pick(perf, n);
+      algos = usable(perf, n);
     } else if (dir == Dir::BackwardData) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
       TGC_CUDNN_CHECK(api.GetConvolutionBackwardDataAlgorithm_v7(ctx.handle, d.w.get(), d.y.get(), d.conv.get(),
                                                                  d.x.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
                                                                  perf));
-      a = pick(perf, n);
+      algos = usable(perf, n);
     } else {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
       TGC_CUDNN_CHECK(api.GetConvolutionBackwardFilterAlgorithm_v7(ctx.handle, d.x.get(), d.y.get(), d.conv.get(),
                                                                    d.w.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
                                                                    &n, perf));
-      a = pick(perf, n);
+      algos = usable(perf, n);
     }
-    if (!a)
-      throw DeviceError(op->user_name() + ": cuDNN has no algorithm for this convolution (" + p.describe() + ", " +
-                            std::string(dtype_name(dt)) + ", input " + std::to_string(g.n) + "x" +
-                            std::to_string(g.c) + "x" + std::to_string(g.h) + "x" + std::to_string(g.w) + ")",
-                        "", "run it on the host (device=cpu), or report the shape: docs/conv.md lists what cuDNN runs");
-    ctx.algos.emplace(key, *a);
-    return *a;
+    return ctx.algos.emplace(key, std::move(algos)).first->second;
+  }
+
+  // Calls `call(algo, workspace)` with each candidate until one runs: a heuristic's algorithm
+  // may still be NOT_SUPPORTED for a problem (a layout or float64 case), then the next is tried.
+  // The one that ran goes first next time. DeviceError when none runs.
+  template <typename Call>
+  void run_first(std::vector<ConvAlgo>& algos, DType dt, Descs& d, const Conv2dGeometry& g, const char* name,
+                 Call call) const {
+    for (size_t i = 0; i < algos.size(); ++i) {
+      TGC_CUDNN_CHECK(cudnn_api().SetConvolutionMathType(d.conv.get(), math_of(dt, algos[i])));
+      Workspace ws(*device, algos[i].workspace);
+      const cudnnStatus_t st = call(algos[i].algo, ws);
+      if (st == CUDNN_STATUS_SUCCESS) {
+        // [0, i] -> [i, 0, ..., i-1]: the one that ran first, the rest in their order.
+        if (i > 0) std::rotate(algos.begin(), algos.begin() + static_cast<std::ptrdiff_t>(i), algos.begin() + static_cast<std::ptrdiff_t>(i + 1));
+        return;
+      }
+      if (!not_supported(st)) throw_cudnn_error(st, name);
+    }
+    const Conv2dParams& p = op->params();
+    throw DeviceError(op->user_name() + ": cuDNN has no algorithm for this convolution (" + p.describe() + ", " +
+                          std::string(dtype_name(dt)) + ", input " + std::to_string(g.n) + "x" + std::to_string(g.c) +
+                          "x" + std::to_string(g.h) + "x" + std::to_string(g.w) + ", " + name + ")",
+                      "", "run it on the host (device=cpu), or report the shape: docs/conv.md says what cuDNN runs");
   }
 
   void operator()(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
@@ -170,25 +188,25 @@ struct ConvThunk {
     DeviceGuard guard(device->ordinal());
     std::lock_guard<std::mutex> lock(ctx.mutex);
     Descs d(dt, p, pr);
-    const ConvAlgo a = algorithm(ctx, dt, pr, d);
-    TGC_CUDNN_CHECK(api.SetConvolutionMathType(d.conv.get(), math_of(dt, a)));
+    std::vector<ConvAlgo>& algos = candidates(ctx, dt, pr, d);
     const Scalars s(dt);
-    Workspace ws(*device, a.workspace);
+    cudnnHandle_t h = ctx.handle;
 
     if (dir == Dir::BackwardData) {
       const Tensor dy = gpu::contiguous_on_device(*device, inputs[0]);
       const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
       Tensor dx = pr.padded() ? Tensor::empty(dt, conv_act_shape(p.layout, g.n, g.c, pr.hp, pr.wp), *device) : out;
-      TGC_CUDNN_CHECK(api.ConvolutionBackwardData(ctx.handle, s.one(), d.w.get(), w.raw_data(), d.y.get(),
-                                                  dy.raw_data(), d.conv.get(),
-                                                  static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws.get(),
-                                                  ws.size(), s.zero(), d.x.get(), dx.raw_data()));
+      run_first(algos, dt, d, g, "cudnnConvolutionBackwardData", [&](int algo, const Workspace& ws) {
+        return api.ConvolutionBackwardData(h, s.one(), d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
+                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws.get(), ws.size(),
+                                           s.zero(), d.x.get(), dx.raw_data());
+      });
       if (pr.padded()) {  // the gradient of the rows and columns the thunk added is dropped
         TensorDesc inner, dense;
         const int64_t off = interior(inner, dt, p.layout, pr);
         dense.set_dense(dt, p.layout, g.n, g.c, g.h, g.w);
-        TGC_CUDNN_CHECK(api.TransformTensor(ctx.handle, s.one(), inner.get(), at_element(dx.raw_data(), dt, off),
-                                            s.zero(), dense.get(), out.raw_data()));
+        TGC_CUDNN_CHECK(api.TransformTensor(h, s.one(), inner.get(), at_element(dx.raw_data(), dt, off), s.zero(),
+                                            dense.get(), out.raw_data()));
       }
       return;
     }
@@ -196,48 +214,54 @@ struct ConvThunk {
     const Tensor x = padded_input(ctx, dt, pr, gpu::contiguous_on_device(*device, inputs[0]));
     if (dir == Dir::BackwardFilter) {
       const Tensor dy = gpu::contiguous_on_device(*device, inputs[1]);
-      TGC_CUDNN_CHECK(api.ConvolutionBackwardFilter(ctx.handle, s.one(), d.x.get(), x.raw_data(), d.y.get(),
-                                                    dy.raw_data(), d.conv.get(),
-                                                    static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws.get(),
-                                                    ws.size(), s.zero(), d.w.get(), out.raw_data()));
+      run_first(algos, dt, d, g, "cudnnConvolutionBackwardFilter", [&](int algo, const Workspace& ws) {
+        return api.ConvolutionBackwardFilter(h, s.one(), d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(),
+                                             d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                             ws.get(), ws.size(), s.zero(), d.w.get(), out.raw_data());
+      });
       return;
     }
     const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
-    const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(a.algo);
-    if (fused) {
-      const Tensor bias = gpu::contiguous_on_device(*device, inputs[2]);
-      TensorDesc bd;
-      bd.set(dt, {1, static_cast<int>(g.o), 1, 1}, {static_cast<int>(g.o), 1, 1, 1});
-      if (relu) {
-        // One call where cuDNN has it for this problem. It reads a residual z, scaled here by 0:
-        // z is the output itself, zeroed first, as 0 times the garbage of fresh memory may be NaN.
-        device->fill_zero(out.raw_data(), out.nbytes());
-        ActivationDesc act;
-        const cudnnStatus_t st = api.ConvolutionBiasActivationForward(
-            ctx.handle, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(), algo, ws.get(),
-            ws.size(), s.zero(), d.y.get(), out.raw_data(), bd.get(), bias.raw_data(), act.get(), d.y.get(),
-            out.raw_data());
-        if (st == CUDNN_STATUS_SUCCESS) return;
-        if (!not_supported(st)) throw_cudnn_error(st, "cudnnConvolutionBiasActivationForward");
-      }
-      // Otherwise the convolution, the bias added in place, and the relu in place.
-      forward(ctx, d, s, x, w, algo, ws, out);
-      TGC_CUDNN_CHECK(api.AddTensor(ctx.handle, s.one(), bd.get(), bias.raw_data(), s.one(), d.y.get(), out.raw_data()));
-      if (relu) {
-        ActivationDesc act;
-        TGC_CUDNN_CHECK(api.ActivationForward(ctx.handle, act.get(), s.one(), d.y.get(), out.raw_data(), s.zero(),
-                                              d.y.get(), out.raw_data()));
-      }
+    auto forward = [&](int algo, const Workspace& ws) {
+      return api.ConvolutionForward(h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
+                                    static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.get(), ws.size(), s.zero(),
+                                    d.y.get(), out.raw_data());
+    };
+    if (!fused) return run_first(algos, dt, d, g, "cudnnConvolutionForward", forward);
+
+    const Tensor bias = gpu::contiguous_on_device(*device, inputs[2]);
+    TensorDesc bd;
+    bd.set(dt, {1, static_cast<int>(g.o), 1, 1}, {static_cast<int>(g.o), 1, 1, 1});
+    ActivationDesc act;
+    if (relu && fused_call_works(algos, dt, d, [&](int algo, const Workspace& ws) {
+          // The fused call reads a residual z, scaled here by 0: z is the output itself, zeroed
+          // first, as 0 times the garbage of fresh memory may be NaN.
+          device->fill_zero(out.raw_data(), out.nbytes());
+          return api.ConvolutionBiasActivationForward(
+              h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
+              static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.get(), ws.size(), s.zero(), d.y.get(), out.raw_data(),
+              bd.get(), bias.raw_data(), act.get(), d.y.get(), out.raw_data());
+        }))
       return;
-    }
-    forward(ctx, d, s, x, w, algo, ws, out);
+    // Otherwise the convolution, the bias added in place, and the relu in place.
+    run_first(algos, dt, d, g, "cudnnConvolutionForward", forward);
+    TGC_CUDNN_CHECK(api.AddTensor(h, s.one(), bd.get(), bias.raw_data(), s.one(), d.y.get(), out.raw_data()));
+    if (relu)
+      TGC_CUDNN_CHECK(
+          api.ActivationForward(h, act.get(), s.one(), d.y.get(), out.raw_data(), s.zero(), d.y.get(), out.raw_data()));
   }
 
-  void forward(CudnnContext& ctx, Descs& d, const Scalars& s, const Tensor& x, const Tensor& w,
-               cudnnConvolutionFwdAlgo_t algo, const Workspace& ws, Tensor& out) const {
-    TGC_CUDNN_CHECK(cudnn_api().ConvolutionForward(ctx.handle, s.one(), d.x.get(), x.raw_data(), d.w.get(),
-                                                   w.raw_data(), d.conv.get(), algo, ws.get(), ws.size(), s.zero(),
-                                                   d.y.get(), out.raw_data()));
+  // cuDNN's fused convolution, bias and relu with the problem's first algorithm (the fused call
+  // supports fewer problems than the forward: false when it has none for this one).
+  template <typename Call>
+  bool fused_call_works(std::vector<ConvAlgo>& algos, DType dt, Descs& d, Call call) const {
+    if (algos.empty()) return false;
+    TGC_CUDNN_CHECK(cudnn_api().SetConvolutionMathType(d.conv.get(), math_of(dt, algos[0])));
+    Workspace ws(*device, algos[0].workspace);
+    const cudnnStatus_t st = call(algos[0].algo, ws);
+    if (st == CUDNN_STATUS_SUCCESS) return true;
+    if (!not_supported(st)) throw_cudnn_error(st, "cudnnConvolutionBiasActivationForward");
+    return false;
   }
 
   // `x` itself, or (padding that differs between the sides) x inside a zeroed tensor with the
