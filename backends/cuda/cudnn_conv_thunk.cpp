@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/cuda/cudnn_context.h"
+#include "backends/cuda/cudnn_padding.h"
 #include "backends/cuda/cudnn_thunks.h"
 #include "backends/gpu/device_copy.h"
 #include "ops/conv/conv2d.h"
@@ -22,6 +23,8 @@ namespace tgc::cuda {
 
 namespace {
 
+using Problem = PaddedConv;
+
 enum class Dir { Forward = 0, BackwardData = 1, BackwardFilter = 2 };
 
 // More workspace than this is not taken for one call: an algorithm asking for it is passed
@@ -29,27 +32,6 @@ enum class Dir { Forward = 0, BackwardData = 1, BackwardFilter = 2 };
 constexpr size_t kMaxWorkspaceBytes = size_t{1} << 30;
 
 bool not_supported(cudnnStatus_t s) { return s >= CUDNN_STATUS_NOT_SUPPORTED && s < 4000; }
-
-// One call's geometry after splitting the padding into cuDNN's symmetric part and the rows and
-// columns the thunk adds to the input itself.
-struct Problem {
-  Conv2dGeometry g;
-  int64_t pad_h = 0, pad_w = 0;            // symmetric, cuDNN's
-  std::array<int64_t, 4> extra{0, 0, 0, 0};  // added by the thunk: top, bottom, left, right
-  int64_t hp = 0, wp = 0;                  // the input's extent with the extra rows and columns
-  bool padded() const { return extra != std::array<int64_t, 4>{0, 0, 0, 0}; }
-};
-
-Problem make_problem(const Conv2dGeometry& g) {
-  Problem pr;
-  pr.g = g;
-  pr.pad_h = std::min(g.pad[0], g.pad[1]);
-  pr.pad_w = std::min(g.pad[2], g.pad[3]);
-  pr.extra = {g.pad[0] - pr.pad_h, g.pad[1] - pr.pad_h, g.pad[2] - pr.pad_w, g.pad[3] - pr.pad_w};
-  pr.hp = g.h + pr.extra[0] + pr.extra[1];
-  pr.wp = g.w + pr.extra[2] + pr.extra[3];
-  return pr;
-}
 
 // The descriptors of one problem, in the layout, over the padded input extent.
 struct Descs {
@@ -63,17 +45,15 @@ struct Descs {
   ConvDesc conv;
 };
 
-// The descriptor of the unpadded input's place inside the padded one (its strides), and the
-// element offset of its first element there.
+// The descriptor of the unpadded input's place inside the padded one, and the element offset
+// of its first element there.
 int64_t interior(TensorDesc& desc, DType dt, ConvLayout layout, const Problem& pr) {
+  const Interior in = interior_of(pr, layout);
   const Conv2dGeometry& g = pr.g;
-  const int64_t sc = layout == ConvLayout::NCHW ? pr.hp * pr.wp : 1;
-  const int64_t sh = layout == ConvLayout::NCHW ? pr.wp : pr.wp * g.c;
-  const int64_t sw = layout == ConvLayout::NCHW ? 1 : g.c;
-  const int64_t sn = g.c * pr.hp * pr.wp;
-  desc.set(dt, {static_cast<int>(g.n), static_cast<int>(g.c), static_cast<int>(g.h), static_cast<int>(g.w)},
-           {static_cast<int>(sn), static_cast<int>(sc), static_cast<int>(sh), static_cast<int>(sw)});
-  return pr.extra[0] * sh + pr.extra[2] * sw;
+  auto i32 = [](int64_t v) { return static_cast<int>(v); };
+  desc.set(dt, {i32(g.n), i32(g.c), i32(g.h), i32(g.w)},
+           {i32(in.strides[0]), i32(in.strides[1]), i32(in.strides[2]), i32(in.strides[3])});
+  return in.offset;
 }
 
 char* at_element(void* base, DType dt, int64_t offset) {
@@ -181,7 +161,7 @@ struct ConvThunk {
       g = conv_geometry(p, shapes[0], shapes[1], what);
     Tensor& out = ensure_output(outputs[0], dt, out_shape, *device);
     if (out.numel() == 0) return;
-    const Problem pr = make_problem(g);
+    const Problem pr = split_padding(g);
 
     CudnnContext& ctx = cudnn_context(*device);
     const CudnnApi& api = cudnn_api();
