@@ -1,4 +1,4 @@
-// The CUDA backend: the GPU layer's GpuBackend over the shared device-op rules, cuBLAS and
+// The CUDA backend: the GPU layer's GpuBackend over the shared device-op rules, cuBLAS, cuDNN and
 // user CUDA source on a CudaDevice; make_cuda_backend and the `tgc devices` description.
 #include "backends/cuda/cuda_backend.h"
 
@@ -7,6 +7,7 @@
 #include "backends/cuda/cublas_library.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/cudnn_rules.h"
 #include "backends/cuda/nccl_entry.h"
 #include "backends/cuda/user_kernel_thunk.h"
 #include "backends/gpu/blas_thunk.h"
@@ -39,6 +40,14 @@ const gpu::DeviceOpRule kCudaRules[] = {
     gpu::collective_op_rule(),  // all_reduce, all_gather, ... through NCCL
 };
 
+// Those, then cuDNN's convolutions and pooling (cudnn_rules.h).
+std::vector<gpu::DeviceOpRule> cuda_rules() {
+  std::vector<gpu::DeviceOpRule> rules(std::begin(kCudaRules), std::end(kCudaRules));
+  const std::span<const gpu::DeviceOpRule> dnn = cuda::cudnn_op_rules();
+  rules.insert(rules.end(), dnn.begin(), dnn.end());
+  return rules;
+}
+
 std::string gib(size_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1u << 30)); }
 
 }  // namespace
@@ -59,7 +68,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& config, int ordinal) {
                         "start at most one rank per GPU on each machine, or name the device (device=cuda:N)");
   }
   auto backend = std::make_unique<gpu::GpuBackend>("cuda", cuda::cuda_device(ordinal), config,
-                                                   gpu::device_op_rules_with(kCudaRules));
+                                                   gpu::device_op_rules_with(cuda_rules()));
   // Collectives on CUDA devices go through NCCL when it loads (CommGroup asks the factory).
   register_nccl_comm_factory();
   return backend;

@@ -21,4 +21,8 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& config, int ordinal);
 // "cuda     unavailable  (no NVIDIA driver found: ...)": one line per device, or the reason.
 std::string cuda_devices_description();
 
+// "cudnn    available  (cuDNN 9.19.0, <path>; ...)" or "cudnn    unavailable  (<why>)": the
+// library of the convolutions and pooling on CUDA devices (cudnn_library.h), in every build.
+std::string cudnn_devices_description();
+
 }  // namespace tgc

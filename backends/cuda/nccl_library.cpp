@@ -2,19 +2,12 @@
 #include "backends/cuda/nccl_library.h"
 
 #include <dlfcn.h>
-#include <glob.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
-#include <sstream>
 
+#include "backends/cuda/library_search.h"
 #include "backends/cuda/nccl_entry.h"
 #include "runtime/error.h"
-
-namespace tgc::cuda {
-
-namespace {
 
 // The wheel's libnccl.so.2 CMake found when tgc was configured (it ran python3 once); empty when
 // there was none.
@@ -22,62 +15,10 @@ namespace {
 #define TGC_NCCL_WHEEL_LIBRARY ""
 #endif
 
-constexpr const char* kWheelTail = "nvidia/nccl/lib/libnccl.so.2";
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-void add_glob(std::vector<std::string>& out, const std::string& pattern) {
-  glob_t g{};
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
-  globfree(&g);
-}
-
-// The wheel under the site-packages of a Python installation at `prefix` (a venv, conda,
-// pyenv version or /usr/local): found without running Python, which a library must not do.
-void add_wheel_under(std::vector<std::string>& out, const std::string& prefix) {
-  if (prefix.empty()) return;
-  for (const char* packages : {"site-packages", "dist-packages"})
-    add_glob(out, prefix + "/lib/python3*/" + packages + "/" + kWheelTail);
-}
-
-}  // namespace
+namespace tgc::cuda {
 
 std::vector<std::string> nccl_library_candidates() {
-  const std::string forced = env("TGC_NCCL_LIBRARY");
-  if (!forced.empty()) return {forced};
-  std::vector<std::string> out = {"libnccl.so.2"};
-  if (std::string(TGC_NCCL_WHEEL_LIBRARY) != "") out.emplace_back(TGC_NCCL_WHEEL_LIBRARY);
-  add_wheel_under(out, env("VIRTUAL_ENV"));
-  add_wheel_under(out, env("CONDA_PREFIX"));
-  // Each python3 on PATH: <prefix>/bin/python3 -> <prefix>/lib/python3.X/site-packages.
-  std::stringstream path(env("PATH"));
-  for (std::string dir; std::getline(path, dir, ':');) {
-    if (dir.empty()) continue;
-    std::error_code ec;
-    const std::filesystem::path py = std::filesystem::path(dir) / "python3";
-    if (!std::filesystem::exists(py, ec)) continue;
-    add_wheel_under(out, std::filesystem::path(dir).parent_path().string());
-    // A venv's python3 is a link to the base interpreter, whose prefix has the user's packages too.
-    const auto real = std::filesystem::canonical(py, ec);
-    if (!ec) add_wheel_under(out, real.parent_path().parent_path().string());
-  }
-  if (!env("HOME").empty()) add_wheel_under(out, env("HOME") + "/.local");
-  // pyenv's interpreters (PATH holds only its shims, scripts outside the prefix) and the
-  // usual conda and system prefixes.
-  const std::string pyenv = !env("PYENV_ROOT").empty() ? env("PYENV_ROOT") : env("HOME") + "/.pyenv";
-  if (pyenv != "/.pyenv") add_wheel_under(out, pyenv + "/versions/*");
-  add_wheel_under(out, "/opt/conda");
-  add_wheel_under(out, "/usr/local");
-  add_wheel_under(out, "/usr");
-  // The same file reached twice (a link, a venv over its base) is tried once.
-  std::vector<std::string> unique;
-  for (const std::string& c : out)
-    if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);
-  return unique;
+  return library_candidates({"TGC_NCCL_LIBRARY", "libnccl.so.2", TGC_NCCL_WHEEL_LIBRARY, "nvidia/nccl/lib/libnccl.so.2"});
 }
 
 std::string nccl_version_str(int code) {
@@ -137,45 +78,33 @@ NcclStatus load() {
   NcclStatus st;
   default_environment();
   std::string tried;
-  for (const std::string& candidate : nccl_library_candidates()) {
-    // RTLD_LOCAL: NCCL's symbols stay out of the global namespace (a second NCCL loaded by
-    // another library in the process keeps its own).
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char* err = dlerror();
-      tried += (tried.empty() ? "" : "; ") + std::string(err ? err : candidate + ": not found");
-      continue;
-    }
-    std::string missing;
-    if (!resolve(handle, missing)) {
-      int code = 0;
-      auto get_version = reinterpret_cast<decltype(&::ncclGetVersion)>(dlsym(handle, "ncclGetVersion"));
-      if (get_version) get_version(&code);
-      st.reason = candidate + " (NCCL " + (code ? nccl_version_str(code) : "of unknown version") +
-                  ") lacks " + missing + ": tgc needs NCCL 2.14 or newer";
-      dlclose(handle);
-      return st;
-    }
-    Dl_info info{};
-    st.path = dladdr(reinterpret_cast<void*>(g_api.GetVersion), &info) && info.dli_fname ? info.dli_fname : candidate;
-    if (g_api.GetVersion(&st.version) != ncclSuccess) st.version = 0;
-    st.available = true;
-    return st;  // the handle stays open for the process
+  void* handle = open_first(nccl_library_candidates(), tried);
+  if (!handle) {
+    st.reason = "libnccl.so.2 not found (" + tried + ")";
+    return st;
   }
-  st.reason = "libnccl.so.2 not found (" + tried + ")";
-  return st;
+  std::string missing;
+  if (!resolve(handle, missing)) {
+    int code = 0;
+    auto get_version = reinterpret_cast<decltype(&::ncclGetVersion)>(dlsym(handle, "ncclGetVersion"));
+    if (get_version) get_version(&code);
+    st.reason = loaded_path(dlsym(handle, "ncclGetVersion"), "libnccl") + " (NCCL " +
+                (code ? nccl_version_str(code) : "of unknown version") + ") lacks " + missing +
+                ": tgc needs NCCL 2.14 or newer";
+    dlclose(handle);
+    return st;
+  }
+  st.path = loaded_path(reinterpret_cast<void*>(g_api.GetVersion), "libnccl.so.2");
+  if (g_api.GetVersion(&st.version) != ncclSuccess) st.version = 0;
+  st.available = true;
+  return st;  // the handle stays open for the process
 }
 
 #else
 
 NcclStatus load() {
   NcclStatus st;
-#if TGC_HAVE_CUDA
-  st.reason = "built without NCCL headers (nccl.h was not found, or TGC_WITH_NCCL=OFF, when tgc was configured: "
-              "pip install nvidia-nccl-cu13, or scripts/setup, then reconfigure)";
-#else
-  st.reason = "not built: this build has no CUDA backend";
-#endif
+  st.reason = built_without_reason("NCCL", "nccl.h", "TGC_WITH_NCCL", "nvidia-nccl-cu13");
   return st;
 }
 
@@ -190,9 +119,10 @@ const NcclStatus& nccl_status() {
 
 std::string nccl_description() {
   const NcclStatus& st = nccl_status();
-  if (!st.available) return "nccl     unavailable  (" + st.reason + ")";
-  return "nccl     available  (NCCL " + nccl_version_str(st.version) + ", " + st.path +
-         "; collectives on CUDA devices)";
+  return devices_line("nccl", st.available,
+                      st.available ? "NCCL " + nccl_version_str(st.version) + ", " + st.path +
+                                         "; collectives on CUDA devices"
+                                   : st.reason);
 }
 
 #if TGC_HAVE_NCCL_HEADERS

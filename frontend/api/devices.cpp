@@ -1,5 +1,5 @@
-// The devices of this build in words: the CPU backend's path, CUDA's devices, NCCL, OpenCL's
-// devices and MPI (the engines of collectives).
+// The devices of this build in words: the CPU backend's path, CUDA's devices, NCCL, cuDNN,
+// OpenCL's devices and MPI (the engines of collectives).
 #include <tgc/devices.h>
 
 #include <fmt/format.h>
@@ -27,7 +27,9 @@ std::vector<std::string> devices(const Config& config) {
               blas + ")",
           cuda_devices_description(),
           // NCCL, which moves CUDA memory for collectives: its version and file, or why not loaded.
-          nccl_devices_description(), opencl_devices_description(), std::move(mpi_line)};
+          nccl_devices_description(),
+          // cuDNN, which runs convolutions and pooling on CUDA devices: its version and file, or why not.
+          cudnn_devices_description(), opencl_devices_description(), std::move(mpi_line)};
 }
 
 }  // namespace tgc

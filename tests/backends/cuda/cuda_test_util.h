@@ -5,12 +5,25 @@
 #include <gtest/gtest.h>
 
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/cudnn_library.h"
 #include "support/device_compare.h"
 
 namespace tgc::cuda_test {
 
 // GTEST_SKIP()s the test, with the reason, when no CUDA device can be used here.
 #define TGC_REQUIRE_CUDA() TGC_REQUIRE_DEVICE(::tgc::cuda::cuda_status(), "a CUDA device")
+// The same, and cuDNN loaded (the conv and pool thunks).
+#define TGC_REQUIRE_CUDNN()                                    \
+  do {                                                         \
+    TGC_REQUIRE_CUDA();                                        \
+    TGC_REQUIRE_DEVICE(::tgc::cuda::cudnn_status(), "cuDNN");  \
+  } while (0)
+
+// Values uniform in [-1, 1) of `dtype`, from `seed`.
+inline Tensor uniform_signed(const Shape& shape, DType dtype, uint64_t seed) {
+  RandomState rng(seed);
+  return rng.uniform(-1.0, 1.0, shape).astype(dtype);
+}
 
 using device_test::diff_report;
 using device_test::on;

@@ -15,34 +15,12 @@
 #include "backends/cuda/nccl_unique_id.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
+#include "support/scoped_env.h"
 
 namespace tgc {
 namespace {
 
-// Sets an environment variable for one scope, restoring the old value after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old) old_ = old;
-    had_ = old != nullptr;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using testing::ScopedEnv;
 
 TEST(NcclLibrary, VersionStrings) {
   EXPECT_EQ(cuda::nccl_version_str(22809), "2.28.9");
@@ -125,7 +103,7 @@ TEST(NcclLibraryDeathTest, AMissingLibraryIsExplained) {
         }
         std::exit(ok ? 0 : 1);
       },
-      testing::ExitedWithCode(0), "");
+      ::testing::ExitedWithCode(0), "");
 }
 
 size_t nccl_type_size(ncclDataType_t t) {

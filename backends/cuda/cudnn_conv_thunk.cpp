@@ -1,0 +1,281 @@
+// The convolution thunks through cuDNN's legacy API. Every size comes from conv_geometry
+// (ops/conv/conv_params.h); operands are made dense in their layout (a no-op for the usual
+// contiguous tensors) and described to cuDNN as they are, NCHW or NHWC, so no transpose is
+// made. cuDNN pads both sides of an axis alike: padding that differs (PyTorch's "same" with
+// an even kernel, explicit (top, bottom, left, right)) is made by copying the input into a
+// zeroed larger tensor, cuDNN padding the common part. Algorithms come from cuDNN's heuristics
+// (the _v7 queries, which run nothing, so a call being recorded may make them), asked once per
+// problem and device and tried in order until one runs: deterministic ones first (tgc gives the
+// same bits on every run), no TF32 unless config cuda_tf32 asks for it.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "backends/cuda/cudnn_context.h"
+#include "backends/cuda/cudnn_padding.h"
+#include "backends/cuda/cudnn_thunks.h"
+#include "backends/gpu/device_copy.h"
+#include "ops/conv/conv2d.h"
+#include "ops/conv/fused_conv2d.h"
+#include "runtime/error.h"
+
+namespace tgc::cuda {
+
+namespace {
+
+using Problem = PaddedConv;
+
+enum class Dir { Forward = 0, BackwardData = 1, BackwardFilter = 2 };
+
+// More workspace than this is not taken for one call: an algorithm asking for it is passed
+// over for the next (cuDNN's heuristics list several per problem).
+constexpr size_t kMaxWorkspaceBytes = size_t{1} << 30;
+
+bool not_supported(cudnnStatus_t s) { return s >= CUDNN_STATUS_NOT_SUPPORTED && s < 4000; }
+
+// The descriptors of one problem, in the layout, over the padded input extent.
+struct Descs {
+  Descs(DType dt, const Conv2dParams& p, const Problem& pr)
+      : w(dt, p.layout, pr.g.o, pr.g.c / p.groups, pr.g.kh, pr.g.kw), conv(dt, p, pr.pad_h, pr.pad_w) {
+    x.set_dense(dt, p.layout, pr.g.n, pr.g.c, pr.hp, pr.wp);
+    y.set_dense(dt, p.layout, pr.g.n, pr.g.o, pr.g.oh, pr.g.ow);
+  }
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+};
+
+// The descriptor of the unpadded input's place inside the padded one, and the element offset
+// of its first element there.
+int64_t interior(TensorDesc& desc, DType dt, ConvLayout layout, const Problem& pr) {
+  const Interior in = interior_of(pr, layout);
+  const Conv2dGeometry& g = pr.g;
+  auto i32 = [](int64_t v) { return static_cast<int>(v); };
+  desc.set(dt, {i32(g.n), i32(g.c), i32(g.h), i32(g.w)},
+           {i32(in.strides[0]), i32(in.strides[1]), i32(in.strides[2]), i32(in.strides[3])});
+  return in.offset;
+}
+
+char* at_element(void* base, DType dt, int64_t offset) {
+  return static_cast<char*>(base) + offset * static_cast<int64_t>(dtype_size(dt));
+}
+
+// The perf records of the three queries have the same fields: the usable ones (within the
+// workspace cap), deterministic ones first, each group in cuDNN's order (fastest expected first).
+template <typename Perf>
+std::vector<ConvAlgo> usable(const Perf* perf, int count) {
+  std::vector<ConvAlgo> out;
+  for (bool deterministic : {true, false})
+    for (int i = 0; i < count; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspaceBytes &&
+          (perf[i].determinism == CUDNN_DETERMINISTIC) == deterministic)
+        out.push_back(ConvAlgo{static_cast<int>(perf[i].algo), perf[i].mathType, perf[i].memory});
+  return out;
+}
+
+struct ConvThunk {
+  CudaDevice* device;
+  std::shared_ptr<const ConvOpBase> op;
+  Dir dir;
+  bool fused = false, relu = false;
+  bool tf32 = false;
+
+  // FMA only for float32 unless TF32 was asked for (cuDNN's default math allows TF32 on
+  // Ampere and later, which rounds operands to 10 bits of mantissa).
+  cudnnMathType_t math_of(DType dt, const ConvAlgo& a) const {
+    return dt == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : a.math;
+  }
+
+  // The problem's algorithms in the order to try them, asked of cuDNN once per problem and
+  // device (under the context's lock). The one that ran is moved to the front (run_first).
+  std::vector<ConvAlgo>& candidates(CudnnContext& ctx, DType dt, const Problem& pr, Descs& d) const {
+    const Conv2dParams& p = op->params();
+    const Conv2dGeometry& g = pr.g;
+    const ConvAlgoKey key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), static_cast<int64_t>(p.layout), tf32,
+                          g.n, g.c, pr.hp, pr.wp, g.o, g.kh, g.kw, g.oh, g.ow, pr.pad_h, pr.pad_w, p.stride[0],
+                          p.stride[1], p.dilation[0], p.dilation[1], p.groups};
+    if (auto it = ctx.algos.find(key); it != ctx.algos.end()) return it->second;
+    const CudnnApi& api = cudnn_api();
+    TGC_CUDNN_CHECK(api.SetConvolutionMathType(
+        d.conv.get(), dt == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH));
+    std::vector<ConvAlgo> algos;
+    int n = 0;
+    if (dir == Dir::Forward) {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.GetConvolutionForwardAlgorithm_v7(ctx.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+                                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
+      algos = usable(perf, n);
+    } else if (dir == Dir::BackwardData) {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.GetConvolutionBackwardDataAlgorithm_v7(ctx.handle, d.w.get(), d.y.get(), d.conv.get(),
+                                                                 d.x.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
+                                                                 perf));
+      algos = usable(perf, n);
+    } else {
+      cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.GetConvolutionBackwardFilterAlgorithm_v7(ctx.handle, d.x.get(), d.y.get(), d.conv.get(),
+                                                                   d.w.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                                   &n, perf));
+      algos = usable(perf, n);
+    }
+    return ctx.algos.emplace(key, std::move(algos)).first->second;
+  }
+
+  // Calls `call(algo, workspace)` with each candidate until one runs: a heuristic's algorithm
+  // may still be NOT_SUPPORTED for a problem (a layout or float64 case), then the next is tried.
+  // The one that ran goes first next time. DeviceError when none runs.
+  template <typename Call>
+  void run_first(std::vector<ConvAlgo>& algos, DType dt, Descs& d, const Conv2dGeometry& g, const char* name,
+                 Call call) const {
+    for (size_t i = 0; i < algos.size(); ++i) {
+      TGC_CUDNN_CHECK(cudnn_api().SetConvolutionMathType(d.conv.get(), math_of(dt, algos[i])));
+      Workspace ws(*device, algos[i].workspace);
+      const cudnnStatus_t st = call(algos[i].algo, ws);
+      if (st == CUDNN_STATUS_SUCCESS) {
+        // [0, i] -> [i, 0, ..., i-1]: the one that ran first, the rest in their order.
+        if (i > 0) std::rotate(algos.begin(), algos.begin() + static_cast<std::ptrdiff_t>(i), algos.begin() + static_cast<std::ptrdiff_t>(i + 1));
+        return;
+      }
+      if (!not_supported(st)) throw_cudnn_error(st, name);
+    }
+    const Conv2dParams& p = op->params();
+    throw DeviceError(op->user_name() + ": cuDNN has no algorithm for this convolution (" + p.describe() + ", " +
+                          std::string(dtype_name(dt)) + ", input " + std::to_string(g.n) + "x" + std::to_string(g.c) +
+                          "x" + std::to_string(g.h) + "x" + std::to_string(g.w) + ", " + name + ")",
+                      "", "run it on the host (device=cpu), or report the shape: docs/conv.md says what cuDNN runs");
+  }
+
+  void operator()(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+    const Conv2dParams& p = op->params();
+    const std::string what = op->user_name();
+    const DType dt = inputs[0].dtype();
+    std::vector<Shape> shapes;
+    for (const Tensor& t : inputs) shapes.push_back(t.shape());
+    const Shape out_shape = op->infer_shapes(shapes)[0];
+    Conv2dGeometry g;
+    if (dir == Dir::BackwardData)
+      g = conv_geometry_from_output(p, shapes[0], shapes[1], inputs.size() > 2 ? &shapes[2] : nullptr, what);
+    else if (dir == Dir::BackwardFilter)
+      g = conv_geometry(p, shapes[0], shapes[2], what);
+    else
+      g = conv_geometry(p, shapes[0], shapes[1], what);
+    Tensor& out = ensure_output(outputs[0], dt, out_shape, *device);
+    if (out.numel() == 0) return;
+    const Problem pr = split_padding(g);
+
+    CudnnContext& ctx = cudnn_context(*device);
+    const CudnnApi& api = cudnn_api();
+    DeviceGuard guard(device->ordinal());
+    std::lock_guard<std::mutex> lock(ctx.mutex);
+    Descs d(dt, p, pr);
+    std::vector<ConvAlgo>& algos = candidates(ctx, dt, pr, d);
+    const Scalars s(dt);
+    cudnnHandle_t h = ctx.handle;
+
+    if (dir == Dir::BackwardData) {
+      const Tensor dy = gpu::contiguous_on_device(*device, inputs[0]);
+      const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
+      Tensor dx = pr.padded() ? Tensor::empty(dt, conv_act_shape(p.layout, g.n, g.c, pr.hp, pr.wp), *device) : out;
+      run_first(algos, dt, d, g, "cudnnConvolutionBackwardData", [&](int algo, const Workspace& ws) {
+        return api.ConvolutionBackwardData(h, s.one(), d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
+                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws.get(), ws.size(),
+                                           s.zero(), d.x.get(), dx.raw_data());
+      });
+      if (pr.padded()) {  // the gradient of the rows and columns the thunk added is dropped
+        TensorDesc inner, dense;
+        const int64_t off = interior(inner, dt, p.layout, pr);
+        dense.set_dense(dt, p.layout, g.n, g.c, g.h, g.w);
+        TGC_CUDNN_CHECK(api.TransformTensor(h, s.one(), inner.get(), at_element(dx.raw_data(), dt, off), s.zero(),
+                                            dense.get(), out.raw_data()));
+      }
+      return;
+    }
+
+    const Tensor x = padded_input(ctx, dt, pr, gpu::contiguous_on_device(*device, inputs[0]));
+    if (dir == Dir::BackwardFilter) {
+      const Tensor dy = gpu::contiguous_on_device(*device, inputs[1]);
+      run_first(algos, dt, d, g, "cudnnConvolutionBackwardFilter", [&](int algo, const Workspace& ws) {
+        return api.ConvolutionBackwardFilter(h, s.one(), d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(),
+                                             d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                             ws.get(), ws.size(), s.zero(), d.w.get(), out.raw_data());
+      });
+      return;
+    }
+    const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
+    auto forward = [&](int algo, const Workspace& ws) {
+      return api.ConvolutionForward(h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
+                                    static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.get(), ws.size(), s.zero(),
+                                    d.y.get(), out.raw_data());
+    };
+    if (!fused) return run_first(algos, dt, d, g, "cudnnConvolutionForward", forward);
+
+    const Tensor bias = gpu::contiguous_on_device(*device, inputs[2]);
+    TensorDesc bd;
+    bd.set(dt, {1, static_cast<int>(g.o), 1, 1}, {static_cast<int>(g.o), 1, 1, 1});
+    ActivationDesc act;
+    if (relu && fused_call_works(algos, dt, d, [&](int algo, const Workspace& ws) {
+          // The fused call reads a residual z, scaled here by 0: z is the output itself, zeroed
+          // first, as 0 times the garbage of fresh memory may be NaN.
+          device->fill_zero(out.raw_data(), out.nbytes());
+          return api.ConvolutionBiasActivationForward(
+              h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
+              static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.get(), ws.size(), s.zero(), d.y.get(), out.raw_data(),
+              bd.get(), bias.raw_data(), act.get(), d.y.get(), out.raw_data());
+        }))
+      return;
+    // Otherwise the convolution, the bias added in place, and the relu in place.
+    run_first(algos, dt, d, g, "cudnnConvolutionForward", forward);
+    TGC_CUDNN_CHECK(api.AddTensor(h, s.one(), bd.get(), bias.raw_data(), s.one(), d.y.get(), out.raw_data()));
+    if (relu)
+      TGC_CUDNN_CHECK(
+          api.ActivationForward(h, act.get(), s.one(), d.y.get(), out.raw_data(), s.zero(), d.y.get(), out.raw_data()));
+  }
+
+  // cuDNN's fused convolution, bias and relu with the problem's first algorithm (the fused call
+  // supports fewer problems than the forward: false when it has none for this one).
+  template <typename Call>
+  bool fused_call_works(std::vector<ConvAlgo>& algos, DType dt, Descs& d, Call call) const {
+    if (algos.empty()) return false;
+    TGC_CUDNN_CHECK(cudnn_api().SetConvolutionMathType(d.conv.get(), math_of(dt, algos[0])));
+    Workspace ws(*device, algos[0].workspace);
+    const cudnnStatus_t st = call(algos[0].algo, ws);
+    if (st == CUDNN_STATUS_SUCCESS) return true;
+    if (!not_supported(st)) throw_cudnn_error(st, "cudnnConvolutionBiasActivationForward");
+    return false;
+  }
+
+  // `x` itself, or (padding that differs between the sides) x inside a zeroed tensor with the
+  // extra rows and columns.
+  Tensor padded_input(CudnnContext& ctx, DType dt, const Problem& pr, const Tensor& x) const {
+    if (!pr.padded()) return x;
+    const Conv2dParams& p = op->params();
+    Tensor xp = Tensor::empty(dt, conv_act_shape(p.layout, pr.g.n, pr.g.c, pr.hp, pr.wp), *device);
+    device->fill_zero(xp.raw_data(), xp.nbytes());
+    TensorDesc inner, dense;
+    const int64_t off = interior(inner, dt, p.layout, pr);
+    dense.set_dense(dt, p.layout, pr.g.n, pr.g.c, pr.g.h, pr.g.w);
+    const Scalars s(dt);
+    TGC_CUDNN_CHECK(cudnn_api().TransformTensor(ctx.handle, s.one(), dense.get(), x.raw_data(), s.zero(), inner.get(),
+                                                at_element(xp.raw_data(), dt, off)));
+    return xp;
+  }
+};
+
+}  // namespace
+
+ThunkFn make_cudnn_conv_thunk(CudaDevice& device, const Node& node, const Config& config) {
+  cudnn_context(device);  // the handle now, inside function(), not in a call being recorded
+  auto op = std::dynamic_pointer_cast<const ConvOpBase>(node.op_ptr());
+  TGC_INTERNAL_CHECK(op != nullptr, "cuDNN convolution thunk for " + node.op().name());
+  ConvThunk t{&device, op, Dir::Forward};
+  t.tf32 = config.cuda_tf32;
+  if (dynamic_cast<const Conv2dGradInput*>(op.get())) t.dir = Dir::BackwardData;
+  if (dynamic_cast<const Conv2dGradWeights*>(op.get())) t.dir = Dir::BackwardFilter;
+  if (const auto* f = dynamic_cast<const FusedConv2d*>(op.get())) {
+    t.fused = true;
+    t.relu = f->relu();
+  }
+  return t;
+}
+
+}  // namespace tgc::cuda
