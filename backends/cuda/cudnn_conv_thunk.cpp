@@ -261,6 +261,34 @@ struct ConvThunk {
   }
 };
 
+// `op` with NCHW operands instead of NHWC ones.
+std::shared_ptr<const ConvOpBase> in_nchw(const ConvOpBase& op) {
+  Conv2dParams q = op.params();
+  q.layout = ConvLayout::NCHW;
+  if (const auto* gi = dynamic_cast<const Conv2dGradInput*>(&op)) return std::make_shared<Conv2dGradInput>(q, gi->transpose());
+  if (dynamic_cast<const Conv2dGradWeights*>(&op)) return std::make_shared<Conv2dGradWeights>(q);
+  if (const auto* f = dynamic_cast<const FusedConv2d*>(&op)) return std::make_shared<FusedConv2d>(q, f->relu());
+  return std::make_shared<Conv2d>(q);
+}
+
+// cuDNN 9 computes float64 convolutions in NCHW only (on an H200 its NHWC float64 backward
+// data has no algorithm at all): a float64 NHWC convolution runs on NCHW copies of its rank-4
+// operands (activations (N, H, W, C) and weights (O, KH, KW, C) both permute by (0, 3, 1, 2)),
+// its result copied back into NHWC.
+ThunkFn through_nchw(CudaDevice& device, ConvThunk nchw) {
+  CudaDevice* dev = &device;
+  return [dev, nchw](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    std::vector<Tensor> in;
+    for (const Tensor& t : inputs)
+      in.push_back(t.ndim() == 4 ? gpu::contiguous_on_device(*dev, t.transpose({0, 3, 1, 2})) : t);
+    std::vector<Tensor> out(1);
+    nchw(in, out);
+    const Tensor back = out[0].transpose({0, 2, 3, 1});
+    Tensor& o = ensure_output(outputs[0], back.dtype(), back.shape(), *dev);
+    gpu::copy_strided(*dev, back, o);
+  };
+}
+
 }  // namespace
 
 ThunkFn make_cudnn_conv_thunk(CudaDevice& device, const Node& node, const Config& config) {
@@ -274,6 +302,10 @@ ThunkFn make_cudnn_conv_thunk(CudaDevice& device, const Node& node, const Config
   if (const auto* f = dynamic_cast<const FusedConv2d*>(op.get())) {
     t.fused = true;
     t.relu = f->relu();
+  }
+  if (op->params().layout == ConvLayout::NHWC && node.output_raw(0)->type().dtype == DType::Float64) {
+    t.op = in_nchw(*op);
+    return through_nchw(device, t);
   }
   return t;
 }

@@ -51,6 +51,7 @@ class Conv2dGradInput : public ConvOpBase {
   // `transpose`: built by conv_transpose2d (its user name in messages).
   Conv2dGradInput(Conv2dParams params, bool transpose) : ConvOpBase(params), transpose_(transpose) {}
   std::string user_name() const override { return transpose_ ? "conv_transpose2d" : "conv2d_grad_input"; }
+  bool transpose() const { return transpose_; }
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
