@@ -34,7 +34,7 @@ std::vector<Case> conv_cases() {
                    .arg_sets = {{random_values(rng, t, {2, 4, 5, 5}), random_values(rng, t, {4, 2, 3, 2}),
                                  random_values(rng, t, {2, 5, 5, 4}), random_values(rng, t, {4, 3, 2, 2}),
                                  random_values(rng, t, {4})}},
-                   .tolerance = kSummation});
+                   .tolerance = kConvolution});
   }
   // The attribute grid: each row a convolution and both its gradients, float32. Both sides run
   // the ops' perform (oneDNN for float32), so this checks each backend's handling of the grid
@@ -70,7 +70,7 @@ std::vector<Case> conv_cases() {
                  .inputs = inputs,
                  .outputs = outputs,
                  .arg_sets = {args},
-                 .tolerance = kSummation});
+                 .tolerance = kConvolution});
   return out;
 }
 
@@ -91,7 +91,7 @@ std::vector<Case> pool_cases() {
                  .inputs = {x},
                  .outputs = {mx.as("max_pool2d ceil"), av.as("avg_pool2d NHWC exclude pad"), gx},
                  .arg_sets = {{random_values(rng, DType::Float32, {2, 3, 5, 6})}},
-                 .tolerance = kSummation});
+                 .tolerance = kConvolution});
   return out;
 }
 
