@@ -163,6 +163,16 @@ TEST(Eager, ResultsAreArgumentsOfCompiledFunctions) {
   EXPECT_EQ((f(vec({1})).at(0) + 1).item<float>(), 11.0f);
 }
 
+TEST(Eager, PendingValuesOfSharedVariablesAreComputedWhenSet) {
+  const Tensor pending = vec({1, 2}) * 3;
+  ASSERT_TRUE(pending.is_pending());
+  Shared s = shared(pending, "s", /*borrow=*/true);
+  Function f = function({}, {s + 1});
+  EXPECT_EQ(f().at(0).to_vector<float>(), (std::vector<float>{4, 7}));
+  s.set_value(vec({5}) * 2);
+  EXPECT_EQ(f().at(0).to_vector<float>(), (std::vector<float>{11}));
+}
+
 TEST(Eager, CreationOnTheHost) {
   EXPECT_EQ(nd::zeros({2, 2}).to_vector<float>(), (std::vector<float>(4, 0)));
   EXPECT_EQ(nd::ones({3}, DType::Int64).to_vector<int64_t>(), (std::vector<int64_t>(3, 1)));
