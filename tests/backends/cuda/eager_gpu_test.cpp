@@ -70,6 +70,17 @@ TEST(CudaEager, DeviceTensorsAreArgumentsOfCompiledFunctions) {
   EXPECT_EQ((r - 20).to_host().to_vector<float>(), (std::vector<float>{0, 10}));
 }
 
+TEST(CudaEager, ASharedVariableKeepsADeviceValue) {
+  TGC_REQUIRE_CUDA();
+  const Tensor v = to_device(host_vec({1, 2}), gpu_device()) * 3;  // pending, on the device
+  Shared s = shared(v, "s", /*borrow=*/true);
+  EXPECT_EQ(&s.get_value(/*borrow=*/true).device(), &gpu_device());  // kept there, computed
+  Function f = function({}, {s + 1}, {}, FunctionOptions{.config = {{"device", "cuda"}}});
+  EXPECT_EQ(f().at(0).to_vector<float>(), (std::vector<float>{4, 7}));
+  s.set_value(to_device(host_vec({5}), gpu_device()) * 2, /*borrow=*/true);
+  EXPECT_EQ(f().at(0).to_vector<float>(), (std::vector<float>{11}));
+}
+
 TEST(CudaEager, MixingDevicesIsAnErrorNamingBoth) {
   TGC_REQUIRE_CUDA();
   const Tensor g = to_device(host_vec({1}), gpu_device());
