@@ -35,8 +35,7 @@ class Builder {
     if (!t.defined())
       throw ValueError("argument " + std::to_string(position + 1) + " of an eager operation is an undefined tensor",
                        "", "make it first (nd::zeros, Tensor::from_vector, a function's result)");
-    // Every host-kind device (a borrowed NumPy array's memory, say) is the host.
-    Device& d = t.device().kind() == DeviceKind::Host ? host_device() : t.device();
+    Device& d = eager_device(t.device());
     if (!device_) {
       device_ = &d;
       first_ = position;
@@ -62,10 +61,9 @@ class Builder {
       if (leaf.value.shares_buffer(value) && leaf.value.offset() == value.offset() && leaf.value.shape() == value.shape() &&
           leaf.value.strides() == value.strides() && leaf.value.dtype() == value.dtype())
         return Var(leaf.var);
-    VarPtr var = Variable::input(leaf_type(value), "x" + std::to_string(leaves_.size()));
-    shapes_.emplace_back(var.get(), value.shape());
-    leaves_.push_back({var, value});
-    return Var(var);
+    leaves_.push_back(make_leaf(value, leaves_.size()));
+    shapes_.emplace_back(leaves_.back().var.get(), value.shape());
+    return Var(leaves_.back().var);
   }
 
   // The nodes `outputs` added on top of the operands, in an order where inputs come first;

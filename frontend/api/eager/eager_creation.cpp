@@ -24,9 +24,12 @@ DType dtype_or_floatX(std::optional<DType> dtype) { return dtype ? *dtype : glob
 // A graph without operands, computed on `device`.
 Tensor made_on(Device& device, const Var& value) { return eager_impl::run_recorded({value}, {}, device).at(0); }
 
+// On a device: fill(like, value) over a shape carrier, so one compiled call per dtype, rank
+// and value serves every size.
 Tensor filled(const Shape& shape, double value, DType dtype, Device& device) {
   if (device.kind() == DeviceKind::Host) return Tensor::full(dtype, shape, value);
-  return made_on(device, alloc(constant(value, dtype), shape));
+  const eager_impl::Leaf like = eager_impl::make_leaf(eager_impl::shape_carrier(shape, device), 0);
+  return eager_impl::run_recorded({fill(Var(like.var), constant(value, dtype))}, {like}, device).at(0);
 }
 
 }  // namespace

@@ -2,8 +2,18 @@
 #include "frontend/api/eager/eager_expr.h"
 
 #include "frontend/api/eager/eager_run.h"
+#include "frontend/api/eager/eager_structure.h"
 
 namespace tgc::eager_impl {
+
+Leaf make_leaf(const Tensor& value, size_t index) {
+  return {Variable::input(leaf_type(value), "x" + std::to_string(index)), value};
+}
+
+Tensor shape_carrier(const Shape& shape, Device& device) {
+  const Tensor one = Tensor::empty(DType::Bool, {1}, device);
+  return one.reshape(Shape(shape.size(), 1)).broadcast_to(shape);
+}
 
 EagerExpr::EagerExpr(Var expr, std::vector<Leaf> leaves, Device& device, int nodes)
     : expr_(std::move(expr)), leaves_(std::move(leaves)), device_(&device), nodes_(nodes) {

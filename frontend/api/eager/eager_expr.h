@@ -22,6 +22,19 @@ struct Leaf {
   Tensor value;
 };
 
+// The leaf standing for `value`, the index-th of its graph (named "x<index>" in messages):
+// typed by leaf_type (eager_structure.h).
+Leaf make_leaf(const Tensor& value, size_t index);
+
+// The device eager operations on `d`'s tensors run on: `d`, except that every host-kind
+// device (a borrowed NumPy array's memory, say) is the host.
+inline Device& eager_device(Device& d) { return d.kind() == DeviceKind::Host ? host_device() : d; }
+
+// A tensor of `shape` on `device` whose values are never read, for a graph that only needs a
+// shape at run time (a fill, a random draw's size): a stride-0 view of one element, so the
+// graph compiles once per rank, whatever the size.
+Tensor shape_carrier(const Shape& shape, Device& device);
+
 class EagerExpr final : public PendingValue {
  public:
   // `nodes`: the graph's size, which bounds how long a chain may grow before it runs.

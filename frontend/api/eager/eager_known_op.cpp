@@ -45,7 +45,7 @@ bool append_operands(std::string& sig, const std::vector<Tensor>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const Tensor& t = args[i];
     if (!t.defined() || t.is_pending()) return false;
-    const Device* d = t.device().kind() == DeviceKind::Host ? &host_device() : &t.device();
+    const Device* d = &eager_device(t.device());
     if (device && d != device) return false;  // eager() says what is wrong
     device = d;
     for (size_t j = 0; j < i; ++j)
@@ -72,14 +72,13 @@ Tensor eager_known(const std::string& op, bool elementwise, const std::function<
   std::vector<Var> vars;
   for (const Tensor& t : args) {
     const Tensor& value = t.eval();
-    leaves.push_back({Variable::input(leaf_type(value), "x" + std::to_string(leaves.size())), value});
+    leaves.push_back(make_leaf(value, leaves.size()));
     vars.emplace_back(leaves.back().var);
   }
   const Var out = f(vars);
   for (const Var& v : vars)
     if (v.ptr() == out.ptr()) return eager(f, args);  // an operand itself: nothing to call
-  Device& device = args.front().device().kind() == DeviceKind::Host ? host_device() : args.front().device();
-  std::shared_ptr<Function> call = compiled_call({out}, leaves, device);
+  std::shared_ptr<Function> call = compiled_call({out}, leaves, eager_device(args.front().device()));
   known_calls().put(sig, call);
   return (*call)(args).at(0);
 }

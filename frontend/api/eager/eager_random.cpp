@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 
+#include "frontend/api/eager/eager_expr.h"
 #include "ops/core/apply.h"
 #include "ops/random/philox.h"
 #include "ops/random/random_draw.h"
@@ -38,13 +39,12 @@ Tensor initial_state(uint64_t seed, Device& device) {
 // Draws `dist` values of `dtype` and `shape` on `device`, then `finish` (an expression of the
 // draw: the scale and shift) applied in the same compiled call.
 Tensor draw(Distribution dist, const Shape& shape, DType dtype, Device& device, const std::function<Var(const Var&)>& finish) {
-  Device& d = device.kind() == DeviceKind::Host ? host_device() : device;
+  Device& d = eager_impl::eager_device(device);
   Streams& s = streams();
   std::lock_guard<std::mutex> lock(s.mutex);  // two threads never draw the same numbers
   auto it = s.state.find(&d);
   if (it == s.state.end()) it = s.state.emplace(&d, initial_state(s.seed, d)).first;
-  const Tensor one = nd::empty({1}, DType::Bool, d);
-  const Tensor like = one.reshape(Shape(shape.size(), 1)).broadcast_to(shape);
+  const Tensor like = eager_impl::shape_carrier(shape, d);
   auto op = std::make_shared<RandomDraw>(dist, dtype, std::nullopt);
   std::vector<Tensor> out = eager_multi(
       [&](const std::vector<Var>& v) {
