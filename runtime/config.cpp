@@ -150,11 +150,15 @@ const std::vector<KeyInfo>& key_table() {
          return true;
        },
        [](const Config& c) { return c.device; }},
-      {"floatX", "float32 or float64", {"float32", "float64"},
+      // The half types too, as Theano's floatX=float16: untyped variables and literals are
+      // then stored in 16 bits and computed in float32 (docs/precision.md).
+      {"floatX", "float32, float64, float16 or bfloat16", {"float32", "float64", "float16", "bfloat16"},
        [](Config& c, std::string_view v) {
          std::string f = ascii_lower(v);
          if (f == "float32") return c.floatX = DType::Float32, true;
          if (f == "float64") return c.floatX = DType::Float64, true;
+         if (f == "float16") return c.floatX = DType::Float16, true;
+         if (f == "bfloat16") return c.floatX = DType::BFloat16, true;
          return false;
        },
        [](const Config& c) { return std::string(dtype_name(c.floatX)); }},

@@ -6,12 +6,16 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/half_types.h"
+
 namespace tgc {
 
 template <typename To, typename From>
 To convert_value(From v) {
   if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
+  } else if constexpr (is_half_type_v<From>) {
+    return convert_value<To>(static_cast<float>(v));  // exact; then float's rules
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     if (std::isnan(v)) return To(0);
     constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());

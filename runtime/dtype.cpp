@@ -17,6 +17,8 @@ std::string_view dtype_name(DType t) {
     case DType::UInt8: return "uint8";
     case DType::Float32: return "float32";
     case DType::Float64: return "float64";
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
   }
   return "?";
 }
@@ -24,15 +26,17 @@ std::string_view dtype_name(DType t) {
 DType parse_dtype(std::string_view name) {
   for (DType t : kAllDTypes)
     if (dtype_name(t) == name) return t;
-  throw TypeError("unknown dtype '" + std::string(name) + "'", "",
-                  "valid dtypes are bool, int8, int16, int32, int64, uint8, float32, float64");
+  std::string valid;
+  for (DType t : kAllDTypes) valid += (valid.empty() ? "" : ", ") + std::string(dtype_name(t));
+  throw TypeError("unknown dtype '" + std::string(name) + "'", "", "valid dtypes are " + valid);
 }
 
 size_t dtype_size(DType t) {
   return dispatch_dtype(t, []<typename T>() { return sizeof(T); });
 }
 
-bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
+bool is_half(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
+bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64 || is_half(t); }
 bool is_unsigned_integer(DType t) { return t == DType::UInt8; }
 bool is_signed_integer(DType t) {
   return t == DType::Int8 || t == DType::Int16 || t == DType::Int32 || t == DType::Int64;
@@ -42,6 +46,7 @@ bool is_integer(DType t) { return is_signed_integer(t) || is_unsigned_integer(t)
 DType promote(DType a, DType b) {
   if (a == b) return a;
   if (is_float(a) || is_float(b)) {
+    if (is_half(a) && is_half(b)) return DType::Float32;  // float16 with bfloat16
     if (is_float(a) && is_float(b)) return dtype_size(a) >= dtype_size(b) ? a : b;
     return is_float(a) ? a : b;  // floatX policy: the float's width wins
   }

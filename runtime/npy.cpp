@@ -143,6 +143,10 @@ std::string_view descr_of(DType dtype) {
     case DType::Int64: return "<i8";
     case DType::Float32: return "<f4";
     case DType::Float64: return "<f8";
+    case DType::Float16: return "<f2";
+    // NumPy has no bfloat16: ml_dtypes' arrays save as 2-byte raw values, read back with
+    // np.load(...).view(ml_dtypes.bfloat16); tgc reads "<V2" as bfloat16 (npy_header.cpp).
+    case DType::BFloat16: return "<V2";
   }
   TGC_INTERNAL_CHECK(false, "descr_of: unknown dtype");
   return "";

@@ -19,7 +19,8 @@ namespace tgc {
 namespace {
 
 const char* const kDtypeHint =
-    "tgc reads bool, int8, int16, int32, int64, uint8, float32 and float64; convert in NumPy "
+    "tgc reads bool, int8, int16, int32, int64, uint8, float16, float32, float64 and bfloat16 "
+    "(ml_dtypes' '<V2'); convert in NumPy "
     "first, e.g. numpy.save(path, array.astype(numpy.float64))";
 
 // ---- The header: a Python literal ----------------------------------------------------
@@ -201,7 +202,10 @@ struct DescrCode {
 constexpr DescrCode kDescrCodes[] = {
     {"b1", DType::Bool},   {"?", DType::Bool},    {"i1", DType::Int8},    {"u1", DType::UInt8},
     {"i2", DType::Int16},  {"i4", DType::Int32},  {"i8", DType::Int64},   {"f4", DType::Float32},
-    {"f8", DType::Float64}};
+    {"f8", DType::Float64},  {"f2", DType::Float16},
+    // ml_dtypes' bfloat16 saves as two raw bytes ("<V2"): the only 2-byte raw type tgc
+    // reads, and read as bfloat16 (docs/precision.md).
+    {"V2", DType::BFloat16}};
 
 // What an unsupported type code is, for the message.
 std::string unsupported_kind(std::string_view code) {

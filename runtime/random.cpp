@@ -86,7 +86,9 @@ IntRange int_range(DType dtype) {
     case DType::Int32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 32};
     case DType::Int64: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 64};
     case DType::Float32:
-    case DType::Float64: break;
+    case DType::Float64:
+    case DType::Float16:
+    case DType::BFloat16: break;
   }
   throw TypeError(fmt::format("randint: unsupported dtype {}", dtype_name(dtype)), "",
                   "randint makes integers or bools; draw with uniform() for floats");

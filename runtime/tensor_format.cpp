@@ -104,6 +104,25 @@ std::string pad_left(const std::string& s, size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
 
+// ---- Half types print their shortest digits ---------------------------------------------
+
+// The double whose shortest digits are the shortest digits that round-trip through H: 0.1
+// for float16's 0.0999755859375. Printing it as a double then shows what NumPy shows for a
+// float16 (std::to_chars has no 16-bit form to ask directly).
+template <typename H>
+double half_display_value(H h) {
+  const float f = static_cast<float>(h);
+  if (!std::isfinite(f) || f == 0) return f;
+  for (int frac = 0; frac < 9; ++frac) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific, frac);
+    double d = 0;
+    std::from_chars(buf, r.ptr, d);
+    if (H(d).bits == h.bits) return d;
+  }
+  return f;  // unreachable: 9 significant digits identify every float, so every half
+}
+
 // ---- A 0-d tensor prints like NumPy's scalar str() ---------------------------------------
 
 // Full shortest digits: positional with at least one digit after the point for
@@ -210,7 +229,7 @@ class Printer {
     collect(0, 0, offsets);
     if (is_float(t.dtype())) {
       std::vector<double> values;
-      for (int64_t off : offsets) values.push_back(value<double>(off));
+      for (int64_t off : offsets) values.push_back(display_value(off));
       float_format_.emplace(values);
     } else if (t.dtype() != DType::Bool) {
       size_t width = 0;
@@ -225,6 +244,14 @@ class Printer {
   template <typename T>
   T value(int64_t offset) const {
     return dispatch_dtype(t_.dtype(), [&]<typename S>() { return convert_value<T>(t_.data<S>()[offset]); });
+  }
+
+  // A half element prints with the shortest digits that identify it among its type's
+  // values (as NumPy prints float16); wider floats print from their value.
+  double display_value(int64_t offset) const {
+    if (t_.dtype() == DType::Float16) return half_display_value(t_.data<float16_t>()[offset]);
+    if (t_.dtype() == DType::BFloat16) return half_display_value(t_.data<bfloat16_t>()[offset]);
+    return value<double>(offset);
   }
 
   bool summarised(int axis) const { return summarise_ && 2 * kEdgeItems < t_.shape()[axis]; }
@@ -318,6 +345,8 @@ std::string Tensor::str() const {
       case DType::Bool: return *data<bool>() ? "True" : "False";
       case DType::Float32: return scalar_float_str(*data<float>());
       case DType::Float64: return scalar_float_str(*data<double>());
+      case DType::Float16: return scalar_float_str(half_display_value(*data<float16_t>()));
+      case DType::BFloat16: return scalar_float_str(half_display_value(*data<bfloat16_t>()));
       case DType::Int8:
       case DType::Int16:
       case DType::Int32:

@@ -60,6 +60,8 @@ std::string vector_base(DType t, Dialect d) {
     case DType::Int64: return cu ? "longlong" : "long";
     case DType::Float32: return "float";
     case DType::Float64: return "double";
+    case DType::Float16:
+    case DType::BFloat16: return "ushort";  // raw bits (render_half.h)
   }
   return "?";
 }
@@ -104,6 +106,8 @@ std::string register_type(DType t, Dialect d) {
     case DType::Int64: return cu ? "long long" : "long";
     case DType::Float32: return "float";
     case DType::Float64: return "double";
+    case DType::Float16:
+    case DType::BFloat16: return cu ? "unsigned short" : "ushort";  // raw bits (render_half.h)
   }
   return "?";
 }

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backends/c_family/render_half.h"
 #include "runtime/error.h"
 
 namespace tgc::cfam {
@@ -257,6 +258,8 @@ std::string from_float(const std::string& x, DType out, const DialectHooks& d, b
     case DType::Int16: return fmt::format("tgc_sat_i16({})", x);
     case DType::Int32: return fmt::format("tgc_sat_i32({})", x);
     case DType::Int64: return fmt::format("tgc_sat_i64({})", x);
+    case DType::Float16:
+    case DType::BFloat16: return half_from(x, out, !single);
   }
   (void)d;
   return x;
@@ -283,11 +286,15 @@ std::string scalar_preamble(const DialectHooks& d) {
   } else {
     ints = replace_all(ints, "9223372036854775807", "9223372036854775807LL");
   }
-  s += ints + float_helpers(d, false) + float_helpers(d, true);
+  s += ints + float_helpers(d, false) + float_helpers(d, true) + half_helpers(d);
   return replace_all(s, "DEV ", d.helper_qualifier() + " ");
 }
 
 std::string render_constant(const KernelValue& v, const DialectHooks& d) {
+  if (is_half(v.dtype)) {  // its raw bits, rounded as the host rounds
+    const uint16_t bits = v.dtype == DType::Float16 ? float16_t(v.constant).bits : bfloat16_t(v.constant).bits;
+    return fmt::format("(({})0x{:04x})", register_type(v.dtype, d.dialect()), bits);
+  }
   if (is_float(v.dtype)) {
     const double x = v.constant;
     const bool single = v.dtype == DType::Float32;
@@ -339,6 +346,29 @@ bool scalar_op_may_fail(const KernelValue& v, std::span<const DType> arg_dtypes)
 std::string render_scalar_op(const KernelValue& v, std::span<const std::string> args,
                              std::span<const DType> arg_dtypes, const DialectHooks& d, Float32Rows rows,
                              const std::string& errors) {
+  // Half operands are raw bits: widen them to float (exact) and render the rest as for
+  // float32 operands. A half result is computed as a float32 one (or a float64 one when an
+  // operand is float64) and rounded once by from_float.
+  bool any_half = is_half(v.dtype);
+  for (DType t : arg_dtypes) any_half = any_half || is_half(t);
+  if (any_half) {
+    std::vector<std::string> wide_args(args.begin(), args.end());
+    std::vector<DType> wide_dtypes(arg_dtypes.begin(), arg_dtypes.end());
+    for (size_t i = 0; i < wide_args.size(); ++i)
+      if (is_half(wide_dtypes[i])) {
+        wide_args[i] = half_to_float(wide_args[i], wide_dtypes[i]);
+        wide_dtypes[i] = DType::Float32;
+      }
+    KernelValue w = v;
+    if (is_half(v.dtype)) {
+      bool any_double = false;
+      for (DType t : wide_dtypes) any_double = any_double || t == DType::Float64;
+      w.dtype = any_double ? DType::Float64 : DType::Float32;
+      const std::string r = render_scalar_op(w, wide_args, wide_dtypes, d, rows, errors);
+      return half_from(r, v.dtype, any_double);
+    }
+    return render_scalar_op(w, wide_args, wide_dtypes, d, rows, errors);
+  }
   const DType floatx = is_float(v.dtype) ? v.dtype : DType::Float32;  // see Kernel::validate
   const std::optional<DType> cast_to = v.op == ScalarOpKind::Cast ? std::optional(v.dtype) : std::nullopt;
   const ScalarSignature sig = scalar_signature(v.op, arg_dtypes, floatx, cast_to);

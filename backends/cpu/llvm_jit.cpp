@@ -64,6 +64,25 @@ struct Jit {
   std::atomic<bool> exiting{false};
 };
 
+// The routines LLVM calls for float16 conversions on a CPU without F16C (or for double ->
+// half, which no x86 instruction does). Debian 12's libgcc_s exports the truncations but
+// not __extendhfsf2, so the JIT gets all three from here; _Float16's casts are the
+// compiler's own (libgcc's, linked statically).
+float half_extend_to_float(_Float16 h) { return static_cast<float>(h); }
+_Float16 half_trunc_from_float(float f) { return static_cast<_Float16>(f); }
+_Float16 half_trunc_from_double(double d) { return static_cast<_Float16>(d); }
+
+void define_half_routines(llvm::orc::JITDylib& jd, llvm::orc::LLJIT& lljit) {
+  auto symbol = [](auto* fn) {
+    return llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported);
+  };
+  llvm::orc::SymbolMap routines;
+  routines[lljit.mangleAndIntern("__extendhfsf2")] = symbol(&half_extend_to_float);
+  routines[lljit.mangleAndIntern("__truncsfhf2")] = symbol(&half_trunc_from_float);
+  routines[lljit.mangleAndIntern("__truncdfhf2")] = symbol(&half_trunc_from_double);
+  if (llvm::Error e = jd.define(llvm::orc::absoluteSymbols(std::move(routines)))) llvm::consumeError(std::move(e));
+}
+
 Jit& jit() {
   // Never destroyed: thunks may run during static destruction of user objects.
   static Jit* instance = [] {
@@ -178,6 +197,7 @@ std::shared_ptr<const LinkedKernel> link_object(const llvm::StringRef bytes, con
   }
   llvm::orc::JITDylib& jd = take(j.lljit->createJITDylib(name), "creating a JITDylib");
   const char prefix = j.lljit->getDataLayout().getGlobalPrefix();
+  define_half_routines(jd, *j.lljit);
   jd.addGenerator(take(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix),
                        "searching the process's symbols"));
   // The vector variants live in libmvec, which the process need not have loaded.

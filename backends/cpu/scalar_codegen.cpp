@@ -5,6 +5,10 @@
 // Float32 values compute in double and round once, like the reference; LLVM narrows the
 // exact cases (+ - * / sqrt) back to float arithmetic on its own. Transcendental functions
 // of float32 values call the float libm functions when float32_math is on (the default).
+// Half values (only loads, Casts and stores: lowering computes on them in float32) are LLVM
+// `half` for float16, converted by LLVM (F16C, or libgcc's routines: llvm_jit.cpp), and raw
+// i16 bits for bfloat16, converted here as runtime/half_types.h does (LLVM 16 lowers
+// bfloat arithmetic to routines Debian 12's libgcc lacks).
 #include "backends/cpu/scalar_codegen.h"
 
 #include <limits>
@@ -25,6 +29,34 @@ Value* iconst(llvm::IRBuilder<>& b, int64_t v) { return b.getInt64(static_cast<u
 Value* intrinsic1(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, Value* x) {
   return b.CreateUnaryIntrinsic(id, x);
 }
+
+// bfloat16 bits -> float: the bits are float32's top half.
+Value* bfloat16_to_float(llvm::IRBuilder<>& b, Value* bits) {
+  return b.CreateBitCast(b.CreateShl(b.CreateZExt(bits, b.getInt32Ty()), 16), b.getFloatTy());
+}
+
+// float -> bfloat16 bits, to nearest even; a NaN stays a quiet NaN.
+Value* bfloat16_from_float(llvm::IRBuilder<>& b, Value* f) {
+  Value* u = b.CreateBitCast(f, b.getInt32Ty());
+  Value* odd = b.CreateAnd(b.CreateLShr(u, 16), b.getInt32(1));
+  Value* rounded = b.CreateLShr(b.CreateAdd(u, b.CreateAdd(b.getInt32(0x7fff), odd)), 16);
+  Value* quiet = b.CreateOr(b.CreateLShr(u, 16), b.getInt32(0x40));
+  Value* is_nan = b.CreateFCmpUNO(f, f);
+  return b.CreateTrunc(b.CreateSelect(is_nan, quiet, rounded), b.getInt16Ty());
+}
+
+// double -> bfloat16 bits, rounded once: within float's normal range at bfloat16's last
+// bit in the double's own pattern (then exact in float), elsewhere through float.
+Value* bfloat16_from_double(llvm::IRBuilder<>& b, Value* d) {
+  Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, d);
+  Value* in_range = b.CreateAnd(b.CreateFCmpOGE(a, dconst(b, 0x1p-126)), b.CreateFCmpOLT(a, dconst(b, 0x1p+128)));
+  Value* u = b.CreateBitCast(d, b.getInt64Ty());
+  Value* odd = b.CreateAnd(b.CreateLShr(u, 45), b.getInt64(1));
+  Value* r = b.CreateAnd(b.CreateAdd(u, b.CreateAdd(b.getInt64(0xfffffffffffULL), odd)), b.getInt64(~0x1fffffffffffULL));
+  Value* rounded = b.CreateSelect(in_range, b.CreateBitCast(r, b.getDoubleTy()), d);
+  return bfloat16_from_float(b, b.CreateFPTrunc(rounded, b.getFloatTy()));
+}
+
 
 // A call of the libm function `name` on values of `type` (double, or float for the "f"
 // functions). Declared without memory effects (tgc never reads errno) so the loop
@@ -285,6 +317,7 @@ Value* to_int64(llvm::IRBuilder<>& b, Value* v, DType t) {
 // int64 domain result -> the output dtype (convert_value<Out>(int64_t)).
 Value* from_int64(llvm::IRBuilder<>& b, Value* i, DType out) {
   if (out == DType::Bool) return b.CreateICmpNE(i, iconst(b, 0));
+  if (out == DType::BFloat16) return bfloat16_from_double(b, b.CreateSIToFP(i, b.getDoubleTy()));
   if (is_float(out)) return b.CreateSIToFP(i, register_type(out, b.getContext()));
   return b.CreateTrunc(i, register_type(out, b.getContext()));  // wraps; a no-op for int64
 }
@@ -292,6 +325,7 @@ Value* from_int64(llvm::IRBuilder<>& b, Value* i, DType out) {
 // An i1 result (comparisons, logic) -> the output dtype.
 Value* from_bool(llvm::IRBuilder<>& b, Value* v, DType out) {
   if (out == DType::Bool) return v;
+  if (out == DType::BFloat16) return bfloat16_from_float(b, b.CreateUIToFP(v, b.getFloatTy()));
   if (is_float(out)) return b.CreateUIToFP(v, register_type(out, b.getContext()));
   return b.CreateZExt(v, register_type(out, b.getContext()));
 }
@@ -308,6 +342,8 @@ llvm::Type* register_type(DType t, llvm::LLVMContext& ctx) {
     case DType::Int64: return llvm::Type::getInt64Ty(ctx);
     case DType::Float32: return llvm::Type::getFloatTy(ctx);
     case DType::Float64: return llvm::Type::getDoubleTy(ctx);
+    case DType::Float16: return llvm::Type::getHalfTy(ctx);
+    case DType::BFloat16: return llvm::Type::getInt16Ty(ctx);  // raw bits
   }
   return nullptr;
 }
@@ -327,6 +363,7 @@ Value* to_memory(llvm::IRBuilder<>& b, Value* v, DType t) {
 
 Value* emit_constant(llvm::IRBuilder<>& b, const KernelValue& v) {
   llvm::Type* type = register_type(v.dtype, b.getContext());
+  if (v.dtype == DType::BFloat16) return b.getInt16(bfloat16_t(v.constant).bits);
   if (is_float(v.dtype)) return llvm::ConstantFP::get(type, v.constant);
   if (v.dtype == DType::Bool) return b.getInt1(v.int_constant != 0);
   return llvm::ConstantInt::get(type, static_cast<uint64_t>(v.int_constant), /*IsSigned=*/true);
@@ -335,6 +372,8 @@ Value* emit_constant(llvm::IRBuilder<>& b, const KernelValue& v) {
 Value* to_double(llvm::IRBuilder<>& b, Value* v, DType t) {
   switch (t) {
     case DType::Float64: return v;
+    case DType::Float16: return b.CreateFPExt(v, b.getDoubleTy());
+    case DType::BFloat16: return b.CreateFPExt(bfloat16_to_float(b, v), b.getDoubleTy());
     case DType::Float32: return b.CreateFPExt(v, b.getDoubleTy());
     case DType::Bool:
     case DType::UInt8: return b.CreateUIToFP(v, b.getDoubleTy());
@@ -353,6 +392,8 @@ Value* from_double(llvm::IRBuilder<>& b, Value* d, DType out) {
   switch (out) {
     case DType::Float64: return d;
     case DType::Float32: return b.CreateFPTrunc(d, type);
+    case DType::Float16: return b.CreateFPTrunc(d, type);  // rounds once (__truncdfhf2)
+    case DType::BFloat16: return bfloat16_from_double(b, d);
     case DType::Bool: return b.CreateFCmpUNE(d, dconst(b, 0.0));
     case DType::UInt8:
       return b.CreateIntrinsic(llvm::Intrinsic::fptoui_sat, {type, b.getDoubleTy()}, {d});

@@ -56,6 +56,10 @@ BlasContext& blas_context(CudaDevice& device) {
 }
 
 int to_int(int64_t v) { return static_cast<int>(v); }
+
+// The cuBLAS type of a half dtype's elements; half calls go through the *Ex routines with
+// float32 computation (tensor cores for products) and float32 alpha and beta.
+cudaDataType_t half_type(DType d) { return d == DType::Float16 ? CUDA_R_16F : CUDA_R_16BF; }
 cublasOperation_t op_of(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 template <typename T>
 const T* in(const void* p) { return static_cast<const T*>(p); }
@@ -80,7 +84,12 @@ class Cublas final : public gpu::BlasLibrary {
       if (lt_.run(problem(dtype, m, n, k, a, b, beta, c, ldc, false), alpha, a.data, b.data, beta, c)) return;
     }
     Call call(*this, dtype);
-    if (dtype == DType::Float32) {
+    if (is_half(dtype)) {
+      const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
+      TGC_CUBLAS_CHECK(cublasGemmEx(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k), &al,
+                                    b.data, half_type(dtype), to_int(b.ld), a.data, half_type(dtype), to_int(a.ld),
+                                    &be, c, half_type(dtype), to_int(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    } else if (dtype == DType::Float32) {
       const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
       TGC_CUBLAS_CHECK(cublasSgemm(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k), &al,
                                    in<float>(b.data), to_int(b.ld), in<float>(a.data), to_int(a.ld), &be,
@@ -103,6 +112,10 @@ class Cublas final : public gpu::BlasLibrary {
   // transpose flag flips.
   void gemv(DType dtype, int64_t rows, int64_t cols, double alpha, const gpu::BlasMatrix& a, const gpu::BlasVector& x,
             double beta, void* y) override {
+    if (is_half(dtype)) {  // no half gemv in cuBLAS: a product with one column
+      gemm(dtype, rows, 1, cols, alpha, a, gpu::BlasMatrix{x.data, false, x.inc}, beta, y, 1);
+      return;
+    }
     Call call(*this, dtype);
     const cublasOperation_t op = a.trans ? CUBLAS_OP_N : CUBLAS_OP_T;
     if (dtype == DType::Float32) {
@@ -120,7 +133,10 @@ class Cublas final : public gpu::BlasLibrary {
     Call call(*this, dtype);
     TGC_CUBLAS_CHECK(cublasSetPointerMode(call.h(), CUBLAS_POINTER_MODE_DEVICE));
     cublasStatus_t st;
-    if (dtype == DType::Float32)
+    if (is_half(dtype))
+      st = cublasDotEx(call.h(), to_int(n), x.data, half_type(dtype), to_int(x.inc), y.data, half_type(dtype),
+                       to_int(y.inc), result, half_type(dtype), CUDA_R_32F);
+    else if (dtype == DType::Float32)
       st = cublasSdot(call.h(), to_int(n), in<float>(x.data), to_int(x.inc), in<float>(y.data), to_int(y.inc),
                       out<float>(result));
     else
@@ -132,7 +148,10 @@ class Cublas final : public gpu::BlasLibrary {
 
   void scal(DType dtype, int64_t n, double alpha, void* x) override {
     Call call(*this, dtype);
-    if (dtype == DType::Float32) {
+    if (is_half(dtype)) {
+      const float al = static_cast<float>(alpha);
+      TGC_CUBLAS_CHECK(cublasScalEx(call.h(), to_int(n), &al, CUDA_R_32F, x, half_type(dtype), 1, CUDA_R_32F));
+    } else if (dtype == DType::Float32) {
       const float al = static_cast<float>(alpha);
       TGC_CUBLAS_CHECK(cublasSscal(call.h(), to_int(n), &al, out<float>(x), 1));
     } else {
@@ -144,7 +163,14 @@ class Cublas final : public gpu::BlasLibrary {
                             const gpu::BlasMatrix& b, int64_t stride_b, void* c, int64_t ldc, int64_t stride_c,
                             int64_t batch) override {
     Call call(*this, dtype);
-    if (dtype == DType::Float32) {
+    if (is_half(dtype)) {
+      const float al = 1, be = 0;
+      TGC_CUBLAS_CHECK(cublasGemmStridedBatchedEx(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
+                                                  to_int(k), &al, b.data, half_type(dtype), to_int(b.ld), stride_b,
+                                                  a.data, half_type(dtype), to_int(a.ld), stride_a, &be, c,
+                                                  half_type(dtype), to_int(ldc), stride_c, to_int(batch),
+                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    } else if (dtype == DType::Float32) {
       const float al = 1, be = 0;
       TGC_CUBLAS_CHECK(cublasSgemmStridedBatched(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
                                                  to_int(k), &al, in<float>(b.data), to_int(b.ld), stride_b,

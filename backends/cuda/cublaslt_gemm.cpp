@@ -79,8 +79,17 @@ LtContext& lt_context(CudaDevice& device) {
   return *c;
 }
 
-cudaDataType_t data_type(DType d) { return d == DType::Float64 ? CUDA_R_64F : CUDA_R_32F; }
-size_t element_bytes(DType d) { return d == DType::Float64 ? 8 : 4; }
+// Half operands multiply on tensor cores with float32 accumulation and float32 alpha/beta
+// (docs/precision.md); float32 ones in float32 (TF32 when asked), float64 in float64.
+cudaDataType_t data_type(DType d) {
+  switch (d) {
+    case DType::Float64: return CUDA_R_64F;
+    case DType::Float16: return CUDA_R_16F;
+    case DType::BFloat16: return CUDA_R_16BF;
+    default: return CUDA_R_32F;
+  }
+}
+size_t element_bytes(DType d) { return dtype_size(d); }
 
 // The descriptors of the row-major problem as cuBLASLt's column-major one: D^T (n x m) =
 // op(B)^T op(A)^T, so cuBLASLt's "A" is our b and its "B" our a.
@@ -90,7 +99,8 @@ std::shared_ptr<LtGemm::Plan> make_plan(cublasLtHandle_t handle, const LtProblem
                                       : tf32                    ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                 : CUBLAS_COMPUTE_32F;
   const cudaDataType_t type = data_type(p.dtype);
-  TGC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, compute, type));
+  const cudaDataType_t scale = p.dtype == DType::Float64 ? CUDA_R_64F : CUDA_R_32F;
+  TGC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, compute, scale));
   const cublasOperation_t op_b = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b));
   TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a));

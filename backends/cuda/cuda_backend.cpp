@@ -35,7 +35,7 @@ ThunkFn cuda_source(gpu::GpuDevice& d, const Node& n, const Config& c) {
 // handle's workspace, and a user kernel may do anything, so those stay in order with each
 // other in a recorded call.
 const gpu::DeviceOpRule kCudaRules[] = {
-    {"blas (cuBLAS)", gpu::blas_covers, gpu::blas_declines, cublas, false},  // Gemm, Gemv, Dot, BatchedDot, Outer
+    {"blas (cuBLAS)", gpu::blas_covers, gpu::blas_declines, cublas, false, 0, true},  // Gemm, Gemv, Dot, BatchedDot, Outer
     {"CUDA source", is_cuda_source, nullptr, cuda_source, false},
     gpu::collective_op_rule(),  // all_reduce, all_gather, ... through NCCL
 };

@@ -17,6 +17,8 @@ bool nccl_type_of(DType dtype, ncclDataType_t& type) {
     case DType::UInt8: type = ncclUint8; return true;
     case DType::Float32: type = ncclFloat32; return true;
     case DType::Float64: type = ncclFloat64; return true;
+    case DType::Float16: type = ncclFloat16; return true;
+    case DType::BFloat16: type = ncclBfloat16; return true;
   }
   return false;
 }

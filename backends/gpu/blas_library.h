@@ -25,7 +25,7 @@ struct BlasVector {
 };
 
 // One thunk's handle on the library (made with the thunk: its math mode, its lock). dtype is
-// Float32 or Float64, sizes fit BLAS's ints, and every pointer is a device address of the
+// a float dtype the library's rule accepts (half types where DeviceOpRule::half_types), sizes fit BLAS's ints, and every pointer is a device address of the
 // device the library was made for. Calls are enqueued on the device's stream.
 class BlasLibrary {
  public:

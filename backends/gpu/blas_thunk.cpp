@@ -20,7 +20,9 @@ namespace tgc::gpu {
 
 namespace {
 
-bool is_blas_float(DType d) { return d == DType::Float32 || d == DType::Float64; }
+// Half operands too: a BLAS rule runs them only where it says it takes half tensors
+// (DeviceOpRule::half_types: cuBLAS yes, CLBlast not yet).
+bool is_blas_float(DType d) { return is_float(d); }
 
 // The host value of a 0-d input that is a constant, directly or through a HostToDevice of one
 // (the placement pass moves constants to the device for device nodes).
@@ -225,7 +227,7 @@ std::string blas_declines(const Node& node) {
   const int operands = scaled ? 3 : 2;
   const DType dtype = node.inputs()[0]->type().dtype;
   if (!is_blas_float(dtype))
-    return "BLAS on the device takes float32 and float64 operands, not " + std::string(dtype_name(dtype));
+    return "BLAS on the device takes float operands, not " + std::string(dtype_name(dtype));
   for (int i = 0; i < operands; ++i)
     if (node.inputs()[i]->type().dtype != dtype) return "BLAS on the device takes operands of one dtype";
   if (scaled && !(constant_scalar(node.inputs()[ScaledMatmul::kAlpha]) &&

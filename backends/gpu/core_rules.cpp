@@ -31,14 +31,16 @@ ThunkFn ifelse(GpuDevice&, const Node& n, const Config&) {
 ThunkFn shape_op(GpuDevice& d, const Node& n, const Config& c) { return make_shape_op_thunk(d, n, c); }
 
 // self_contained: fused kernels (their scratch and state are their own), transfers and views
-// touch only their operands. The shape ops hand out kept tensors or run on the host.
+// touch only their operands. The shape ops hand out kept tensors or run on the host. The
+// trailing `true`: the rule takes half tensors (kernels load and store them; the others move
+// bytes).
 const DeviceOpRule kRules[] = {
-    {"Composite", is_composite, nullptr, composite, true},
-    {"HostToDevice", is_host_to_device, nullptr, host_to_device, true},
-    {"DeviceToHost", is_device_to_host, nullptr, device_to_host, true},
-    {"view", is_device_view_op, nullptr, view, true},        // DimShuffle, Reshape, Flatten
+    {"Composite", is_composite, nullptr, composite, true, 0, true},
+    {"HostToDevice", is_host_to_device, nullptr, host_to_device, true, 0, true},
+    {"DeviceToHost", is_device_to_host, nullptr, device_to_host, true, 0, true},
+    {"view", is_device_view_op, nullptr, view, true, 0, true},  // DimShuffle, Reshape, Flatten
     {"shape op", is_device_shape_op, nullptr, shape_op, false},  // ReduceCount, SumToLike
-    {"IfElse", is_ifelse, nullptr, ifelse, true},  // no device work of its own
+    {"IfElse", is_ifelse, nullptr, ifelse, true, 0, true},  // no device work of its own
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // find_rule, and the shared rule table assembled from its families.
 #include "backends/gpu/device_op_rules.h"
 
+#include <fmt/format.h>
+
 #include "backends/gpu/core_rules.h"
 #include "backends/gpu/index_rules.h"
 #include "backends/gpu/random_rules.h"
@@ -19,6 +21,15 @@ constexpr RuleFamily kFamilies[] = {
     random_op_rules,       // Philox draws: uniform, normal, integers
 };
 
+// The first half dtype among a node's inputs and outputs, if any.
+std::optional<DType> half_dtype_of(const Node& node) {
+  for (const VarPtr& v : node.inputs())
+    if (is_half(v->type().dtype)) return v->type().dtype;
+  for (int i = 0; i < node.num_outputs(); ++i)
+    if (is_half(node.output_raw(i)->type().dtype)) return node.output_raw(i)->type().dtype;
+  return std::nullopt;
+}
+
 }  // namespace
 
 const DeviceOpRule* find_rule(std::span<const DeviceOpRule> rules, const Node& node, std::string* why) {
@@ -26,6 +37,9 @@ const DeviceOpRule* find_rule(std::span<const DeviceOpRule> rules, const Node& n
   for (const DeviceOpRule& rule : rules) {
     if (!rule.covers(node)) continue;
     std::string reason = rule.declines ? rule.declines(node) : std::string();
+    if (reason.empty() && !rule.half_types)
+      if (const std::optional<DType> half = half_dtype_of(node))
+        reason = fmt::format("{} on the device takes no {} tensors yet", rule.name, dtype_name(*half));
     if (reason.empty()) return &rule;
     if (first_reason.empty()) first_reason = std::move(reason);
   }

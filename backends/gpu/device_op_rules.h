@@ -29,6 +29,10 @@ struct DeviceOpRule {
   bool self_contained;
   // Not self-contained: which shared resource orders it (Thunk::serial_domain).
   int serial_domain = 0;
+  // Whether the rule runs nodes that read or make float16/bfloat16 tensors. A rule says so
+  // once its kernels or library calls handle half storage (docs/precision.md); until then
+  // find_rule declines such nodes for it, and they run on the host (placement says why).
+  bool half_types = false;
 };
 
 // The rule that runs `node` (nullptr: none), or in `why` the reason the first rule covering

@@ -25,7 +25,7 @@ bool is_one_of(const Node& node) {
 const DeviceOpRule kRules[] = {
     // Basic indexing, splits and ReshapeLike (gradients make it) are views of their input.
     {"index view", [](const Node& n) { return is_one_of<Subtensor, Split, SplitLike, ReshapeLike>(n); }, nullptr,
-     [](GpuDevice& d, const Node& n, const Config&) { return make_index_view_thunk(d, n); }, true},
+     [](GpuDevice& d, const Node& n, const Config&) { return make_index_view_thunk(d, n); }, true, 0, true},
     // x[idx, ...]: a gather; an index out of range raises the reference's error (a flag the
     // thunk reads, so not self-contained).
     {"gather", [](const Node& n) { return is_one_of<AdvancedSubtensor>(n); }, index_op_declines,

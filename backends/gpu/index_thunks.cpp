@@ -593,7 +593,7 @@ void fill(Kernels& k, const Op& op, const std::vector<Tensor>& inputs, std::vect
     dispatch_dtype(ar->dtype(), [&]<typename T>() {
       const T first = convert_value<T>(ar->start());
       const T second = convert_value<T>(ar->start() + ar->step());
-      if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (is_float_type_v<T>) {
         const double f = first, s2 = second;
         std::memcpy(&b[kRFirst], &f, 8);
         std::memcpy(&b[kRSecond], &s2, 8);

@@ -14,7 +14,7 @@ namespace tgc::kernel_loop {
 namespace {
 
 template <typename T>
-using Natural = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+using Natural = std::conditional_t<is_float_type_v<T>, double, int64_t>;
 
 // ---- Element loops, one instantiation per dtype (pair), chosen once per call.
 

@@ -71,7 +71,7 @@ void finish(Accumulator& acc, const KernelValue& v, int64_t reduced_count) {
   const bool mean = v.reduce_op == KernelReduceOp::Mean;
   const double count = static_cast<double>(reduced_count);
   dispatch_dtype(v.dtype, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_float_type_v<T>) {
       for (double& a : acc.f) {
         if (mean) a = reduced_count ? a / count : std::numeric_limits<double>::quiet_NaN();
         a = static_cast<double>(static_cast<T>(a));

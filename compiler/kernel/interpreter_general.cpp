@@ -12,7 +12,7 @@ namespace {
 
 Tensor constant_tensor(const KernelValue& v) {
   return dispatch_dtype(v.dtype, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) return Tensor::scalar<T>(static_cast<T>(v.constant));
+    if constexpr (is_float_type_v<T>) return Tensor::scalar<T>(static_cast<T>(v.constant));
     else return Tensor::scalar<T>(static_cast<T>(v.int_constant));
   });
 }

@@ -35,7 +35,7 @@ std::optional<std::string> unused_field(const KernelValue& v) {
 // Whether a Constant's two fields hold one value of its dtype.
 bool constant_fits(const KernelValue& v) {
   return dispatch_dtype(v.dtype, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_float_type_v<T>) {
       if (v.int_constant != 0) return false;
       return std::isnan(v.constant) || static_cast<double>(static_cast<T>(v.constant)) == v.constant;
     } else {

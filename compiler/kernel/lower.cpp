@@ -2,6 +2,12 @@
 // each Elemwise its operand casts plus one Op, each CAReduce/Mean a Reduce value; nodes that
 // feed a reduction form the prologue, the rest of a reduction group its epilogue. Values are
 // numbered as they are added, so a kernel holds no repeated subexpression.
+//
+// Half types (float16, bfloat16) are storage types here: a kernel loads them, computes in
+// float32 and rounds once when it stores a half output (docs/precision.md). So a value
+// whose graph dtype is half is carried as float32 (compute_dtype), reductions of halves
+// accumulate in float32, and only a Cast to a half type rounds inside a kernel, because
+// the user asked for that rounding.
 #include "compiler/kernel/lower.h"
 
 #include <fmt/format.h>
@@ -73,13 +79,16 @@ Reduction reduction_of(const Node& node) {
   return {KernelReduceOp::Mean, float_of(in, m.floatx()), explicit_axes(m.axes(), ndim), m.keepdims()};
 }
 
+// The dtype a kernel carries a value of graph dtype `t` in: float32 for the half types.
+DType compute_dtype(DType t) { return is_half(t) ? DType::Float32 : t; }
+
 // A Constant value of `dtype` holding `v` (a value of the C++ type of dtype).
 template <typename T>
 KernelValue constant_value(T v) {
   KernelValue c;
   c.kind = KernelValue::Kind::Constant;
   c.dtype = dtype_of<T>;
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_float_type_v<T>) {
     c.constant = static_cast<double>(v);
   } else {
     c.int_constant = static_cast<int64_t>(v);
@@ -108,7 +117,8 @@ class Lowering {
         fail(fmt::format("output {} is not computed by the group", out->label()));
       if (reduction_ && side_of(out.get()) == Side::Prologue)
         fail(fmt::format("output {} is computed before the reduction", out->label()));
-      kernel_.outputs.push_back({it->second, kernel_.values[it->second].dtype});
+      const DType dtype = out->type().dtype;
+      kernel_.outputs.push_back({convert(it->second, dtype), dtype});  // rounds a half output
     }
     drop_unused();
     kernel_.validate();
@@ -244,7 +254,7 @@ class Lowering {
     if (v.kind == KernelValue::Kind::Constant) {
       // Exactly the conversion Elemwise applies to an operand: convert_value<To>(From).
       KernelValue c = dispatch_dtype(v.dtype, [&]<typename From>() {
-        const From x = std::is_floating_point_v<From> ? static_cast<From>(v.constant) : static_cast<From>(v.int_constant);
+        const From x = is_float_type_v<From> ? static_cast<From>(v.constant) : static_cast<From>(v.int_constant);
         return dispatch_dtype(to, [&]<typename To>() { return constant_value<To>(convert_value<To>(x)); });
       });
       return it->second = add(std::move(c));
@@ -266,18 +276,24 @@ class Lowering {
       const ScalarSignature sig = e->signature(dtypes);
       v.kind = KernelValue::Kind::Op;
       v.op = e->kind();
-      v.dtype = sig.out;
-      for (size_t k = 0; k < node.inputs().size(); ++k) v.args.push_back(convert(value_of(node.inputs()[k]), sig.operands[k]));
+      // A Cast to a half type rounds (and reads its operand as it is); any other operation
+      // on halves computes in float32.
+      const bool rounds = e->kind() == ScalarOpKind::Cast;
+      v.dtype = rounds ? sig.out : compute_dtype(sig.out);
+      for (size_t k = 0; k < node.inputs().size(); ++k) {
+        const DType operand = rounds ? sig.operands[k] : compute_dtype(sig.operands[k]);
+        v.args.push_back(convert(value_of(node.inputs()[k]), operand));
+      }
     } else {
       const Reduction r = reduction_of(node);
       v.kind = KernelValue::Kind::Reduce;
       v.reduce_op = r.op;
       v.identity_when_empty = r.identity_when_empty;
-      v.dtype = r.dtype;
-      v.args = {convert(value_of(node.inputs().at(0)), r.dtype)};
+      v.dtype = compute_dtype(r.dtype);  // halves accumulate in float32
+      v.args = {convert(value_of(node.inputs().at(0)), v.dtype)};
     }
     const Variable* out = node.output_raw(0);
-    if (out->type().dtype != v.dtype)
+    if (compute_dtype(out->type().dtype) != compute_dtype(v.dtype))
       fail(fmt::format("{} yields {}, lowering computed {}", node.describe(), dtype_name(out->type().dtype),
                        dtype_name(v.dtype)));
     value_of_[out] = add(std::move(v));

@@ -43,7 +43,7 @@ void Arange::perform(const std::vector<Tensor>& /*inputs*/, std::vector<Tensor>&
     T* p = out.data<T>();
     const T first = convert_value<T>(start_);
     const T second = convert_value<T>(start_ + step_);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_float_type_v<T>) {
       const T delta = second - first;
       for (int64_t i = 0; i < n; ++i) p[i] = i == 1 ? second : static_cast<T>(first + static_cast<T>(i) * delta);
     } else {

@@ -38,9 +38,9 @@ void loop_matmul(const Tensor& a, const Tensor& b, const Tensor& out, double alp
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
   T* po = out.data<T>();
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
+  using Acc = std::conditional_t<is_float_type_v<T>, double, uint64_t>;
   auto widen = [](T v) -> Acc {
-    if constexpr (std::is_floating_point_v<T>) return static_cast<double>(v);
+    if constexpr (is_float_type_v<T>) return static_cast<double>(v);
     else return static_cast<uint64_t>(static_cast<int64_t>(v));
   };
   for (int64_t i = 0; i < A.rows; ++i)
@@ -49,7 +49,7 @@ void loop_matmul(const Tensor& a, const Tensor& b, const Tensor& out, double alp
       for (int64_t k = 0; k < A.cols; ++k) acc += widen(pa[i * A.rs + k * A.cs]) * widen(pb[k * B.rs + j * B.cs]);
       T r;
       if constexpr (std::is_same_v<T, bool>) r = acc != 0;
-      else if constexpr (std::is_floating_point_v<T>)
+      else if constexpr (is_float_type_v<T>)
         r = static_cast<T>(beta == 0 ? alpha * acc : alpha * acc + beta * static_cast<double>(po[i * B.cols + j]));
       else r = static_cast<T>(static_cast<int64_t>(acc));  // modular narrowing (C++20)
       po[i * B.cols + j] = r;
@@ -173,7 +173,7 @@ void matmul_strided(const Tensor& a, const Tensor& b, const Tensor& out, double 
   if (A.cols == 0) {  // empty inner dimension: every entry is an empty sum, times alpha
     dispatch_dtype(out.dtype(), [&]<typename T>() {
       T* o = out.data<T>();
-      if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (is_float_type_v<T>) {
         if (beta != 0) {
           for (int64_t i = 0; i < out.numel(); ++i) o[i] = static_cast<T>(beta * static_cast<double>(o[i]));
           return;
@@ -184,6 +184,14 @@ void matmul_strided(const Tensor& a, const Tensor& b, const Tensor& out, double 
     return;
   }
   bool blas_sized = fits_blas_int(A.rows) && fits_blas_int(A.cols) && fits_blas_int(B.cols);
+  if (is_half(out.dtype())) {
+    // No CPU BLAS multiplies 16-bit floats on every CPU: the product runs in float32 on
+    // float32 copies and rounds once into the half output (docs/precision.md).
+    Tensor out32 = beta != 0 ? out.astype(DType::Float32) : Tensor::empty(DType::Float32, out.shape());
+    matmul_strided(a.astype(DType::Float32), b.astype(DType::Float32), out32, alpha, beta);
+    copy_elements(out32, out);
+    return;
+  }
   dispatch_dtype(out.dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       if (blas_sized) return float_matmul<T>(a, b, out, Scale<T>{static_cast<T>(alpha), static_cast<T>(beta)});

@@ -39,7 +39,7 @@ std::vector<Stored<O>> flat_values(const Tensor& t) {
 template <typename O>
 O multiply(O a, O b) {
   if constexpr (std::is_same_v<O, bool>) return a && b;
-  else if constexpr (std::is_floating_point_v<O>) return a * b;
+  else if constexpr (is_float_type_v<O>) return a * b;
   else return static_cast<O>(static_cast<int64_t>(static_cast<uint64_t>(static_cast<int64_t>(a)) *
                                                    static_cast<uint64_t>(static_cast<int64_t>(b))));
 }

@@ -49,7 +49,7 @@ void LogSoftmaxGrad::perform(const std::vector<Tensor>& inputs, std::vector<Tens
   const ReducePlan plan = make_reduce_plan(y.shape(), axes, false);
   Tensor& out = ensure_output(outputs.at(0), y.dtype(), y.shape());
   dispatch_dtype(y.dtype(), [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_float_type_v<T>) {
       std::vector<double> sum(static_cast<size_t>(plan.out_numel), 0.0);
       fold_elements<T>(g, plan, [&](int64_t k, T v) { sum[k] += static_cast<double>(v); });
       const T* pg = g.data<T>();

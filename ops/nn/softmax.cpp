@@ -52,7 +52,7 @@ void Softmax::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& ou
   const ExpSums s = shifted_exp_sums(x, plan, /*finite_shift=*/log_);
   dispatch_dtype(x.dtype(), [&]<typename T>() {
     dispatch_dtype(out.dtype(), [&]<typename O>() {
-      if constexpr (std::is_floating_point_v<O>) {
+      if constexpr (is_float_type_v<O>) {
         const T* px = x.data<T>();
         O* po = out.data<O>();
         strided_loop(x.shape(), {x.strides(), plan.acc_strides, out_strides}, [&](const int64_t* off) {

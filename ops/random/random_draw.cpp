@@ -141,7 +141,7 @@ void fill_range(const RandomDraw& op, T* out, int64_t first, int64_t last, uint6
     if (op.distribution() == Distribution::Normal) z = philox::normal_pair(w);
     for (; i < end; ++i) {
       const int k = static_cast<int>(i - b * e);  // the element's place in its block
-      if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (is_float_type_v<T>) {
         if (op.distribution() == Distribution::Normal) out[i] = static_cast<T>(z[k]);
         else if constexpr (std::is_same_v<T, float>) out[i] = philox::to_float32(w[k]);
         else out[i] = static_cast<T>(philox::to_float64(w[2 * k], w[2 * k + 1]));

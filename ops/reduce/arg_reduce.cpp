@@ -57,7 +57,7 @@ template <typename T>
 void arg_fold(const Tensor& x, const ReducePlan& plan, bool is_max, int64_t* out) {
   std::vector<T> best(plan.out_numel);
   auto better = [is_max](T v, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_float_type_v<T>) {
       if (std::isnan(b)) return false;  // the first NaN stays
       if (std::isnan(v)) return true;
     }

@@ -88,15 +88,15 @@ namespace {
 // uint64, whose wrap-around equals NumPy's int64 overflow without C++'s signed-overflow UB.
 template <typename T>
 void sum_or_prod(const Tensor& x, const ReducePlan& plan, bool is_sum, Tensor& out) {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
+  using Acc = std::conditional_t<is_float_type_v<T>, double, uint64_t>;
   std::vector<Acc> acc(plan.out_numel, is_sum ? Acc(0) : Acc(1));
   auto widen = [](T v) -> Acc {
-    if constexpr (std::is_floating_point_v<T>) return static_cast<double>(v);
+    if constexpr (is_float_type_v<T>) return static_cast<double>(v);
     else return static_cast<uint64_t>(static_cast<int64_t>(v));  // sign-extends negatives
   };
   if (is_sum) fold_elements<T>(x, plan, [&](int64_t k, T v) { acc[k] += widen(v); });
   else fold_elements<T>(x, plan, [&](int64_t k, T v) { acc[k] *= widen(v); });
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_float_type_v<T>) {
     T* o = out.data<T>();
     for (int64_t i = 0; i < plan.out_numel; ++i) o[i] = static_cast<T>(acc[i]);
   } else {
@@ -110,13 +110,15 @@ void sum_or_prod(const Tensor& x, const ReducePlan& plan, bool is_sum, Tensor& o
 template <typename T>
 void max_or_min(const Tensor& x, const ReducePlan& plan, bool is_max, Tensor& out) {
   T* o = out.data<T>();
-  T init = is_max ? (std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
-                                                 : std::numeric_limits<T>::lowest())
-                  : (std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
-                                                 : std::numeric_limits<T>::max());
+  T init;
+  if constexpr (is_float_type_v<T>)
+    init = is_max ? T(-static_cast<double>(std::numeric_limits<T>::infinity()))
+                  : std::numeric_limits<T>::infinity();
+  else
+    init = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   for (int64_t i = 0; i < plan.out_numel; ++i) o[i] = init;
   auto take = [](T v) {
-    if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+    if constexpr (is_float_type_v<T>) return std::isnan(v);
     else return false;
   };
   if (is_max)

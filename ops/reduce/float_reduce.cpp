@@ -37,7 +37,7 @@ void FloatReduce::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>
                      class_name_ + " reduced to the wrong number of elements");
   Tensor& out = ensure_output(outputs.at(0), float_of(x.dtype(), floatx_), plan.out_shape);
   dispatch_dtype(out.dtype(), [&]<typename O>() {
-    if constexpr (std::is_floating_point_v<O>) {
+    if constexpr (is_float_type_v<O>) {
       O* o = out.data<O>();
       for (int64_t i = 0; i < plan.out_numel; ++i) o[i] = static_cast<O>(result[i]);
     } else {

@@ -80,10 +80,12 @@ bool dtype_of_dlpack(dl::dtype t, DType& out) {
   switch (static_cast<dl::dtype_code>(t.code)) {
     case dl::dtype_code::Bool: out = DType::Bool; return t.bits == 8;
     case dl::dtype_code::Float:
-      if (t.bits == 32) out = DType::Float32;
+      if (t.bits == 16) out = DType::Float16;
+      else if (t.bits == 32) out = DType::Float32;
       else if (t.bits == 64) out = DType::Float64;
       else return false;
       return true;
+    case dl::dtype_code::Bfloat: out = DType::BFloat16; return t.bits == 16;
     case dl::dtype_code::Int:
       if (t.bits == 8) out = DType::Int8;
       else if (t.bits == 16) out = DType::Int16;
@@ -108,6 +110,8 @@ dl::dtype dlpack_dtype(DType t) {
     case DType::UInt8: return nb::dtype<uint8_t>();
     case DType::Float32: return nb::dtype<float>();
     case DType::Float64: return nb::dtype<double>();
+    case DType::Float16: return dl::dtype{static_cast<uint8_t>(dl::dtype_code::Float), 16, 1};
+    case DType::BFloat16: return dl::dtype{static_cast<uint8_t>(dl::dtype_code::Bfloat), 16, 1};
   }
   return nb::dtype<float>();
 }

@@ -58,6 +58,8 @@ std::string typestr(DType t) {
     case DType::UInt8: return "|u1";
     case DType::Float32: return "<f4";
     case DType::Float64: return "<f8";
+    case DType::Float16: return "<f2";
+    case DType::BFloat16: return "<V2";  // the array interface has no bfloat16 (as .npy files)
   }
   return "";
 }

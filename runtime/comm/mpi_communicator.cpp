@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <thread>
+#include <vector>
 
 #include "runtime/comm/mpi_api.h"
 #include "runtime/comm/mpi_library.h"
@@ -66,6 +67,10 @@ MPI_Datatype mpi_type(const MpiApi& api, DType dtype) {
     case DType::UInt8: return api.uint8;
     case DType::Float32: return api.float32;
     case DType::Float64: return api.float64;
+    // MPI has no 16-bit float: gathers and broadcasts move them as 16-bit integers, and
+    // reductions run on float32 copies (through_float32 below).
+    case DType::Float16:
+    case DType::BFloat16: return api.int16;
   }
   return api.uint8;
 }
@@ -95,7 +100,12 @@ class MpiCommunicator final : public Communicator {
   std::string engine() const override { return "mpi"; }
   Device& device() const override { return host_device(); }
 
-  void all_reduce(const void* send, void* recv, size_t count, DType dtype, CollectiveReduce op, Stream&) override {
+  void all_reduce(const void* send, void* recv, size_t count, DType dtype, CollectiveReduce op,
+                  Stream& stream) override {
+    if (is_half(dtype))
+      return through_float32(send, count, recv, count, dtype, [&](const float* s, float* r) {
+        all_reduce(s, r, count, DType::Float32, op, stream);
+      });
     Call call = begin("all_reduce", count, dtype);
     // Elements are independent: counts beyond MPI's int go in pieces.
     const size_t bytes = dtype_size(dtype);
@@ -123,7 +133,11 @@ class MpiCommunicator final : public Communicator {
   }
 
   void reduce_scatter(const void* send, void* recv, size_t count, DType dtype, CollectiveReduce op,
-                      Stream&) override {
+                      Stream& stream) override {
+    if (is_half(dtype))
+      return through_float32(send, count * size_t(size_), recv, count, dtype, [&](const float* s, float* r) {
+        reduce_scatter(s, r, count, DType::Float32, op, stream);
+      });
     Call call = begin("reduce_scatter", count, dtype);
     if (count == 0) return;
     check_int_count(call, count);
@@ -150,6 +164,25 @@ class MpiCommunicator final : public Communicator {
   }
 
  private:
+  // A reduction of half elements: `send` (send_count elements) widened to float32 (exact),
+  // reduced by run32 into `recv_count` float32 results, each rounded once into `recv`. In
+  // place (send == recv) stays in place on the float32 copy.
+  template <typename Run32>
+  static void through_float32(const void* send, size_t send_count, void* recv, size_t recv_count, DType dtype,
+                              Run32 run32) {
+    dispatch_dtype(dtype, [&]<typename H>() {
+      if constexpr (is_half_type_v<H>) {
+        std::vector<float> wide(send_count), result(send == recv ? 0 : recv_count);
+        const H* s = static_cast<const H*>(send);
+        for (size_t i = 0; i < send_count; ++i) wide[i] = static_cast<float>(s[i]);
+        float* r = send == recv ? wide.data() : result.data();
+        run32(wide.data(), r);
+        H* out = static_cast<H*>(recv);
+        for (size_t i = 0; i < recv_count; ++i) out[i] = H(r[i]);
+      }
+    });
+  }
+
   struct Call {
     const char* name;
     size_t count;

@@ -86,7 +86,14 @@ def write_random():
 
 # ---- npy ---------------------------------------------------------------------------------
 
-DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "float32", "float64"]
+DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "float32", "float64", "float16", "bfloat16"]
+
+
+def as_bfloat16(a):
+    """float32 values exact in bfloat16, as ml_dtypes saves a bfloat16 array: 2 raw bytes each
+    ('<V2'), the float32's top half. (Debian's NumPy has no ml_dtypes.)"""
+    bits = (np.ascontiguousarray(a, np.float32).view(np.uint32) >> 16).astype("<u2")
+    return bits.view("V2")
 
 
 def sample(dtype, shape):
@@ -94,18 +101,31 @@ def sample(dtype, shape):
     if dtype == "bool":
         return (np.arange(n) % 3 == 0).reshape(shape)
     v = np.arange(n) * 7 - 5
-    if dtype in ("float32", "float64"):
+    if dtype in ("float32", "float64", "float16", "bfloat16"):
         v = v * 0.25 + 0.125
     if dtype == "uint8":
         v = v + 5
+    if dtype == "bfloat16":
+        return as_bfloat16(v.astype(np.float32)).reshape(shape)
     return v.astype(dtype).reshape(shape)
+
+
+def save(file, array):
+    """np.save, but a bfloat16 ('V2') array's header says '<V2', as ml_dtypes' arrays do
+    (a plain NumPy void array says '|V2'; the header's length is the same)."""
+    np.save(file, array)
+    if array.dtype == np.dtype("V2"):
+        with open(file, "rb") as f:
+            data = f.read()
+        with open(file, "wb") as f:
+            f.write(data.replace(b"'descr': '|V2'", b"'descr': '<V2'", 1))
 
 
 def write_npy_files():
     d = "npy"
     for dt in DTYPES:
-        np.save(path(d, f"c_{dt}.npy"), sample(dt, (2, 3)))
-        np.save(path(d, f"f_{dt}.npy"), np.asfortranarray(sample(dt, (3, 4))))
+        save(path(d, f"c_{dt}.npy"), sample(dt, (2, 3)))
+        save(path(d, f"f_{dt}.npy"), np.asfortranarray(sample(dt, (3, 4))))
     np.save(path(d, "f3d_float32.npy"), np.asfortranarray(sample("float32", (2, 3, 4))))
     for dt in ["int16", "int32", "int64", "float32", "float64"]:
         np.save(path(d, f"be_{dt}.npy"), sample(dt, (2, 3)).astype(np.dtype(dt).newbyteorder(">")))
@@ -126,7 +146,8 @@ def write_npy_files():
     np.save(path(d, "vector_int64_1000.npy"), np.arange(1000, dtype=np.int64) * 3 - 1000)
     # dtypes that tgc must refuse with a clear message
     np.save(path(d, "bad_complex64.npy"), np.array([1 + 2j], np.complex64))
-    np.save(path(d, "bad_float16.npy"), np.array([1.5], np.float16))
+    np.save(path(d, "bad_float128.npy"), np.array([1.5], np.longdouble))
+    np.save(path(d, "bad_void3.npy"), np.zeros(2, "V3"))
     np.save(path(d, "bad_uint32.npy"), np.array([7], np.uint32))
     np.save(path(d, "bad_unicode.npy"), np.array(["abc"]))
     np.save(path(d, "bad_object.npy"), np.array([1, "x"], dtype=object), allow_pickle=True)

@@ -104,6 +104,11 @@ std::string args_str(const Case& c, const std::vector<Tensor>& args) {
 ::testing::AssertionResult compare(const Tensor& got, const Tensor& want, const Tolerance& tol) {
   if (want.dtype() == DType::Float32) return test::same_values(got, want, tol.rtol32, tol.atol32);
   if (want.dtype() == DType::Float64) return test::same_values(got, want, tol.rtol64, tol.atol64);
+  if (is_half(want.dtype())) {
+    const bool f16 = want.dtype() == DType::Float16;
+    const double eps = f16 ? 0x1p-10 : 0x1p-7, tiny = f16 ? 0x1p-24 : 0x1p-133;
+    return test::same_values(got, want, tol.half_ulps * eps, tol.half_atol + tiny);
+  }
   return test::same_values(got, want);
 }
 

@@ -32,6 +32,9 @@ struct Tolerance {
   // float32 outputs on the C-family backends where larger (their float functions' bounds,
   // cfam::float32_math_ulps); 0: rtol32.
   double cuda_rtol32 = 0, opencl_rtol32 = 0;
+  // float16 and bfloat16 outputs: within half_ulps epsilons of the type, relative, plus
+  // half_atol and the type's smallest subnormal, absolute (half_conformance_test.cpp).
+  double half_ulps = 1, half_atol = 0;
 };
 
 // The tolerance an output is held to on `backend`.

@@ -47,9 +47,16 @@ def test_lists_and_numbers_convert_as_numpy_would():
 
 
 def test_unsupported_dtypes_say_how_to_convert():
-    with pytest.raises(tgc.TypeError, match="arrays of dtype float16 have no tgc dtype") as e:
-        _tgc._roundtrip(np.zeros(3, np.float16))
+    with pytest.raises(tgc.TypeError, match="arrays of dtype uint32 have no tgc dtype") as e:
+        _tgc._roundtrip(np.zeros(3, np.uint32))
     assert "astype" in e.value.hint
+
+
+def test_float16_arrays_round_trip():
+    a = np.array([0.1, -2.5, 65504, np.inf], np.float16)
+    back = _tgc._roundtrip(a)
+    assert back.dtype == np.float16
+    np.testing.assert_array_equal(back, a)
 
 
 def test_output_keeps_the_tensor_alive_after_the_function_is_gone():

@@ -33,6 +33,34 @@ TEST(DType, Sizes) {
   EXPECT_EQ(dtype_size(DType::UInt8), 1u);
   EXPECT_EQ(dtype_size(DType::Float32), 4u);
   EXPECT_EQ(dtype_size(DType::Float64), 8u);
+  EXPECT_EQ(dtype_size(DType::Float16), 2u);
+  EXPECT_EQ(dtype_size(DType::BFloat16), 2u);
+}
+
+TEST(DType, HalfTypesAreFloats) {
+  for (DType t : {DType::Float16, DType::BFloat16}) {
+    EXPECT_TRUE(is_float(t));
+    EXPECT_TRUE(is_half(t));
+    EXPECT_FALSE(is_integer(t));
+  }
+  EXPECT_FALSE(is_half(DType::Float32));
+  EXPECT_EQ(parse_dtype("bfloat16"), DType::BFloat16);
+  EXPECT_EQ(dtype_name(DType::Float16), "float16");
+}
+
+TEST(DType, HalfPromotionFollowsNumPyAndMlDtypes) {
+  // np.result_type(float16, float32) and ml_dtypes' bfloat16 likewise.
+  EXPECT_EQ(promote(DType::Float16, DType::Float32), DType::Float32);
+  EXPECT_EQ(promote(DType::BFloat16, DType::Float64), DType::Float64);
+  EXPECT_EQ(promote(DType::Int8, DType::Float16), DType::Float16);
+  EXPECT_EQ(promote(DType::Bool, DType::BFloat16), DType::BFloat16);
+  // The floatX policy: integers keep the float's width (NumPy: int32 + float16 -> float64).
+  EXPECT_EQ(promote(DType::Int32, DType::Float16), DType::Float16);
+  EXPECT_EQ(promote(DType::BFloat16, DType::Int64), DType::BFloat16);
+  // Neither holds the other: float32, as JAX promotes (NumPy with ml_dtypes refuses).
+  EXPECT_EQ(promote(DType::Float16, DType::BFloat16), DType::Float32);
+  EXPECT_EQ(promote(DType::BFloat16, DType::Float16), DType::Float32);
+  EXPECT_EQ(float_of(DType::Int16, DType::BFloat16), DType::BFloat16);
 }
 
 TEST(DType, PromotionFollowsNumPyForIntegers) {
@@ -63,6 +91,8 @@ TEST(DType, DispatchSelectsTheCppType) {
   EXPECT_EQ(s, 2u);
   bool is_double = dispatch_dtype(DType::Float64, []<typename T>() { return std::is_same_v<T, double>; });
   EXPECT_TRUE(is_double);
+  bool is_bf16 = dispatch_dtype(DType::BFloat16, []<typename T>() { return std::is_same_v<T, bfloat16_t>; });
+  EXPECT_TRUE(is_bf16);
 }
 
 }  // namespace

@@ -296,7 +296,8 @@ TEST(Npy, UnsupportedDtypesFromNumpyAreIOErrors) {
     const char* message;
   };
   for (const Case& c : {Case{"bad_complex64.npy", "unsupported dtype '<c8' (complex numbers)"},
-                        Case{"bad_float16.npy", "unsupported dtype '<f2' (a float width tgc does not have)"},
+                        Case{"bad_float128.npy", "unsupported dtype '<f16' (a float width tgc does not have)"},
+                        Case{"bad_void3.npy", "unsupported dtype '|V3' (raw bytes)"},
                         Case{"bad_uint32.npy", "unsupported dtype '<u4' (an unsigned integer width"},
                         Case{"bad_unicode.npy", "unsupported dtype '<U3' (strings)"},
                         Case{"bad_object.npy", "object arrays are not supported (dtype '|O')"},

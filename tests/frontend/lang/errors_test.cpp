@@ -98,7 +98,7 @@ TEST(Errors, TypeErrorsOfTheApiAtTheOperator) {
   expect_error("x = vector()\ny = x + 'a'\n", 2, 7, "operator + is not defined for a symbolic");
   expect_error("x = vector()\ny = x[0, 0]\n", 2, 6, "");
   expect_error("x = vector()\ny = sum(x, axis=3)\n", 2, 5, "");
-  expect_error("x = vector()\ny = cast(x, 'float16')\n", 2, 13, "float16");
+  expect_error("x = vector()\ny = cast(x, 'float8')\n", 2, 13, "unknown dtype 'float8'");
 }
 
 TEST(Errors, WrongArgumentTypes) {

@@ -40,7 +40,7 @@ T value_of(const json& v) {
                             : -std::numeric_limits<double>::infinity();
     return static_cast<T>(d);
   }
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (is_float_type_v<T>)
     return static_cast<T>(v.get<double>());
   else if constexpr (std::is_same_v<T, bool>)
     return v.get<int64_t>() != 0;
@@ -73,7 +73,9 @@ TEST(NumPyCases, FileIsPresentAndCoversEveryScalarOp) {
     std::set<std::string> dtypes;
     for (const json& c : cases())
       if (c["op"] == row.name) dtypes.insert(c["in"][0].get<std::string>());
-    EXPECT_EQ(dtypes.size(), std::size(kAllDTypes))
+    // Every dtype but the half types, which the file (NumPy 1.24's computations) leaves to
+    // tests/conformance/half_conformance_test.cpp and tests/runtime/half_types_test.cpp.
+    EXPECT_EQ(dtypes.size(), std::size(kAllDTypes) - 2)
         << row.name << " is not covered for every dtype";
   }
 }
