@@ -182,6 +182,8 @@ const std::vector<KeyInfo>& key_table() {
                  {"auto", "128", "256", "512"}),
       bool_key("sync", &Config::sync),
       bool_key("cuda_tf32", &Config::cuda_tf32),
+      choice_key("mixed_precision", "none, bfloat16 or float16 (float32 products on half operands)",
+                 &Config::mixed_precision, {"none", "bfloat16", "float16"}),
       bool_key("deterministic", &Config::deterministic),
       bool_key("eager_fusion", &Config::eager_fusion),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),

@@ -33,6 +33,10 @@ struct Config {
   std::string cpu_vector_width = "auto";
   bool sync = false;                     // make every device thunk synchronous (debugging)
   bool cuda_tf32 = false;                // float32 matmuls on CUDA may use TF32 tensor cores
+  // Mixed precision (docs/precision.md): "none", or "bfloat16"/"float16": float32 matrix
+  // products run on half copies of their operands (tensor cores, float32 accumulation) and
+  // give float32 results; everything else, parameters and updates included, stays float32.
+  std::string mixed_precision = "none";
   // Device kernels give the same bits on every run: no float atomics (inc_subtensor's
   // scatter sorts its indices and sums each destination in index order instead).
   bool deterministic = true;

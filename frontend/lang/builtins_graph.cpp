@@ -216,6 +216,13 @@ Value function_(Args& a) {
   opts.no_default_updates = a.boolean("no_default_updates");
   opts.givens = std::move(givens);
   opts.name = name;
+  if (!a.arg("mixed_precision").value.is_none()) {
+    const std::string mode = a.string("mixed_precision");
+    if (mode != "none" && mode != "bfloat16" && mode != "float16")
+      a.fail("mixed_precision", "argument 'mixed_precision' of function must be \"none\", \"bfloat16\" or \"float16\", got \"" + mode + "\"",
+             "mixed_precision=\"bfloat16\" multiplies float32 products on bfloat16 copies (docs/precision.md)");
+    opts.config["mixed_precision"] = mode;
+  }
   a.ctx.program->functions.push_back(TgFunction{name, std::move(input_names), std::move(output_texts),
                                                 a.ctx.src.loc(a.pos), function(inputs, outputs, updates, opts)});
   return FunctionRef{static_cast<int>(a.ctx.program->functions.size()) - 1};
@@ -244,12 +251,13 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
       return {
           {"function",
            "inputs, outputs, updates=None, name=None, device_result=false, split=None, local_results=false, "
-           "no_default_updates=false, givens=None",
+           "no_default_updates=false, givens=None, mixed_precision=None",
            "compiles inputs -> outputs (one tensor or a list) with shared-variable updates; name defaults to the "
            "assigned name; device_result=true leaves outputs on the device (no effect on cpu); split=[x, (y, 1)] "
            "runs data-parallel over the launch's ranks, each taking its part of those inputs (axis 0 unless given); "
            "no_default_updates=true leaves out the default updates (a RandomStreams draw repeats its numbers); "
-           "givens=[(x, data[i])] computes as if every read of x read data[i] (Theano's givens)",
+           "givens=[(x, data[i])] computes as if every read of x read data[i] (Theano's givens); "
+           "mixed_precision=\"bfloat16\" or \"float16\" runs float32 products on half copies (docs/precision.md)",
            function_},
           {"gpu_from_host", "x", "marks x to stay on the device as a function output (no effect on cpu)",
            [](Args& a) -> Value { return gpu_from_host(a.var("x")); }},

@@ -122,7 +122,19 @@ nb::object numpy() { return nb::module_::import_("numpy"); }
 
 }  // namespace
 
+// Whether `obj` is a NumPy array of ml_dtypes' bfloat16 (NumPy and DLPack carry it as no
+// type they know: it is read as its 16-bit pattern).
+bool is_ml_dtypes_bfloat16(nb::handle obj) {
+  if (!nb::hasattr(obj, "dtype") || !nb::hasattr(obj, "view")) return false;
+  nb::object dtype = obj.attr("dtype");
+  return nb::hasattr(dtype, "name") && nb::cast<std::string>(nb::str(dtype.attr("name"))) == "bfloat16";
+}
+
 Tensor to_tensor(nb::handle obj, bool borrow) {
+  if (is_ml_dtypes_bfloat16(obj) && nb::hasattr(obj, "__array_interface__")) {
+    Tensor bits = to_tensor(obj.attr("view")(numpy().attr("int16")), borrow);
+    return Tensor::view_of(bits.buffer(), DType::BFloat16, bits.shape(), bits.strides(), bits.offset());
+  }
   nb::object source = nb::borrow(obj);
   nb::ndarray<nb::ro> array;
   if (!nb::try_cast(source, array)) {
@@ -139,7 +151,8 @@ Tensor to_tensor(nb::handle obj, bool borrow) {
   if (!dtype_of_dlpack(array.dtype(), dtype)) {
     std::string name = nb::cast<std::string>(numpy().attr("asarray")(source).attr("dtype").attr("name"));
     throw TypeError("arrays of dtype " + name + " have no tgc dtype", "",
-                    "convert with .astype(): tgc has bool, int8, int16, int32, int64, uint8, float32 and float64");
+                    "convert with .astype(): tgc has bool, int8, int16, int32, int64, uint8, float16, float32, "
+                    "float64 and ml_dtypes' bfloat16");
   }
   Shape shape(array.ndim());
   Strides strides(array.ndim());
@@ -168,6 +181,18 @@ Tensor to_tensor(nb::handle obj, bool borrow) {
 
 nb::object to_numpy(const Tensor& value) {
   Tensor t = value.to_host();
+  if (t.dtype() == DType::BFloat16) {
+    // NumPy has no bfloat16: ml_dtypes' (JAX's) is the one NumPy users have.
+    nb::object ml_dtypes;
+    try {
+      ml_dtypes = nb::module_::import_("ml_dtypes");
+    } catch (const nb::python_error&) {
+      throw TypeError("a bfloat16 result needs ml_dtypes to be a NumPy array", "",
+                      "pip install ml_dtypes (JAX installs it), or cast the result to float32 in the graph");
+    }
+    Tensor bits = Tensor::view_of(t.buffer(), DType::Int16, t.shape(), t.strides(), t.offset());
+    return to_numpy(bits).attr("view")(ml_dtypes.attr("bfloat16"));
+  }
   auto* owner = new Tensor(t);
   nb::capsule keep(owner, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   std::vector<size_t> shape(t.shape().begin(), t.shape().end());

@@ -76,3 +76,15 @@ def test_arguments_are_read_in_place_and_never_written():
     view = a[::2]
     np.testing.assert_array_equal(f(view), [0, 4])
     np.testing.assert_array_equal(a, [0, 1, 2, 3])
+
+
+def test_bfloat16_arrays_are_ml_dtypes_arrays():
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="scripts/setup installs ml_dtypes")
+    a = np.array([0.1, -2.5, 3e38, np.inf], np.float32).astype(ml_dtypes.bfloat16)
+    back = _tgc._roundtrip(a)
+    assert back.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(back.view(np.uint16), a.view(np.uint16))
+    x = tgc.tensor.vector("x")
+    r = tgc.function([x], tgc.tensor.cast(x, "bfloat16"))(np.array([1.0, 1.00390625, 1.01171875], np.float32))
+    assert r.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(r.astype(np.float32), [1.0, 1.0, 1.015625])  # ties to even

@@ -101,6 +101,11 @@ TEST(Errors, TypeErrorsOfTheApiAtTheOperator) {
   expect_error("x = vector()\ny = cast(x, 'float8')\n", 2, 13, "unknown dtype 'float8'");
 }
 
+TEST(Errors, MixedPrecisionNamesAHalfType) {
+  expect_error("x = vector()\nf = function([x], x, mixed_precision='half')\n", 2, 22,
+               "must be \"none\", \"bfloat16\" or \"float16\", got \"half\"", "docs/precision.md");
+}
+
 TEST(Errors, WrongArgumentTypes) {
   expect_error("x = matrix()\ny = sum(x, axis='a')\n", 2, 12, "argument 'axis' of sum must be an integer or a list of integers");
   expect_error("x = matrix()\ny = sum(x, keepdims=1)\n", 2, 12, "argument 'keepdims' of sum must be true or false");

@@ -1,0 +1,95 @@
+// mixed_precision: under mixed_precision=bfloat16|float16 every float32 product multiplies
+// half casts of its operands and is read back as float32, gradients' products included;
+// parameters, updates and results stay float32; training follows the float32 run within the
+// half type's precision. Off by default.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "canon_test_util.h"
+#include "support/one_hot.h"
+
+namespace tgc {
+namespace {
+
+FunctionOptions mixed(const std::string& half) {
+  return FunctionOptions{.config = {{"mixed_precision", half}}};
+}
+
+// The dtypes the products of a compiled function read.
+std::vector<std::string> product_operand_dtypes(const Function& f) {
+  std::vector<std::string> out;
+  for (Node* n : f.graph().toposort()) {
+    const std::string cls = n->op().op_class();
+    if (cls != "Dot" && cls != "Gemm" && cls != "Gemv" && cls != "BatchedDot") continue;
+    out.emplace_back(dtype_name(n->inputs()[0]->type().dtype));
+  }
+  return out;
+}
+
+TEST(MixedPrecision, ProductsReadHalfCopiesAndGiveFloat32) {
+  Var x = matrix("x"), w = matrix("w");
+  Var y = dot(x, w);
+  for (const char* half : {"bfloat16", "float16"}) {
+    SCOPED_TRACE(half);
+    Function f = function({x, w}, {y}, {}, mixed(half));
+    EXPECT_THAT(product_operand_dtypes(f), ::testing::Each(std::string(half)));
+    EXPECT_FALSE(product_operand_dtypes(f).empty());
+    RandomState rng(1);
+    Tensor a = rng.uniform(-1, 1, {8, 64}).astype(DType::Float32), b = rng.uniform(-1, 1, {64, 5}).astype(DType::Float32);
+    Tensor got = f({a, b})[0];
+    EXPECT_EQ(got.dtype(), DType::Float32);
+    // The exact product of the operands rounded to the half type, each term exact in float32.
+    Tensor want = function({x, w}, {dot(cast(cast(x, parse_dtype(half)), DType::Float32),
+                                        cast(cast(w, parse_dtype(half)), DType::Float32))})({a, b})[0];
+    const double eps = std::string(half) == "float16" ? 0x1p-10 : 0x1p-7;
+    EXPECT_TRUE(tensors_allclose(got, want, eps, eps)) << got.str() << "\n" << want.str();
+  }
+}
+
+TEST(MixedPrecision, OffByDefaultAndLeavesOtherDtypesAlone) {
+  Var x = matrix("x"), w = matrix("w");
+  EXPECT_THAT(product_operand_dtypes(function({x, w}, {dot(x, w)})), ::testing::Each(std::string("float32")));
+  Var xd = matrix("xd", DType::Float64), wd = matrix("wd", DType::Float64);
+  EXPECT_THAT(product_operand_dtypes(function({xd, wd}, {dot(xd, wd)}, {}, mixed("bfloat16"))),
+              ::testing::Each(std::string("float64")));
+}
+
+// A small MLP trained 30 steps of SGD: float32 parameters and updates either way; the loss
+// curve under bfloat16 products follows float32's within a few percent.
+std::vector<double> train(const std::string& half) {
+  constexpr int64_t kIn = 20, kHidden = 32, kClasses = 4, kBatch = 16;
+  RandomState rng(7);
+  Shared w1 = shared(rng.normal(0, 0.3, {kIn, kHidden}).astype(DType::Float32), "w1");
+  Shared b1 = shared(Tensor::zeros(DType::Float32, {kHidden}), "b1");
+  Shared w2 = shared(rng.normal(0, 0.3, {kHidden, kClasses}).astype(DType::Float32), "w2");
+  Var x = matrix("x"), t = matrix("t");
+  Var h = maximum(dot(x, w1) + b1, 0.0);
+  Var loss = -mean(sum(t * log_softmax(dot(h, w2)), 1));
+  std::vector<Var> g = grad(loss, {w1, b1, w2});
+  Function step = function({x, t}, {loss}, {{w1, w1 - 0.2 * g[0]}, {b1, b1 - 0.2 * g[1]}, {w2, w2 - 0.2 * g[2]}},
+                           half.empty() ? FunctionOptions{} : mixed(half));
+  EXPECT_EQ(w1.get_value().dtype(), DType::Float32);
+  RandomState data(9);
+  Tensor xs = data.randn({kBatch, kIn}).astype(DType::Float32);
+  Tensor ts = test::one_hot(data.randint(0, kClasses, {kBatch}), kClasses).astype(DType::Float32);
+  std::vector<double> losses;
+  for (int i = 0; i < 30; ++i) losses.push_back(step({xs, ts})[0].item<double>());
+  EXPECT_EQ(w1.get_value().dtype(), DType::Float32);
+  return losses;
+}
+
+TEST(MixedPrecision, TrainingFollowsFloat32) {
+  const std::vector<double> f32 = train("");
+  for (const char* half : {"bfloat16", "float16"}) {
+    SCOPED_TRACE(half);
+    const std::vector<double> mp = train(half);
+    ASSERT_EQ(mp.size(), f32.size());
+    EXPECT_LT(f32.back(), 0.7 * f32.front());  // it learns
+    for (size_t i = 0; i < f32.size(); ++i) EXPECT_NEAR(mp[i], f32[i], 0.03 * f32[i]) << "step " << i;
+  }
+}
+
+}  // namespace
+}  // namespace tgc
