@@ -91,6 +91,11 @@ struct Case {
   Tolerance tolerance = kExact;                 // of every output, unless...
   std::vector<Tolerance> tolerances{};          // ...given here, one per output
   std::map<std::string, std::string> config{};  // extra config keys of both functions (floatX)
+  // The reference's own graph when it is not the case's (half_conformance_test.cpp: the wider
+  // graph a half case was made from): evaluated with optimizer=none on the arguments
+  // converted to its inputs' dtypes, its outputs then converted to the case outputs' dtypes
+  // (rounded once). Empty: the reference evaluates the case's graph.
+  std::vector<Var> reference_inputs{}, reference_outputs{};
 };
 
 // A family of cases, built on demand (graphs and values only: cheap). Each test file
