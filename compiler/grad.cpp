@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "compiler/grad_stabilize.h"
+#include "compiler/loss_scaling.h"
 #include "ops/core/node.h"
 #include "ops/gradient/build.h"
 #include "ops/gradient/stop_gradient.h"
@@ -137,9 +138,11 @@ std::vector<VarPtr> grad(const VarPtr& user_cost, const std::vector<VarPtr>& wrt
   // Seeds: the cost's gradient is 1, then the known gradients.
   std::unordered_map<const Variable*, std::vector<VarPtr>> contrib;
   std::vector<const Variable*> seeds;
+  VarPtr cost_seed;  // d cost / d cost: recorded, so that loss scaling can scale it
   if (cost) {
     seeds.push_back(cost.get());
-    contrib[cost.get()].push_back(gradient::scalar_like(1.0, cost));
+    cost_seed = gradient::scalar_like(1.0, cost);
+    contrib[cost.get()].push_back(cost_seed);
   }
   for (const auto& [v, g] : options.known_grads) {
     if (!v || !g) throw TypeError("grad: known_grads has an undefined variable or gradient", "grad()",
@@ -243,6 +246,7 @@ std::vector<VarPtr> grad(const VarPtr& user_cost, const std::vector<VarPtr>& wrt
     }
     result.push_back(gradient::zeros_like(w));
   }
+  record_backward_pass(cost_seed, result);
   return result;
 }
 

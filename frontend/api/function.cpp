@@ -20,6 +20,7 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/opencl/opencl_backend.h"
 #include "compiler/data_parallel.h"
+#include "compiler/loss_scaling.h"
 #include "compiler/linker.h"
 #include "compiler/scan/scan_thunk.h"
 #include "compiler/memory_plan.h"
@@ -811,13 +812,31 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   if (!options.givens.empty()) outs = apply_givens(outs, inputs, options.givens, impl->name);
   // Theano's default updates of the shared variables the graph reaches (a random draw's state),
   // for those the user gave no update (docs/random.md#default-updates).
+  std::vector<VarPtr> default_update_targets;
   if (!options.no_default_updates)
     for (auto& [target, value] : collect_default_updates(outs, updated)) {
+      default_update_targets.push_back(target);
       TGC_INTERNAL_CHECK(value->type().dtype == target->type().dtype && value->type().ndim() == target->type().ndim(),
                          "the default update of " + target->label() + " has another type than the variable");
       outs.push_back(value);
       impl->update_targets.push_back(target->storage());
     }
+
+  // mixed_precision=float16: the backward passes scaled by a dynamic loss scale
+  // (compiler/loss_scaling.h); a step with an inf or NaN gradient changes no variable.
+  if (impl->config.mixed_precision == "float16") {
+    std::vector<VarPtr> targets;
+    for (const auto& [target, value] : updates) targets.push_back(target.ptr());
+    for (size_t i = targets.size(); i < impl->update_targets.size(); ++i)
+      targets.push_back(default_update_targets[i - updates.size()]);
+    if (auto scaled = apply_loss_scaling(outs, impl->num_outputs, targets)) {
+      outs = std::move(scaled->outs);
+      for (auto& [target, value] : scaled->state_updates) {
+        outs.push_back(value);
+        impl->update_targets.push_back(target->storage());
+      }
+    }
+  }
 
   impl->update_outputs.assign(impl->num_outputs, nullptr);
   for (const auto& target : impl->update_targets) impl->update_outputs.push_back(target.get());

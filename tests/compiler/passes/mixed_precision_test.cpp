@@ -56,9 +56,8 @@ TEST(MixedPrecision, OffByDefaultAndLeavesOtherDtypesAlone) {
               ::testing::Each(std::string("float64")));
 }
 
-// A small MLP trained 30 steps of SGD: float32 parameters and updates either way; the loss
-// curve under bfloat16 products follows float32's within a few percent.
-std::vector<double> train(const std::string& half) {
+// A small MLP trained `steps` steps of SGD: float32 parameters and updates either way.
+std::vector<double> train(const std::string& half, int steps) {
   constexpr int64_t kIn = 20, kHidden = 32, kClasses = 4, kBatch = 16;
   RandomState rng(7);
   Shared w1 = shared(rng.normal(0, 0.3, {kIn, kHidden}).astype(DType::Float32), "w1");
@@ -75,20 +74,67 @@ std::vector<double> train(const std::string& half) {
   Tensor xs = data.randn({kBatch, kIn}).astype(DType::Float32);
   Tensor ts = test::one_hot(data.randint(0, kClasses, {kBatch}), kClasses).astype(DType::Float32);
   std::vector<double> losses;
-  for (int i = 0; i < 30; ++i) losses.push_back(step({xs, ts})[0].item<double>());
+  for (int i = 0; i < steps; ++i) losses.push_back(step({xs, ts})[0].item<double>());
   EXPECT_EQ(w1.get_value().dtype(), DType::Float32);
   return losses;
 }
 
 TEST(MixedPrecision, TrainingFollowsFloat32) {
-  const std::vector<double> f32 = train("");
-  for (const char* half : {"bfloat16", "float16"}) {
-    SCOPED_TRACE(half);
-    const std::vector<double> mp = train(half);
-    ASSERT_EQ(mp.size(), f32.size());
-    EXPECT_LT(f32.back(), 0.7 * f32.front());  // it learns
-    for (size_t i = 0; i < f32.size(); ++i) EXPECT_NEAR(mp[i], f32[i], 0.03 * f32[i]) << "step " << i;
+  const std::vector<double> f32 = train("", 30);
+  const std::vector<double> mp = train("bfloat16", 30);
+  ASSERT_EQ(mp.size(), f32.size());
+  EXPECT_LT(f32.back(), 0.7 * f32.front());  // it learns
+  for (size_t i = 0; i < f32.size(); ++i) EXPECT_NEAR(mp[i], f32[i], 0.03 * f32[i]) << "step " << i;
+}
+
+// float16 with dynamic loss scaling: the first steps overflow at the initial scale 2^16 and
+// are skipped (the scale halves each time), then training proceeds; after 300 steps the loss
+// is float32's within 2%.
+TEST(MixedPrecision, Float16WithLossScalingReachesFloat32sLoss) {
+  const std::vector<double> f32 = train("", 300);
+  const std::vector<double> f16 = train("float16", 300);
+  EXPECT_LT(f32.back(), 0.3 * f32.front());
+  EXPECT_NEAR(f16.back(), f32.back(), 0.02 * f32.back());
+}
+
+// The shared variable of a function's graph called `name` (the loss scale's state).
+Tensor shared_value_named(const Function& f, const std::string& name) {
+  for (const Variable* root : f.graph().roots())
+    if (root->kind() == Variable::Kind::Shared && root->storage()->name() == name) return root->storage()->get_value();
+  ADD_FAILURE() << "no shared variable " << name;
+  return {};
+}
+
+TEST(MixedPrecision, AStepWithAnInfGradientChangesNothingAndHalvesTheScale) {
+  // d sum(x w) / d w = x^T 1: with every x 1 and 64 rows, 64 * S, which float16 holds only
+  // once S <= 1023 (65504 / 64): the first 7 steps (S = 2^16 ... 2^10) are skipped.
+  Var x = matrix("x");
+  Shared w = shared(Tensor::full(DType::Float32, {4, 3}, 0.5), "w");
+  Var loss = sum(dot(x, w));
+  Var g = grad(loss, w);
+  Function step = function({x}, {loss}, {{w, w - 1e-3 * g}}, mixed("float16"));
+  const Tensor ones = Tensor::full(DType::Float32, {64, 4}, 1.0);
+  EXPECT_EQ(shared_value_named(step, "loss_scale").item<double>(), 65536.0);
+  for (int i = 0; i < 7; ++i) {
+    step({ones});
+    EXPECT_TRUE(tensors_equal(w.get_value(), Tensor::full(DType::Float32, {4, 3}, 0.5))) << "step " << i;
+    EXPECT_EQ(shared_value_named(step, "loss_scale").item<double>(), 32768.0 / (1 << i));
   }
+  step({ones});
+  EXPECT_EQ(shared_value_named(step, "loss_scale").item<double>(), 512.0);  // finite: kept
+  EXPECT_EQ(shared_value_named(step, "loss_scale_finite_steps").item<int64_t>(), 1);
+  // w - 1e-3 * 64, the true gradient (unscaled), exact in float16 products.
+  EXPECT_TRUE(tensors_allclose(w.get_value(), Tensor::full(DType::Float32, {4, 3}, 0.5 - 0.064), 1e-6, 1e-6))
+      << w.get_value().str();
+}
+
+TEST(MixedPrecision, Bfloat16HasNoLossScale) {
+  Var x = matrix("x");
+  Shared w = shared(Tensor::full(DType::Float32, {4, 3}, 0.5), "w");
+  Var g = grad(sum(dot(x, w)), w);
+  Function step = function({x}, {}, {{w, w - 1e-3 * g}}, mixed("bfloat16"));
+  for (const Variable* root : step.graph().roots())
+    EXPECT_FALSE(root->kind() == Variable::Kind::Shared && root->storage()->name() == "loss_scale");
 }
 
 }  // namespace
