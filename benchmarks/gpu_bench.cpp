@@ -646,6 +646,13 @@ void BM_BigMlpTrainStepBf16(benchmark::State& state) {
 }
 BENCHMARK(BM_BigMlpTrainStepBf16)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// mixed_precision=float16: float16 products and dynamic loss scaling (the scale, the finite
+// check and the skip in the step's graph).
+void BM_BigMlpTrainStepF16(benchmark::State& state) {
+  guarded(state, [&] { time_network(state, Net::BigMlp, "float16"); });
+}
+BENCHMARK(BM_BigMlpTrainStepF16)->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 void BM_BagOfWordsTrainStep(benchmark::State& state) {
   guarded(state, [&] { time_network(state, Net::BagOfWords); });
 }

@@ -85,7 +85,9 @@ std::optional<LossScaled> apply_loss_scaling(const std::vector<VarPtr>& outs, si
   if (seeds.empty() || gradients.empty()) return std::nullopt;
 
   auto scale = make_shared_value(Tensor::scalar<float>(static_cast<float>(kInitialLossScale)), "loss_scale", false);
-  auto good = make_shared_value(Tensor::scalar<int32_t>(0), "loss_scale_finite_steps", false);
+  // float32 (exact to 2^24), as the scale: float32 shared variables live on the device, so a
+  // GPU step reads and updates both there.
+  auto good = make_shared_value(Tensor::scalar<float>(0), "loss_scale_finite_steps", false);
   const VarPtr s = Variable::shared(scale), n = Variable::shared(good);
 
   // 1. The backward passes start from S instead of 1: every gradient is S times larger.
@@ -121,11 +123,11 @@ std::optional<LossScaled> apply_loss_scaling(const std::vector<VarPtr>& outs, si
     result.outs.push_back(op(ScalarOpKind::Where, {finite, rewritten[i], target}));
   }
   // 4. The scale: halved after a bad step, doubled after kLossScaleGrowthInterval good ones.
-  const VarPtr next_count = op(ScalarOpKind::Add, {n, Variable::constant(Tensor::scalar<int32_t>(1))});
-  const VarPtr grow = op(ScalarOpKind::Ge, {next_count, Variable::constant(Tensor::scalar<int32_t>(kLossScaleGrowthInterval))});
+  const VarPtr next_count = op(ScalarOpKind::Add, {n, constant(1)});
+  const VarPtr grow = op(ScalarOpKind::Ge, {next_count, constant(static_cast<float>(kLossScaleGrowthInterval))});
   const VarPtr new_scale = op(ScalarOpKind::Where, {finite, op(ScalarOpKind::Where, {grow, op(ScalarOpKind::Mul, {s, constant(2)}), s}),
                                                     op(ScalarOpKind::Mul, {s, constant(0.5f)})});
-  const VarPtr zero = Variable::constant(Tensor::scalar<int32_t>(0));
+  const VarPtr zero = constant(0);
   const VarPtr new_count = op(ScalarOpKind::Where, {finite, op(ScalarOpKind::Where, {grow, zero, next_count}), zero});
   result.state_updates = {{s, new_scale}, {n, new_count}};
   return result;

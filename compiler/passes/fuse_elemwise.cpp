@@ -50,7 +50,7 @@ std::string describe_group(const FusedGroup& g) {
 }  // namespace
 
 bool fuse_elemwise(Graph& graph, const PassContext& ctx) {
-  std::vector<FusedGroup> groups = find_fusion_groups(graph, kLimits);
+  std::vector<FusedGroup> groups = find_fusion_groups(graph, kLimits, &ctx.shared_shapes);
   if (groups.empty()) return false;
   GraphEditor editor(graph);
   for (const FusedGroup& found : groups) {

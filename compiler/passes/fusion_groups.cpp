@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "compiler/branch_guards.h"
+#include "compiler/passes/shape_equivalence.h"
 #include "ops/reduce/careduce.h"
 #include "ops/reduce/float_reduce.h"
 #include "runtime/error.h"
@@ -86,6 +87,7 @@ struct NodeInfo {
 struct GroupShape {
   bool reduction = false;
   Type loop;  // the loop space (of a reduction's input)
+  const Variable* loop_var = nullptr;  // reduction groups: the first reduction's input
   Type out;   // reduction groups: the output space
   std::vector<int> axes;
   bool keepdims = false;
@@ -103,7 +105,7 @@ struct Plan {
 
 class Fuser {
  public:
-  Fuser(const Graph& graph, const FusionLimits& limits);
+  Fuser(const Graph& graph, const FusionLimits& limits, const SharedShapeFacts* facts);
   std::vector<std::vector<int>> run();
   const NodeInfo& info(int n) const { return nodes_[n]; }
   int output_uses(const Variable* v) const {
@@ -139,7 +141,12 @@ class Fuser {
   void push_ready(int n);
   void emit_readers(int n);
 
+  // Whether a and b are known to differ in shape (their dims known, statically or from the
+  // shared variables' shape facts, and unequal somewhere).
+  bool provably_different(const Variable& a, const Variable& b);
+
   FusionLimits limits_;
+  ShapeEquivalence shapes_;
   std::vector<NodeInfo> nodes_;
   std::unordered_map<const Node*, int> id_;
   std::unordered_map<const Variable*, std::vector<int>> readers_;  // one entry per edge
@@ -169,7 +176,18 @@ class Fuser {
   std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready_fusable_;
 };
 
-Fuser::Fuser(const Graph& graph, const FusionLimits& limits) : limits_(limits) {
+bool Fuser::provably_different(const Variable& a, const Variable& b) {
+  if (a.type().ndim() != b.type().ndim()) return true;
+  const std::vector<DimId> da = shapes_.dims(a), db = shapes_.dims(b);
+  for (size_t d = 0; d < da.size(); ++d) {
+    const std::optional<int64_t> x = shapes_.known(da[d]), y = shapes_.known(db[d]);
+    if (x && y && *x != *y) return true;
+  }
+  return false;
+}
+
+Fuser::Fuser(const Graph& graph, const FusionLimits& limits, const SharedShapeFacts* facts)
+    : limits_(limits), shapes_(facts) {
   std::vector<Node*> order = graph.toposort();
   const BranchGuards guards(graph);
   nodes_.resize(order.size());
@@ -264,6 +282,10 @@ bool Fuser::plan_node(int n, std::optional<Phase> need, int reader, int depth, P
     if (!same_space(x->type(), plan.shape.loop)) return false;
     if (plan.shape.reduction) {
       if (info.axes != plan.shape.axes || info.keepdims != plan.shape.keepdims) return false;
+      // Reductions of inputs known to differ in shape cannot share a loop (the kernel would
+      // leave its fast path and, on a GPU, run on the host): the any() of each gradient that
+      // loss scaling folds is one of 784x4096, one of 4096x4096 values.
+      if (plan.shape.loop_var && provably_different(*x, *plan.shape.loop_var)) return false;
     } else {
       // The elementwise group becomes this reduction's prologue: only when the reduction
       // reads it, and when none of its values is needed outside.
@@ -275,6 +297,7 @@ bool Fuser::plan_node(int n, std::optional<Phase> need, int reader, int depth, P
       plan.shape.axes = info.axes;
       plan.shape.keepdims = info.keepdims;
       plan.shape.out = type;
+      plan.shape.loop_var = x;
     }
   }
 
@@ -416,6 +439,7 @@ bool Fuser::open_group(int seed) {
   } else {
     shape_.reduction = true;
     shape_.loop = s.node->inputs().at(0)->type();
+    shape_.loop_var = s.node->inputs().at(0).get();
     shape_.out = s.node->output_raw(0)->type();
     shape_.axes = s.axes;
     shape_.keepdims = s.keepdims;
@@ -589,8 +613,9 @@ std::vector<std::vector<int>> Fuser::run() {
 
 }  // namespace
 
-std::vector<FusedGroup> find_fusion_groups(const Graph& graph, const FusionLimits& limits) {
-  Fuser fuser(graph, limits);
+std::vector<FusedGroup> find_fusion_groups(const Graph& graph, const FusionLimits& limits,
+                                          const SharedShapeFacts* facts) {
+  Fuser fuser(graph, limits, facts);
   std::vector<std::vector<int>> groups = fuser.run();
   std::unordered_map<const Node*, int> member_of;
   for (size_t g = 0; g < groups.size(); ++g)

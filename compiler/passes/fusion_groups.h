@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/kernel/lower.h"
+#include "compiler/passes/pass_context.h"
 #include "ops/core/graph.h"
 
 namespace tgc {
@@ -25,6 +26,9 @@ struct FusionLimits {
 // always valid. Every Elementwise and Reduction node of the graph is in exactly one group,
 // a lone one included. Each group's nodes, inputs and outputs are as the graph is now.
 // Runs in time about linear in the graph's size.
-std::vector<FusedGroup> find_fusion_groups(const Graph& graph, const FusionLimits& limits);
+// `facts` (the shared variables' shapes when known, may be null): reductions whose inputs
+// are then known to differ in shape are not grouped.
+std::vector<FusedGroup> find_fusion_groups(const Graph& graph, const FusionLimits& limits,
+                                          const SharedShapeFacts* facts = nullptr);
 
 }  // namespace tgc
