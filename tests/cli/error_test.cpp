@@ -143,8 +143,8 @@ TEST(CliErrors, BadNpyAndBadExpressionInputs) {
 }
 
 TEST(CliErrors, BadFlags) {
-  expect_user_error(run_tgc({"run", example("check1.tg"), "--floatX", "float16"}),
-                    {"bad value 'float16' for config key 'floatX' (from flag --floatX)", "did you mean 'float32'?"});
+  expect_user_error(run_tgc({"run", example("check1.tg"), "--floatX", "flaot32"}),
+                    {"bad value 'flaot32' for config key 'floatX' (from flag --floatX)", "did you mean 'float32'?"});
   expect_user_error(run_tgc({"--optimizer", "fast", "run", example("check1.tg")}),
                     {"for config key 'optimizer' (from flag --optimizer)"});
   expect_user_error(run_tgc({"run", example("check1.tg"), "--bogus"}), {"--bogus", "tgc run --help"});

@@ -147,7 +147,7 @@ def test_config_reads_and_checks():
     assert tgc.config.allow_gc is True
     assert "floatX" in dir(tgc.config)
     with pytest.raises(tgc.ConfigError):
-        tgc.config.floatX = "float16"
+        tgc.config.floatX = "float8"
     with pytest.raises(AttributeError):
         tgc.config.no_such_key
 

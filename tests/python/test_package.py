@@ -43,7 +43,7 @@ def test_config_is_read_from_tgc_flags():
 
 
 def test_a_bad_tgc_flags_value_is_a_config_error_when_config_is_first_read():
-    env = dict(os.environ, TGC_FLAGS="floatX=float16")
+    env = dict(os.environ, TGC_FLAGS="floatX=float8")
     done = subprocess.run([sys.executable, "-c", "import tgc; tgc.config.floatX"], env=env,
                           capture_output=True, text=True)
     assert done.returncode != 0

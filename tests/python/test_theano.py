@@ -122,7 +122,7 @@ def test_theano_flags_as_the_tutorial_sets_them():
 def test_theano_flags_that_tgc_does_not_copy_fail_clearly():
     done = import_with_theano_flags("mode=DebugMode", "")
     assert done.returncode != 0 and "mode 'DebugMode' is not supported" in done.stderr
-    done = import_with_theano_flags("floatX=float16", "")
+    done = import_with_theano_flags("floatX=float8", "")
     assert done.returncode != 0 and "tgc.ConfigError" in done.stderr
 
 

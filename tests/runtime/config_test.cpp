@@ -162,9 +162,12 @@ TEST(Config, FloatX) {
   EXPECT_EQ(c.get("floatX"), "float64");
   c.set("floatX", "Float32");
   EXPECT_EQ(c.floatX, DType::Float32);
-  auto e = catch_error<ConfigError>([&] { c.set("floatX", "float16", "x.rc:2"); });
-  EXPECT_THAT(e.what(), HasSubstr("bad value 'float16' for config key 'floatX' (from x.rc:2)"));
-  EXPECT_THAT(e.hint(), HasSubstr("float32 or float64"));
+  auto e = catch_error<ConfigError>([&] { c.set("floatX", "float8", "x.rc:2"); });
+  EXPECT_THAT(e.what(), HasSubstr("bad value 'float8' for config key 'floatX' (from x.rc:2)"));
+  EXPECT_THAT(e.hint(), HasSubstr("float32, float64, float16 or bfloat16"));
+  c.set("floatX", "bfloat16");
+  EXPECT_EQ(c.floatX, DType::BFloat16);
+  c.set("floatX", "float32");
   EXPECT_THROW(c.set("floatX", "int32"), ConfigError);
   EXPECT_EQ(c.floatX, DType::Float32);
 }
@@ -376,9 +379,9 @@ TEST_F(RcFile, UnknownKeyAndBadValueNameFileAndLine) {
   EXPECT_EQ(e.what_part(), "unknown config key 'alow_gc' (from " + path + ":2)");
   EXPECT_THAT(e.hint(), HasSubstr("did you mean 'allow_gc'?"));
 
-  std::string bad = write("tgcrc2", "\n\nfloatX = float16\n");
+  std::string bad = write("tgcrc2", "\n\nfloatX = float8\n");
   auto v = catch_error<ConfigError>([&] { apply_rc_file(c, bad); });
-  EXPECT_THAT(v.what(), HasSubstr("bad value 'float16' for config key 'floatX' (from " + bad + ":3)"));
+  EXPECT_THAT(v.what(), HasSubstr("bad value 'float8' for config key 'floatX' (from " + bad + ":3)"));
 }
 
 TEST_F(RcFile, DirectoryIsAnIOError) {
