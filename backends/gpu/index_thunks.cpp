@@ -656,15 +656,22 @@ std::string index_op_declines(const Node& node) {
   const Op& op = node.op();
   if (!rank_fits(node)) return fmt::format("a tensor of more than {} dims", kIndexMaxRank);
   if (const auto* a = dynamic_cast<const AdvancedSubtensor*>(&op)) return arrays_decline(a->spec(), node, 1);
+  // Half tensors (the rules say they take them): moves copy their bits, so gathers, joins,
+  // fills, set_subtensor and eye run; what adds or compares in the element type does not yet.
+  const DType out_dtype = node.num_outputs() ? node.output_raw(0)->type().dtype : DType::Float32;
   if (const auto* inc = dynamic_cast<const IncSubtensor*>(&op)) {
     if (node.inputs()[1]->type().dtype != node.inputs()[0]->type().dtype)
       return "a value of another dtype than the tensor (cast it first)";
+    if (inc->mode() != IncSubtensor::Mode::Set && is_half(out_dtype))
+      return fmt::format("inc_subtensor (a scatter-add) takes no {} tensors on the device yet", dtype_name(out_dtype));
     return inc->spec().has_arrays() ? arrays_decline(inc->spec(), node, 2) : "";
   }
   if (dynamic_cast<const Concatenate*>(&op) || dynamic_cast<const Stack*>(&op)) {
     for (const auto& v : node.inputs())
       if (v->type().dtype != node.output_raw(0)->type().dtype) return "inputs of mixed dtypes (cast them to one)";
   }
+  if (dynamic_cast<const Arange*>(&op) && is_half(out_dtype))
+    return fmt::format("arange makes no {} tensors on the device yet", dtype_name(out_dtype));
   return "";
 }
 
