@@ -91,6 +91,24 @@ TEST(Function, UpdatesAreAppliedByEachCall) {
   EXPECT_EQ(Shared(p.variables.at("w").ptr()).get_value().to_vector<float>(), (std::vector<float>{2, 4}));
 }
 
+TEST(Function, HalfTypesAndMixedPrecisionFromTheLanguage) {
+  // float16 inputs and literals stay float16 (computed in float32, rounded once on store);
+  // a cast to bfloat16; a function with mixed_precision="bfloat16" keeps float32 results.
+  TgProgram p = load("x = vector(dtype='float16')\ny = x * 2 + 1\n"
+                     "f = function([x], [y, cast(y, 'bfloat16')], name='f')\n"
+                     "w = shared(asarray(ones((3, 2)), 'float32'), name='w')\n"
+                     "a = matrix('a')\ng = function([a], dot(a, w), name='g', mixed_precision='bfloat16')\n");
+  auto out = p.find("f")->function(Tensor::from_vector<double>({0.1, 1000, 70000}).astype(DType::Float16));
+  EXPECT_EQ(out[0].dtype(), DType::Float16);
+  EXPECT_EQ(out[1].dtype(), DType::BFloat16);
+  EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{1.2001953125, 2001, INFINITY}));
+  EXPECT_EQ(out[1].to_vector<double>(), (std::vector<double>{1.203125, 2000, INFINITY}));
+  auto r = p.find("g")->function(Tensor::from_vector<float>({1.00390625f, 2, 3, 4, 5, 6}, {2, 3}));
+  EXPECT_EQ(r[0].dtype(), DType::Float32);
+  // 1.00390625 rounds to 1 in bfloat16: the product reads the half copy.
+  EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{6, 6, 15, 15}));
+}
+
 TEST(Function, GradWithTupleAssignment) {
   // cost = sum(w * x) + b**2: d/dw = x, d/db = 2b.
   TgProgram p = load("x = dvector()\nw = shared(ones(3), name='w')\nb = shared(3.0, dtype='float64')\n"
