@@ -9,6 +9,7 @@
 #include "compiler/passes/conv_epilogue.h"
 #include "compiler/passes/decompose_for_fusion.h"
 #include "compiler/passes/float32_casting.h"
+#include "compiler/passes/half_products.h"
 #include "compiler/passes/mixed_precision.h"
 #include "compiler/passes/fuse_elemwise.h"
 #include "compiler/passes/merge.h"
@@ -57,6 +58,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"recanonicalize", "float32", canonicalize, "stabilize and float32 leave what the canonical rules fold: casts of fills, narrowed constant chains", canonicalize_rules},
       {"merge_stabilized", "float32", merge, "stabilize rebuilds subexpressions (sigmoid(dot(x, w) + b) twice): specialize folds a product only into its one reader"},
       {"mixed_precision", "float32", mixed_precision, "mixed_precision=bfloat16|float16: float32 products multiply half copies of their operands (tensor cores) and read back as float32; before specialize, so gemm takes the half product"},
+      {"half_products", "float32", half_products, "a half product the device cannot run (OpenCL) multiplies float32 copies there and rounds once, instead of going to the host"},
       // --- specialize ---
       {"sparse_update", "specialize", sparse_update, "x - c*inc_subtensor(zeros_like(x)[i], v) -> inc_subtensor(x[i], -c*v): an update touches only the rows it scatters to", sparse_update_rules},
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},

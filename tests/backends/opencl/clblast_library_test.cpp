@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ops/core/graph.h"
 #include "opencl_test_util.h"
 
 namespace tgc {
@@ -40,6 +41,29 @@ TEST(OpenCLBlas, ProductsOfEveryFormWithTransposesAsFlags) {
   // A scaled product with an addend: one gemm with alpha and beta after specialisation.
   Var c = matrix("c");
   EXPECT_MATCHES_CPU({a, b, c}, {0.5 * dot(a, b) + 2.0 * c}, {A, B, uniform({23, 9}, 9)}, 1e-5, 1e-5);
+}
+
+// Half products: CLBlast multiplies float32 copies made on the device (the half_products
+// pass), rounded once to the half type, as the CPU's products do: no product on the host.
+TEST(OpenCLBlas, HalfProductsMultiplyFloat32CopiesOnTheDevice) {
+  TGC_REQUIRE_OPENCL();
+  for (DType half : {DType::Float16, DType::BFloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(half)));
+    Var a = matrix("a", half), b = matrix("b", half);
+    FunctionOptions o{.config = {{"device", "opencl"}, {"assert_no_cpu_op", "raise"}}};
+    Function f = function({a, b}, {dot(a, b)}, {}, o);
+    bool float32_product = false;
+    for (Node* n : f.graph().toposort())
+      if (n->op().op_class() == "Dot" || n->op().op_class() == "Gemm")
+        float32_product = n->inputs()[0]->type().dtype == DType::Float32;
+    EXPECT_TRUE(float32_product) << f.graph().str();
+    const Tensor A = uniform({23, 17}, 1).astype(half), B = uniform({17, 9}, 2).astype(half);
+    Tensor got = f({A, B})[0];
+    ASSERT_EQ(got.dtype(), half);
+    Tensor want = function({a, b}, {dot(a, b)})({A, B})[0];  // the CPU's float32 product, rounded
+    EXPECT_TRUE(tensors_allclose(got.astype(DType::Float32), want.astype(DType::Float32), 0, 0x1p-7))
+        << got.str() << "\n" << want.str();
+  }
 }
 
 }  // namespace
