@@ -39,7 +39,7 @@ const DeviceOpRule kRules[] = {
     {"HostToDevice", is_host_to_device, nullptr, host_to_device, true, 0, true},
     {"DeviceToHost", is_device_to_host, nullptr, device_to_host, true, 0, true},
     {"view", is_device_view_op, nullptr, view, true, 0, true},  // DimShuffle, Reshape, Flatten
-    {"shape op", is_device_shape_op, nullptr, shape_op, false},  // ReduceCount, SumToLike
+    {"shape op", is_device_shape_op, nullptr, shape_op, false, 0, true},  // ReduceCount, SumToLike (a lowered sum)
     {"IfElse", is_ifelse, nullptr, ifelse, true, 0, true},  // no device work of its own
 };
 

@@ -238,6 +238,57 @@ std::vector<Case> half_row_cases_of(DType half) {
   return out;
 }
 
+// ---- The gradient of every differentiable row, in the half types ---------------------------
+
+// float64 graphs: d sum(row(x, y)) / dx and / dy for every float row with a gradient rule, on
+// values inside every row's domain (0.25 to 1.75: logs, square roots, arcsin and arccos
+// defined, no overflow in float16), ternary rows (clip) included. Their half versions are the
+// half-precision gradient check of the scalar-op table: the gradient graphs grad() builds,
+// evaluated in float16 and bfloat16 against the float64 gradients at the same half-rounded
+// points.
+std::vector<Case> row_gradient_cases() {
+  RandomState rng(71);
+  const DType f = DType::Float64;
+  std::vector<Case> out;
+  Var x = vector("x", f), y = vector("y", f), z = vector("z", f);
+  const Tensor a = rng.uniform(0.25, 1.75, {37}), b = rng.uniform(0.25, 1.75, {37});
+  // clip(c, lo, hi): some values below, between and above the bounds.
+  const Tensor c = rng.uniform(0.0, 2.0, {37}), lo = rng.uniform(0.25, 0.75, {37}), hi = rng.uniform(1.25, 1.75, {37});
+  Case unary{.name = "gradients of the unary rows", .inputs = {x}};
+  Case binary{.name = "gradients of the binary rows", .inputs = {x, y}};
+  for (const ScalarOpInfo& row : scalar_op_table()) {
+    if (!row.grad || row.kind == ScalarOpKind::Cast || row.type_rule == TypeRule::Where) continue;
+    if (row.kind == ScalarOpKind::Arcsin || row.kind == ScalarOpKind::Arccos) {
+      // Their domain is [-1, 1]: on x / 2.
+      Var r = Var(apply1(std::make_shared<Elemwise>(row.kind), {(x * 0.5).ptr()}));
+      unary.outputs.push_back(grad(sum(r), x).as(std::string(row.name)));
+      continue;
+    }
+    std::vector<VarPtr> operands = {x.ptr(), y.ptr(), z.ptr()};
+    operands.resize(row.arity);
+    Var r;
+    try {
+      r = Var(apply1(std::make_shared<Elemwise>(row.kind), operands));
+    } catch (const TypeError&) {
+      continue;
+    }
+    if (row.arity == 1) {
+      unary.outputs.push_back(grad(sum(r), x).as(std::string(row.name)));
+    } else if (row.arity == 2) {
+      for (const Var& g : grad(sum(r), {x, y})) binary.outputs.push_back(g.as(std::string(row.name)));
+    } else {
+      std::vector<Var> g = grad(sum(r), {x, y, z}, GradOptions{.disconnected_inputs = DisconnectedInputs::Ignore});
+      out.push_back({.name = "gradient of " + std::string(row.name), .inputs = {x, y, z}, .outputs = g,
+                     .arg_sets = {{c, lo, hi}}});
+    }
+  }
+  unary.arg_sets = {{a}};
+  binary.arg_sets = {{a, b}};
+  out.push_back(std::move(unary));
+  out.push_back(std::move(binary));
+  return out;
+}
+
 std::vector<Case> float16_row_cases() { return half_row_cases_of(DType::Float16); }
 std::vector<Case> bfloat16_row_cases() { return half_row_cases_of(DType::BFloat16); }
 
@@ -248,6 +299,23 @@ std::vector<Case> bfloat16_row_cases() { return half_row_cases_of(DType::BFloat1
 
 TEST_P(Conformance, Float16Rows) { expect_all_conform(&float16_row_cases); }
 TEST_P(Conformance, BFloat16Rows) { expect_all_conform(&bfloat16_row_cases); }
+
+// On OpenCL this runs in the GPU suite, not on PoCL in CI (tests/conformance/CMakeLists.txt:
+// its name matches the HalfVersions filter).
+TEST_P(Conformance, HalfVersionsOfTheRowGradients) {
+  size_t cases = 0;
+  for (DType half : {DType::Float16, DType::BFloat16})
+    for (const Case& c : row_gradient_cases())
+      if (std::optional<Case> h = half_version(c, half)) {
+        ++cases;
+        // Each gradient is a few ops on half values (the row's rule, times the output's
+        // gradient): 8 epsilons, as the other half versions; pow's and the hyperbolic rows'
+        // gradients grow to ~10, where an epsilon of the result is 8x one at 1.
+        h->tolerance = half_tolerance(half, 8);
+        expect_conforms(*h);
+      }
+  EXPECT_GE(cases, 4u);
+}
 
 TEST_P(Conformance, HalfVersionsOfTheFamilies) {
   size_t cases = 0;
