@@ -68,11 +68,15 @@ Shared RandomStreams::new_state(const std::string& what) {
   return s;
 }
 
+// A half dtype is drawn as float32 and rounded once at the end, as NumPy's
+// rng.uniform(...).astype(numpy.float16) gives (docs/precision.md).
+static DType draw_dtype(DType t) { return is_half(t) ? DType::Float32 : t; }
+
 Var RandomStreams::uniform(const DrawSize& size, const Operand& low, const Operand& high, std::optional<DType> dtype) {
   const DType t = dtype.value_or(floatX());
   Var u = draw([this] { return new_state("uniform"); },
-               std::make_shared<RandomDraw>(Distribution::Uniform, t, static_size(size)), size);
-  if (is_number(low, 0) && is_number(high, 1)) return u;
+               std::make_shared<RandomDraw>(Distribution::Uniform, draw_dtype(t), static_size(size)), size);
+  if (is_number(low, 0) && is_number(high, 1)) return u.dtype() == t ? u : cast(u, t);
   // Two numbers: their difference in double, so a float64 draw's scale is not a floatX literal.
   const Operand scale = low.is_literal() && high.is_literal() ? Operand(high.value() - low.value()) : Operand(sub(high, low));
   Var out = add(low, mul(scale, u));
@@ -82,8 +86,8 @@ Var RandomStreams::uniform(const DrawSize& size, const Operand& low, const Opera
 Var RandomStreams::normal(const DrawSize& size, const Operand& avg, const Operand& std, std::optional<DType> dtype) {
   const DType t = dtype.value_or(floatX());
   Var z = draw([this] { return new_state("normal"); },
-               std::make_shared<RandomDraw>(Distribution::Normal, t, static_size(size)), size);
-  if (is_number(avg, 0) && is_number(std, 1)) return z;
+               std::make_shared<RandomDraw>(Distribution::Normal, draw_dtype(t), static_size(size)), size);
+  if (is_number(avg, 0) && is_number(std, 1)) return z.dtype() == t ? z : cast(z, t);
   Var out = add(avg, mul(std, z));
   return out.dtype() == t ? out : cast(out, t);
 }

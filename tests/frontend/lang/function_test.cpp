@@ -109,6 +109,17 @@ TEST(Function, HalfTypesAndMixedPrecisionFromTheLanguage) {
   EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{6, 6, 15, 15}));
 }
 
+TEST(Function, HalfDrawsAreFloat32DrawsRoundedOnce) {
+  // As NumPy's rng.uniform(...).astype(float16): the same stream drawn as float32, rounded.
+  TgProgram p = load("s = RandomStreams(1)\nu = s.uniform((64,), dtype='float16')\n"
+                     "f = function([], u, name='f')\n"
+                     "t = RandomStreams(1)\nw = t.uniform((64,), dtype='float32')\n"
+                     "g = function([], w, name='g')\n");
+  Tensor half = p.find("f")->function()[0], wide = p.find("g")->function()[0];
+  ASSERT_EQ(half.dtype(), DType::Float16);
+  EXPECT_TRUE(tensors_equal(half, wide.astype(DType::Float16)));
+}
+
 TEST(Function, GradWithTupleAssignment) {
   // cost = sum(w * x) + b**2: d/dw = x, d/db = 2b.
   TgProgram p = load("x = dvector()\nw = shared(ones(3), name='w')\nb = shared(3.0, dtype='float64')\n"
