@@ -66,3 +66,14 @@ def test_random_values_repeat_for_a_seed():
     np.testing.assert_array_equal(nd.uniform(100, 2, 4).get(), a)
     assert a.min() >= 2 and a.max() < 4
     assert nd.normal((2, 3), dtype="float64").dtype == "float64"
+
+
+def test_half_arrays_compute_in_float32_and_round_once():
+    a = nd.ones((3,), dtype="float16")
+    b = a * 2.5 + 1
+    assert b.dtype == "float16"
+    np.testing.assert_array_equal(b.get(), np.full(3, 3.5, np.float16))
+    c = nd.array(np.array([0.1, 0.2], np.float16))
+    # float32 sum of the two halves, rounded once: NumPy's float16 rounding of the same sum.
+    expected = np.float16(np.float32(np.float16(0.1)) + np.float32(np.float16(0.2)))
+    assert nd.sum(c).get() == expected
