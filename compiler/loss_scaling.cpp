@@ -9,6 +9,7 @@
 #include "ops/core/graph.h"
 #include "ops/core/shared_value_lock.h"
 #include "ops/elemwise/elemwise.h"
+#include "ops/gradient/build.h"
 #include "ops/reduce/careduce.h"
 
 namespace tgc {
@@ -31,9 +32,6 @@ std::unordered_map<const Variable*, BackwardPass>& registry() {
 
 VarPtr op(ScalarOpKind kind, std::vector<VarPtr> inputs) {
   return apply1(std::make_shared<Elemwise>(kind), std::move(inputs));
-}
-VarPtr cast_to(const VarPtr& v, DType dtype) {
-  return v->type().dtype == dtype ? v : apply1(std::make_shared<Elemwise>(ScalarOpKind::Cast, dtype), {v});
 }
 VarPtr constant(float v) { return Variable::constant(Tensor::scalar<float>(v)); }
 
@@ -92,7 +90,7 @@ std::optional<LossScaled> apply_loss_scaling(const std::vector<VarPtr>& outs, si
 
   // 1. The backward passes start from S instead of 1: every gradient is S times larger.
   std::unordered_map<const Variable*, VarPtr> seed_to_scaled;
-  for (const auto& [raw, seed] : seeds) seed_to_scaled[raw] = op(ScalarOpKind::Mul, {seed, cast_to(s, seed->type().dtype)});
+  for (const auto& [raw, seed] : seeds) seed_to_scaled[raw] = gradient::mul(seed, gradient::cast(s, seed->type().dtype));
   std::vector<VarPtr> all = outs;
   all.insert(all.end(), gradients.begin(), gradients.end());
   std::vector<VarPtr> scaled = clone_replace(all, seed_to_scaled);
@@ -102,7 +100,7 @@ std::optional<LossScaled> apply_loss_scaling(const std::vector<VarPtr>& outs, si
   for (size_t i = 0; i < gradients.size(); ++i) {
     const VarPtr& g = scaled[outs.size() + i];
     if (unscale.count(g.get())) continue;
-    const VarPtr u = op(ScalarOpKind::TrueDiv, {g, cast_to(s, g->type().dtype)});
+    const VarPtr u = gradient::div(g, gradient::cast(s, g->type().dtype));
     unscale[g.get()] = u;
     const VarPtr bad = apply1(std::make_shared<CAReduce>(ReduceKind::Any, std::nullopt, false),
                               {op(ScalarOpKind::LogicalOr, {op(ScalarOpKind::IsNan, {u}), op(ScalarOpKind::IsInf, {u})})});
