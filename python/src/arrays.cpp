@@ -124,20 +124,25 @@ nb::object numpy() { return nb::module_::import_("numpy"); }
 
 // Whether `obj` is a NumPy array of ml_dtypes' bfloat16 (NumPy and DLPack carry it as no
 // type they know: it is read as its 16-bit pattern).
-bool is_ml_dtypes_bfloat16(nb::handle obj) {
+static bool is_ml_dtypes_bfloat16(nb::handle obj) {
   if (!nb::hasattr(obj, "dtype") || !nb::hasattr(obj, "view")) return false;
   nb::object dtype = obj.attr("dtype");
   return nb::hasattr(dtype, "name") && nb::cast<std::string>(nb::str(dtype.attr("name"))) == "bfloat16";
 }
 
+// An ml_dtypes bfloat16 array as a bfloat16 tensor over its int16 view.
+static Tensor bfloat16_tensor(nb::handle obj, bool borrow) {
+  Tensor bits = to_tensor(obj.attr("view")(numpy().attr("int16")), borrow);
+  return Tensor::view_of(bits.buffer(), DType::BFloat16, bits.shape(), bits.strides(), bits.offset());
+}
+
 Tensor to_tensor(nb::handle obj, bool borrow) {
-  if (is_ml_dtypes_bfloat16(obj) && nb::hasattr(obj, "__array_interface__")) {
-    Tensor bits = to_tensor(obj.attr("view")(numpy().attr("int16")), borrow);
-    return Tensor::view_of(bits.buffer(), DType::BFloat16, bits.shape(), bits.strides(), bits.offset());
-  }
   nb::object source = nb::borrow(obj);
   nb::ndarray<nb::ro> array;
   if (!nb::try_cast(source, array)) {
+    // Off the common path (DLPack carries every other dtype): ml_dtypes' bfloat16 arrays,
+    // read as their 16-bit patterns.
+    if (is_ml_dtypes_bfloat16(obj)) return bfloat16_tensor(obj, borrow);
     // Lists, numbers, arrays of dtypes DLPack cannot carry (NumPy's object arrays).
     source = numpy().attr("asarray")(obj);
     if (!nb::try_cast(source, array))
@@ -149,6 +154,7 @@ Tensor to_tensor(nb::handle obj, bool borrow) {
                     "copy it to the host first (numpy.asarray, .cpu())");
   DType dtype;
   if (!dtype_of_dlpack(array.dtype(), dtype)) {
+    if (is_ml_dtypes_bfloat16(obj)) return bfloat16_tensor(obj, borrow);
     std::string name = nb::cast<std::string>(numpy().attr("asarray")(source).attr("dtype").attr("name"));
     throw TypeError("arrays of dtype " + name + " have no tgc dtype", "",
                     "convert with .astype(): tgc has bool, int8, int16, int32, int64, uint8, float16, float32, "
