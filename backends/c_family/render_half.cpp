@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "backends/c_family/render_template.h"
+
 namespace tgc::cfam {
 
 namespace {
@@ -27,51 +29,33 @@ DEV ushort tgc_f16_from_d(double x) { ushort r; vstore_half_rte(x, 0, (half*)&r)
 // rounding happens at bfloat16's last bit in the double's own pattern (exact after that),
 // so the value is rounded once.
 constexpr const char* kBfloat16 = R"(
-DEV float tgc_bf16_to_f(U16 h) { return AS_FLOAT((uint)h << 16); }
-DEV U16 tgc_bf16_from_f(float x) {
-  uint u = AS_UINT(x);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (U16)((u >> 16) | 0x40u);
-  return (U16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+DEV float tgc_bf16_to_f($U16 h) { return $AS_FLOAT(($U32)h << 16); }
+DEV $U16 tgc_bf16_from_f(float x) {
+  $U32 u = $AS_UINT(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return ($U16)((u >> 16) | 0x40u);
+  return ($U16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
-DEV U16 tgc_bf16_from_d(double x) {
+DEV $U16 tgc_bf16_from_d(double x) {
   double a = fabs(x);
   if (!(a >= 0x1p-126 && a < 0x1p+128)) return tgc_bf16_from_f((float)x);
-  U64 u = (U64)AS_LONG(x);
-  u = (u + 0xfffffffffffULL + ((u >> 45) & 1ULL)) & ~(U64)0x1fffffffffffULL;
-  return tgc_bf16_from_f((float)AS_DOUBLE((I64)u));
+  $U64 u = ($U64)$AS_LONG(x);
+  u = (u + ($U64)0xfffffffffff + ((u >> 45) & ($U64)1)) & ~($U64)0x1fffffffffff;
+  return tgc_bf16_from_f((float)$AS_DOUBLE(($I64)u));
 }
 )";
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
 
 }  // namespace
 
 std::string half_helpers(const DialectHooks& d) {
-  std::string bf = kBfloat16;
-  if (d.cuda()) {
-    bf = replace_all(bf, "AS_FLOAT", "__uint_as_float");
-    bf = replace_all(bf, "AS_UINT", "__float_as_uint");
-    bf = replace_all(bf, "AS_LONG", "__double_as_longlong");
-    bf = replace_all(bf, "AS_DOUBLE", "__longlong_as_double");
-    bf = replace_all(bf, "(uint)", "(unsigned int)");
-    bf = replace_all(bf, "uint u", "unsigned int u");
-    bf = replace_all(bf, "U16", "unsigned short");
-    bf = replace_all(bf, "U64", "unsigned long long");
-    bf = replace_all(bf, "I64", "long long");
-  } else {
-    bf = replace_all(bf, "AS_FLOAT", "as_float");
-    bf = replace_all(bf, "AS_UINT", "as_uint");
-    bf = replace_all(bf, "AS_LONG", "as_long");
-    bf = replace_all(bf, "AS_DOUBLE", "as_double");
-    bf = replace_all(bf, "ULL", "UL");
-    bf = replace_all(bf, "U16", "ushort");
-    bf = replace_all(bf, "U64", "ulong");
-    bf = replace_all(bf, "I64", "long");
-  }
-  return std::string(d.cuda() ? kCudaFloat16 : kOpenclFloat16) + bf;
+  tmpl::Tokens t = tmpl::dialect_tokens(d);
+  const bool cu = d.cuda();
+  t.insert({{"U16", cu ? "unsigned short" : "ushort"},
+            {"U32", cu ? "unsigned int" : "uint"},
+            {"AS_FLOAT", cu ? "__uint_as_float" : "as_float"},
+            {"AS_UINT", cu ? "__float_as_uint" : "as_uint"},
+            {"AS_LONG", cu ? "__double_as_longlong" : "as_long"},
+            {"AS_DOUBLE", cu ? "__longlong_as_double" : "as_double"}});
+  return std::string(cu ? kCudaFloat16 : kOpenclFloat16) + tmpl::subst(kBfloat16, t);
 }
 
 std::string half_to_float(const std::string& bits, DType t) {
