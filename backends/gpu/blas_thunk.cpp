@@ -20,10 +20,6 @@ namespace tgc::gpu {
 
 namespace {
 
-// Half operands too: a BLAS rule runs them only where it says it takes half tensors
-// (DeviceOpRule::half_types: cuBLAS yes, CLBlast not yet).
-bool is_blas_float(DType d) { return is_float(d); }
-
 // The host value of a 0-d input that is a constant, directly or through a HostToDevice of one
 // (the placement pass moves constants to the device for device nodes).
 std::optional<double> constant_scalar(const VarPtr& v) {
@@ -226,7 +222,10 @@ std::string blas_declines(const Node& node) {
   const bool scaled = dynamic_cast<const ScaledMatmul*>(&node.op()) != nullptr;
   const int operands = scaled ? 3 : 2;
   const DType dtype = node.inputs()[0]->type().dtype;
-  if (!is_blas_float(dtype))
+  // Half operands too: a BLAS rule runs them only where it says it takes half tensors
+  // (DeviceOpRule::half_types: cuBLAS yes; on OpenCL the half_products pass gives CLBlast
+  // float32 copies).
+  if (!is_float(dtype))
     return "BLAS on the device takes float operands, not " + std::string(dtype_name(dtype));
   for (int i = 0; i < operands; ++i)
     if (node.inputs()[i]->type().dtype != dtype) return "BLAS on the device takes operands of one dtype";
