@@ -168,6 +168,10 @@ TEST(Config, FloatX) {
   c.set("floatX", "bfloat16");
   EXPECT_EQ(c.floatX, DType::BFloat16);
   c.set("floatX", "float32");
+  auto m = catch_error<ConfigError>([&] { c.set("mixed_precision", "half", "x.rc:3"); });
+  EXPECT_THAT(m.what(), HasSubstr("bad value 'half' for config key 'mixed_precision' (from x.rc:3)"));
+  EXPECT_THAT(m.hint(), HasSubstr("none, bfloat16 or float16"));
+  EXPECT_EQ(c.mixed_precision, "none");
   EXPECT_THROW(c.set("floatX", "int32"), ConfigError);
   EXPECT_EQ(c.floatX, DType::Float32);
 }

@@ -10,6 +10,7 @@
 #include "backends/gpu/gpu_backend.h"
 #include "ops/blas/dot.h"
 #include "ops/core/apply.h"
+#include "ops/elemwise/elemwise.h"
 #include "ops/transfer/transfer.h"
 #include "support/test_ops.h"
 
@@ -55,6 +56,19 @@ TEST(DeviceOpRules, FirstCoveringRuleThatDoesNotDeclineWins) {
   EXPECT_EQ(why, "the first rule declines");
   EXPECT_EQ(find_rule({}, neg, &why), nullptr);
   EXPECT_EQ(why, "no device implementation of AddConst");
+}
+
+TEST(DeviceOpRules, HalfTensorsRunOnlyWhereTheRuleTakesThem) {
+  auto x = Variable::input(Type::unknown(DType::BFloat16, 1), "x");
+  const VarPtr p = apply1(std::make_shared<Elemwise>(ScalarOpKind::Exp), {x});
+  const Node& node = *p->owner();
+  auto is_elemwise = [](const Node& n) { return dynamic_cast<const Elemwise*>(&n.op()) != nullptr; };
+  const DeviceOpRule plain[] = {{"elemwise", is_elemwise, nullptr, nullptr, true}};
+  std::string why;
+  EXPECT_EQ(find_rule(plain, node, &why), nullptr);
+  EXPECT_EQ(why, "elemwise on the device takes no bfloat16 tensors yet");
+  const DeviceOpRule takes_halves[] = {{"elemwise", is_elemwise, nullptr, nullptr, true, 0, true}};
+  EXPECT_EQ(find_rule(takes_halves, node, &why), &takes_halves[0]);
 }
 
 TEST(DeviceOpRules, SharedTableHoldsEachFamilyInOrderAndCoversTransfers) {

@@ -126,6 +126,11 @@ TEST(MixedPrecision, AStepWithAnInfGradientChangesNothingAndHalvesTheScale) {
   // w - 1e-3 * 64, the true gradient (unscaled), exact in float16 products.
   EXPECT_TRUE(tensors_allclose(w.get_value(), Tensor::full(DType::Float32, {4, 3}, 0.5 - 0.064), 1e-6, 1e-6))
       << w.get_value().str();
+  // After 2000 finite steps in a row the scale doubles (and the next step, 1024 * 64 = 65536,
+  // would overflow float16 again).
+  for (int i = 1; i < 2000; ++i) step({ones});
+  EXPECT_EQ(shared_value_named(step, "loss_scale").item<double>(), 1024.0);
+  EXPECT_EQ(shared_value_named(step, "loss_scale_finite_steps").item<int64_t>(), 0);
 }
 
 TEST(MixedPrecision, Bfloat16HasNoLossScale) {
