@@ -786,6 +786,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
 
   std::vector<VarPtr> outs = to_ptrs(outputs);
   std::unordered_set<const SharedValue*> updated;
+  std::vector<VarPtr> update_vars;  // the shared variable of each update, in order
   for (auto& [target, value] : updates) {
     if (!target.defined() || target.ptr()->kind() != Variable::Kind::Shared)
       throw InputError("an update target is not a shared variable", impl->name,
@@ -808,14 +809,14 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
                                       : "reshape the update to the variable's rank");
     outs.push_back(value.ptr());
     impl->update_targets.push_back(target.ptr()->storage());
+    update_vars.push_back(target.ptr());
   }
   if (!options.givens.empty()) outs = apply_givens(outs, inputs, options.givens, impl->name);
   // Theano's default updates of the shared variables the graph reaches (a random draw's state),
   // for those the user gave no update (docs/random.md#default-updates).
-  std::vector<VarPtr> default_update_targets;
   if (!options.no_default_updates)
     for (auto& [target, value] : collect_default_updates(outs, updated)) {
-      default_update_targets.push_back(target);
+      update_vars.push_back(target);
       TGC_INTERNAL_CHECK(value->type().dtype == target->type().dtype && value->type().ndim() == target->type().ndim(),
                          "the default update of " + target->label() + " has another type than the variable");
       outs.push_back(value);
@@ -825,11 +826,7 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   // mixed_precision=float16: the backward passes scaled by a dynamic loss scale
   // (compiler/loss_scaling.h); a step with an inf or NaN gradient changes no variable.
   if (impl->config.mixed_precision == "float16") {
-    std::vector<VarPtr> targets;
-    for (const auto& [target, value] : updates) targets.push_back(target.ptr());
-    for (size_t i = targets.size(); i < impl->update_targets.size(); ++i)
-      targets.push_back(default_update_targets[i - updates.size()]);
-    if (auto scaled = apply_loss_scaling(outs, impl->num_outputs, targets)) {
+    if (auto scaled = apply_loss_scaling(outs, impl->num_outputs, update_vars)) {
       outs = std::move(scaled->outs);
       for (auto& [target, value] : scaled->state_updates) {
         outs.push_back(value);
