@@ -327,6 +327,35 @@ BENCHMARK(BM_SumOfSquares4000)->Iterations(20)->UseManualTime()->Unit(benchmark:
 
 // ---- 6: sgemm 8192 against cublasSgemm called directly ----
 
+// max |mine - theirs| / max |theirs| over two results of one product (on the host, in double).
+double product_rel_diff(const Tensor& mine, const Tensor& theirs) {
+  const std::vector<double> a = mine.to_host().to_vector<double>(), b = theirs.to_host().to_vector<double>();
+  double max_diff = 0, max_abs = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    max_diff = std::max(max_diff, std::abs(a[i] - b[i]));
+    max_abs = std::max(max_abs, std::abs(b[i]));
+  }
+  return max_diff / max_abs;
+}
+
+// Seconds per call of tgc's product and of the cuBLAS baseline, `calls` calls a batch, the
+// two batches interleaved once per benchmark iteration (tgc's is the iteration's time).
+struct ProductTimes {
+  std::vector<double> tgc_s, cublas_s;
+};
+template <typename Tgc, typename TgcSync, typename Cublas, typename CublasSync>
+ProductTimes time_products(benchmark::State& state, int calls, Tgc tgc, TgcSync tgc_sync, Cublas cublas,
+                           CublasSync cublas_sync) {
+  ProductTimes t;
+  for (auto _ : state) {
+    const double s = time_batch(calls, tgc, tgc_sync) / calls;
+    state.SetIterationTime(s);
+    t.tgc_s.push_back(s);
+    t.cublas_s.push_back(time_batch(calls, cublas, cublas_sync) / calls);
+  }
+  return t;
+}
+
 void BM_Sgemm8192VsCublas(benchmark::State& state) {
   guarded(state, [&] {
     constexpr int64_t n = 8192;
@@ -361,29 +390,17 @@ void BM_Sgemm8192VsCublas(benchmark::State& state) {
     // Both compute the same product: the largest difference relative to the largest entry.
     double rel_diff = 0;
     {
-      Tensor host = last[0].to_host();
-      const float* mine = host.data<float>();
-      std::vector<float> theirs(static_cast<size_t>(n * n));
-      GPU_BENCH_CUDA(cudaMemcpy(theirs.data(), dc.get(), bytes, cudaMemcpyDeviceToHost));
-      double max_diff = 0, max_abs = 0;
-      for (size_t i = 0; i < theirs.size(); ++i) {
-        max_diff = std::max(max_diff, static_cast<double>(std::abs(mine[i] - theirs[i])));
-        max_abs = std::max(max_abs, static_cast<double>(std::abs(theirs[i])));
-      }
-      rel_diff = max_diff / max_abs;
+      Tensor theirs = Tensor::empty(DType::Float32, {n, n});
+      GPU_BENCH_CUDA(cudaMemcpy(theirs.raw_data(), dc.get(), bytes, cudaMemcpyDeviceToHost));
+      rel_diff = product_rel_diff(last[0], theirs);
       if (!(rel_diff <= 1e-4))
         throw std::runtime_error(fmt::format("tgc's dot(x, y) differs from cublasSgemm's: max |diff| / max |c| = {:.2e}",
                                              rel_diff));
     }
 
     constexpr int kCalls = 3;  // about 20 ms each on an H100
-    std::vector<double> tgc_s, cublas_s;
-    for (auto _ : state) {
-      double s = time_batch(kCalls, [&] { last = f(); }, [&] { sync_all(last); }) / kCalls;
-      state.SetIterationTime(s);
-      tgc_s.push_back(s);
-      cublas_s.push_back(time_batch(kCalls, cublas, [&] { stream.sync(); }) / kCalls);
-    }
+    const auto [tgc_s, cublas_s] = time_products(state, kCalls, [&] { last = f(); }, [&] { sync_all(last); }, cublas,
+                                                 [&] { stream.sync(); });
     const double flop = 2.0 * n * n * n, ratio = median(tgc_s) / median(cublas_s);
     state.counters["tgc_TFLOPs"] = flop / median(tgc_s) / 1e12;
     state.counters["cublas_TFLOPs"] = flop / median(cublas_s) / 1e12;
@@ -435,28 +452,16 @@ void BM_Bf16Gemm8192VsCublas(benchmark::State& state) {
     // summation orders differ. Compared relative to the largest entry.
     double rel_diff = 0;
     {
-      Tensor mine = last[0].to_host().astype(DType::Float32);
       Tensor theirs = Tensor::empty(DType::BFloat16, {n, n});
       GPU_BENCH_CUDA(cudaMemcpy(theirs.raw_data(), dc.get(), bytes, cudaMemcpyDeviceToHost));
-      Tensor t32 = theirs.astype(DType::Float32);
-      double max_diff = 0, max_abs = 0;
-      for (int64_t i = 0; i < n * n; ++i) {
-        max_diff = std::max(max_diff, static_cast<double>(std::abs(mine.data<float>()[i] - t32.data<float>()[i])));
-        max_abs = std::max(max_abs, static_cast<double>(std::abs(t32.data<float>()[i])));
-      }
-      rel_diff = max_diff / max_abs;
+      rel_diff = product_rel_diff(last[0], theirs);
       if (!(rel_diff <= 1e-2))
         throw std::runtime_error(fmt::format("tgc's bfloat16 dot(x, y) differs from cublasGemmEx's: {:.2e}", rel_diff));
     }
 
     constexpr int kCalls = 10;
-    std::vector<double> tgc_s, cublas_s;
-    for (auto _ : state) {
-      double s = time_batch(kCalls, [&] { last = f(); }, [&] { sync_all(last); }) / kCalls;
-      state.SetIterationTime(s);
-      tgc_s.push_back(s);
-      cublas_s.push_back(time_batch(kCalls, cublas, [&] { stream.sync(); }) / kCalls);
-    }
+    const auto [tgc_s, cublas_s] = time_products(state, kCalls, [&] { last = f(); }, [&] { sync_all(last); }, cublas,
+                                                 [&] { stream.sync(); });
     const double flop = 2.0 * n * n * n, share = median(cublas_s) / median(tgc_s);
     state.counters["tgc_TFLOPs"] = flop / median(tgc_s) / 1e12;
     state.counters["cublas_TFLOPs"] = flop / median(cublas_s) / 1e12;
