@@ -3,6 +3,7 @@
 #include "compiler/update_in_place.h"
 
 #include "compiler/branch_guards.h"
+#include "compiler/collective_schedule.h"
 
 namespace tgc {
 
@@ -22,8 +23,9 @@ bool writes_variable(const Node& n) {
 }
 
 std::vector<Node*> schedule_with_last(const Graph& graph, const std::unordered_set<const Node*>& last) {
-  // Each ifelse condition before the work it guards (compiler/branch_guards.h).
-  std::vector<Node*> order = BranchGuards(graph).order(graph);
+  // Each ifelse condition before the work it guards (compiler/branch_guards.h); collectives
+  // as early as their inputs allow and their readers late (compiler/collective_schedule.h).
+  std::vector<Node*> order = issue_collectives_early(BranchGuards(graph).order(graph));
   if (last.empty()) return order;
   std::unordered_set<const Node*> movable(last);
   for (const Node* n : order)

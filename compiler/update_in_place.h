@@ -28,8 +28,9 @@ bool fits_buffer(const Type& in, const Type& out);
 // (Op::inplace_input names a Shared input).
 bool writes_variable(const Node& n);
 
-// The graph's toposort (each ifelse condition before the work it guards: BranchGuards::order)
-// with the nodes of `last` moved to the end, in toposort order. A node
+// The graph's toposort (each ifelse condition before the work it guards: BranchGuards::order;
+// collectives early: issue_collectives_early) with the nodes of `last` moved to the end, in
+// toposort order. A node
 // some other node reads from stays where it is (moving it would break the order).
 std::vector<Node*> schedule_with_last(const Graph& graph, const std::unordered_set<const Node*>& last);
 

@@ -186,6 +186,7 @@ const std::vector<KeyInfo>& key_table() {
                  &Config::mixed_precision, {"none", "bfloat16", "float16"}),
       bool_key("deterministic", &Config::deterministic),
       bool_key("eager_fusion", &Config::eager_fusion),
+      bool_key("comm_overlap", &Config::comm_overlap),
       choice_key("cuda_graphs", "auto or off", &Config::cuda_graphs, {"auto", "off"}),
       {"cuda_graph_max_size", "a size in bytes with an optional unit K, M, G or T (binary: 1G is 1GiB), at least 1", {},
        [](Config& c, std::string_view v) {

@@ -61,6 +61,11 @@ struct Config {
   // Seconds a collective may wait for the other ranks before it fails with a CommError (a
   // rank that failed never joins): the limit on a hang, not on a slow transfer.
   double comm_timeout = 300;
+  // Collectives on a GPU run on a stream of their own, beside the computation that follows
+  // them (a gradient's all_reduce beside the products of the next gradients), and the
+  // computation waits only where it reads their results (docs/distributed.md). Off: one
+  // stream, each collective in line. Profiled and sync calls keep them in line either way.
+  bool comm_overlap = true;
 
   // Sets one key from text. Throws ConfigError naming the key (with the closest valid key
   // for a typo) or the bad value (with the accepted values); `source` says where it came

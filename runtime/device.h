@@ -45,6 +45,8 @@ class CapturedWork {
   virtual size_t kept_bytes() const { return 0; }
 };
 
+class Buffer;
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -95,6 +97,18 @@ class Device {
   virtual bool capture_branches() const { return false; }
   virtual CaptureTail capture_tail() { return {}; }
   virtual void set_capture_tail(const CaptureTail& /*tail*/) {}
+
+  // Side work: device work a thunk enqueued on a stream of the device's own beside the
+  // default stream (a collective: backends/gpu/side_work.h), which the default stream has not
+  // waited for yet. The device keeps the side work's buffers alive until it is joined, so no
+  // later allocation is given their memory. The executor joins it before a thunk reads one
+  // of those buffers and at the end of every call; a device without side work says false.
+  virtual bool side_work_pending() const { return false; }
+  // Whether unjoined side work reads or writes `buffer`.
+  virtual bool side_work_holds(const Buffer* /*buffer*/) const { return false; }
+  // Makes the default stream wait for the side work that touches `buffer` (nullptr: all of
+  // it) before the work enqueued next, and lets go of the buffers it kept.
+  virtual void join_side_work(const Buffer* /*buffer*/) {}
 };
 
 // The process-wide host device: 64-byte aligned memory, synchronous stream.

@@ -183,6 +183,47 @@ void skip_thunk(const Thunk& thunk, std::vector<Tensor>& slots, bool allow_gc, M
       thunk.label, "this is a bug in tgc; please report it");
 }
 
+// Side work (Device::side_work_pending: a collective on a stream beside the device's default
+// one): joined before a thunk reads one of its buffers, and all of it at the end of the call,
+// so that results, updates and the next call see it complete in the default stream's order.
+// Nothing is checked until some thunk of the call left side work.
+class SideWork {
+ public:
+  // After a thunk ran: whether its device now has side work.
+  void after(const Thunk& thunk) {
+    if (!thunk.device || !thunk.device->side_work_pending()) return;
+    if (std::find(devices_.begin(), devices_.end(), thunk.device) == devices_.end()) devices_.push_back(thunk.device);
+  }
+  // Before a thunk reads `t`.
+  void before_read(const Tensor& t) const {
+    if (devices_.empty() || !t.defined() || !t.buffer()) return;
+    Device& d = t.device();
+    if (d.side_work_pending()) d.join_side_work(t.buffer().get());
+  }
+  // Whether `t`, handed over to a thunk's output, is still used by side work: then the
+  // output must not be written into it (it is dropped from the handover instead).
+  bool held(const Tensor& t) const {
+    if (devices_.empty() || !t.buffer()) return false;
+    Device& d = t.device();
+    return d.side_work_pending() && d.side_work_holds(t.buffer().get());
+  }
+  void join_all() {
+    for (Device* d : devices_) d->join_side_work(nullptr);
+    devices_.clear();
+  }
+  // After a failure: joined as far as the devices still can (the buffers are let go either way).
+  void join_all_after_failure() noexcept {
+    for (Device* d : devices_) try {
+        d->join_side_work(nullptr);
+      } catch (...) {
+      }
+    devices_.clear();
+  }
+
+ private:
+  std::vector<Device*> devices_;
+};
+
 }  // namespace
 
 void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptions& options,
@@ -197,6 +238,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
   // Scratch vectors reused by every thunk: clear() keeps their capacity.
   std::vector<Tensor> inputs, outputs;
   std::optional<Skips> skips;  // made at the first guarded thunk
+  SideWork side;
   size_t i = 0;
   try {
     for (; i < program.thunks.size(); ++i) {
@@ -222,6 +264,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         }
         const Tensor& t = slots[s];
         if (!t.defined()) missing_value(thunk, false, k, s);
+        side.before_read(t);
         inputs.push_back(t);
       }
       // With gc off the slots still hold last call's tensors: hand them over for reuse. Moved,
@@ -239,6 +282,11 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
                              "a buffer handover of '" + thunk.op_name + "' names no output or slot");
           Tensor& from = slots[h.slot];
           if (!from.defined()) continue;
+          if (side.held(from)) {  // dead to the program, still read or written beside it
+            if (memory) memory->freed(from);
+            from = Tensor();
+            continue;
+          }
           if (memory) memory->handed_over(from);
           outputs[h.output] = std::move(from);
           from = Tensor();
@@ -277,6 +325,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         if (options.sync && thunk.kind != ThunkKind::Cpu) slot.device().synchronize();
       }
       outputs.clear();
+      side.after(thunk);
       if (options.branches) options.branches->after(thunk, slots);
       if (memory) memory->thunk_done();
 
@@ -285,17 +334,21 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         if (options.allow_gc) slots[s] = Tensor();
       }
     }
+    side.join_all();
   } catch (Error& e) {
+    side.join_all_after_failure();
     clear_results(program, slots);
     if (i < program.thunks.size()) e.set_where_if_empty(program.thunks[i].label);
     throw;
   } catch (const std::bad_alloc&) {
+    side.join_all_after_failure();
     clear_results(program, slots);
     const Thunk& thunk = program.thunks[i];
     throw ValueError(fmt::format("out of memory running '{}'", thunk.op_name), thunk.label,
                      "reduce the sizes involved, or keep allow_gc=true so that intermediates "
                      "are freed");
   } catch (const std::exception& e) {
+    side.join_all_after_failure();
     clear_results(program, slots);
     const Thunk& thunk = program.thunks[i];
     throw InternalError(
@@ -303,6 +356,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
                     thunk.op_name, e.what()),
         thunk.label, "this is a bug in tgc; please report it");
   } catch (...) {
+    side.join_all_after_failure();
     clear_results(program, slots);
     const Thunk& thunk = program.thunks[i];
     throw InternalError(

@@ -62,7 +62,16 @@ class CudaTimer final : public DeviceTimer {
 
 }  // namespace
 
-void CudaStream::synchronize() { device_.synchronize_stream(); }
+void CudaStream::synchronize() {
+  // The side stream's work is waited for through the default stream (the executor joins it at
+  // the end of every call); its own synchronisation waits for it alone.
+  if (stream_ != device_.stream()) {
+    DeviceGuard guard(device_.ordinal());
+    TGC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return;
+  }
+  device_.synchronize_stream();
+}
 
 CudaDevice::CudaDevice(const CudaDeviceInfo& info) : info_(info) {
   DeviceGuard guard(info_.ordinal);
@@ -98,10 +107,38 @@ CudaDevice::CudaDevice(const CudaDeviceInfo& info) : info_(info) {
 
 CudaDevice::~CudaDevice() {
   // Pending frees must run before the pool goes; errors cannot be reported here.
+  if (beside_stream_) cudaStreamSynchronize(beside_stream_.get());
+  drop_side_work();  // its buffers are freed into this device, which is going
   if (stream_) {
     release_free_list();
     cudaStreamSynchronize(stream_.get());
   }
+}
+
+Stream* CudaDevice::side_stream() {
+  std::lock_guard<std::mutex> lock(beside_mutex_);
+  if (!beside_stream_) {
+    DeviceGuard guard(info_.ordinal);
+    int least = 0, greatest = 0;
+    TGC_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    cudaStream_t s = nullptr;
+    TGC_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+    beside_stream_.reset(s);
+    beside_stream_obj_ = std::make_unique<CudaStream>(*this, s);
+    order_event_ = make_event(/*timing=*/false);
+  }
+  return beside_stream_obj_.get();
+}
+
+void CudaDevice::stream_wait(Stream& waiter, Stream& done) {
+  const cudaStream_t w = stream_of(waiter).get(), d = stream_of(done).get();
+  std::lock_guard<std::mutex> lock(beside_mutex_);
+  TGC_INTERNAL_CHECK(order_event_ != nullptr, "stream_wait on " + name() + " before its side stream was made");
+  DeviceGuard guard(info_.ordinal);
+  // cudaStreamWaitEvent takes the event as last recorded when it is called: one event serves
+  // every wait in turn.
+  TGC_CUDA_CHECK(cudaEventRecord(order_event_.get(), d));
+  TGC_CUDA_CHECK(cudaStreamWaitEvent(w, order_event_.get(), 0));
 }
 
 CudaStream& CudaDevice::stream_of(Stream& s) const {

@@ -1,6 +1,7 @@
-// CudaDevice: one CUDA GPU as a tgc Device — its own non-blocking stream, a stream-ordered
-// caching allocator (a CUDA memory pool that keeps freed memory), pinned staging for host
-// copies, event timers, and asynchronous errors attributed to the nodes that launched work.
+// CudaDevice: one CUDA GPU as a tgc Device — its own non-blocking stream (and a side stream
+// for collectives, joined back into it), a stream-ordered caching allocator (a CUDA memory
+// pool that keeps freed memory), pinned staging for host copies, event timers, and
+// asynchronous errors attributed to the nodes that launched work.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -101,6 +102,12 @@ class CudaDevice final : public gpu::GpuDevice {
   bool defer_flag_check(std::function<void()> raise) override;
   bool capture_defers_checks() override;
   bool recording() override { return capturing(); }
+  // The side stream (gpu_device.h): non-blocking, at the device's highest priority, so that a
+  // collective's blocks are scheduled as soon as SMs free up beside a long product (where
+  // both queue, the collective would otherwise wait for the product's last wave).
+  Stream* side_stream() override;
+  // An event recorded on `done`, waited for by `waiter` (no host wait).
+  void stream_wait(Stream& waiter, Stream& done) override;
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 
@@ -139,6 +146,11 @@ class CudaDevice final : public gpu::GpuDevice {
   UniqueStream stream_;
   UniquePool pool_;
   std::unique_ptr<CudaStream> stream_obj_;
+  // side_stream(): made on first use; stream_wait()'s event, recorded anew for each wait.
+  std::mutex beside_mutex_;
+  UniqueStream beside_stream_;
+  std::unique_ptr<CudaStream> beside_stream_obj_;
+  UniqueEvent order_event_;
   std::mutex mutex_;  // launch list, deferred errors
   // The staging ring's own lock: a copy through it waits for the device while holding it, and
   // that wait may raise an asynchronous error, which takes mutex_ to name the launches.
@@ -149,7 +161,8 @@ class CudaDevice final : public gpu::GpuDevice {
   std::vector<std::pair<int, std::function<void()>>> sync_checks_;  // under mutex_
   int next_sync_check_ = 0;                                         // under mutex_
 
-  // Freed blocks by their size in bytes. All of the device's work goes to its one stream, so
+  // Freed blocks by their size in bytes. All of the device's work goes to its one stream (the
+  // side stream's work keeps its buffers until the stream joins it: gpu_device.h), so
   // a block freed here may serve any later allocation of its size at once, in stream order,
   // without a pool call: a steady-state node then costs its launch alone
   // (cudaMallocFromPoolAsync and cudaFreeAsync took microseconds per node). Capped at

@@ -4,6 +4,7 @@
 // backends/opencl/ hold only their device, module and library calls.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "backends/c_family/kernel_render.h"
 #include "runtime/device.h"
+#include "runtime/tensor.h"
 
 namespace tgc::gpu {
 
@@ -102,9 +104,36 @@ class GpuDevice : public Device {
   // so that a call run node by node builds no closure.
   virtual bool recording() { return false; }
 
+  // Side work (runtime/device.h): a stream beside default_stream(), made on first use, for
+  // work that should run beside the default stream's (collectives); nullptr where the API
+  // keeps to one stream (OpenCL).
+  virtual Stream* side_stream() { return nullptr; }
+  // Work enqueued on `waiter` from now on waits for the work enqueued on `done` so far.
+  virtual void stream_wait(Stream& /*waiter*/, Stream& /*done*/) {}
+  // Enqueues `work` on the side stream, after the default stream's work so far, and keeps
+  // `operands` (what it reads and writes) alive until the default stream joins it. Where
+  // the device has no side stream or a call is being recorded (a recording already runs
+  // independent work side by side: runtime/capture_branches.h), `work` goes to the default
+  // stream instead.
+  void run_beside(std::vector<Tensor> operands, const std::function<void(Stream&)>& work);
+  bool side_work_pending() const override { return side_pending_.load(std::memory_order_acquire); }
+  bool side_work_holds(const Buffer* buffer) const override;
+  // Joins all of the side work enqueued so far when `buffer` is null or held by some of it: a
+  // join is one stream wait, so its order is kept rather than tracking each piece.
+  void join_side_work(const Buffer* buffer) override;
+
+ protected:
+  // Lets go of the side work's buffers without a wait: for a device's destructor, after it
+  // waited for its streams (the buffers free into the device, so they must go before it).
+  void drop_side_work() noexcept;
+
  private:
   void* error_word_ = nullptr;
   std::mutex error_word_mutex_;
+  // Side work not joined yet: the operands it keeps alive (under side_mutex_).
+  std::atomic<bool> side_pending_{false};
+  mutable std::mutex side_mutex_;
+  std::vector<Tensor> side_operands_;
 };
 
 }  // namespace tgc::gpu
