@@ -2,7 +2,9 @@
 #include "compiler/collective_schedule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -13,8 +15,9 @@
 namespace tgc {
 namespace {
 
-// Lower runs first among ready nodes.
-enum Rank { kCollective = 0, kFeedsCollective = 1, kOther = 2, kReadsCollective = 3 };
+// Lower runs first among ready nodes: collectives, then other work nearest to a collective,
+// then the readers of collectives' results (unless they feed another collective).
+enum Class { kCollective = 0, kWork = 1, kReadsCollective = 2 };
 
 bool is_collective(const Node* n) { return n && n->op().is_collective(); }
 
@@ -24,46 +27,60 @@ std::vector<Node*> issue_collectives_early(const std::vector<Node*>& order) {
   if (std::none_of(order.begin(), order.end(), is_collective)) return order;
   if (std::any_of(order.begin(), order.end(), [](const Node* n) { return dynamic_cast<const IfElse*>(&n->op()); }))
     return order;
+  const size_t count = order.size();
   std::unordered_map<const Node*, size_t> index;
-  for (size_t i = 0; i < order.size(); ++i) index[order[i]] = i;
+  for (size_t i = 0; i < count; ++i) index[order[i]] = i;
 
-  std::vector<int> rank(order.size(), kOther);
-  std::vector<std::vector<size_t>> next(order.size());
-  std::vector<int> waiting(order.size(), 0);
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Node* n = order[i];
-    if (is_collective(n)) rank[i] = kCollective;
+  std::vector<std::vector<size_t>> next(count);
+  std::vector<int> waiting(count, 0);
+  for (size_t i = 0; i < count; ++i) {
     std::unordered_set<const Node*> producers;
-    for (const VarPtr& in : n->inputs()) {
+    for (const VarPtr& in : order[i]->inputs()) {
       const Node* p = in->owner();
       if (!p || !producers.insert(p).second) continue;
       auto it = index.find(p);
       if (it == index.end()) continue;  // not scheduled here (cannot happen for a whole schedule)
       next[it->second].push_back(i);
       ++waiting[i];
-      if (is_collective(n) && !is_collective(p)) rank[it->second] = std::min(rank[it->second], int(kFeedsCollective));
     }
   }
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (rank[i] != kOther) continue;
-    for (const VarPtr& in : order[i]->inputs())
-      if (is_collective(in->owner())) rank[i] = kReadsCollective;
+  // Each node's distance to the nearest collective it feeds (0: a collective; nodes between
+  // a gradient's product and its all_reduce, a cast or a scale, keep the product near).
+  constexpr size_t kFar = SIZE_MAX;
+  std::vector<size_t> distance(count, kFar);
+  for (size_t i = count; i-- > 0;) {
+    if (is_collective(order[i])) {
+      distance[i] = 0;
+      continue;
+    }
+    for (size_t j : next[i])
+      if (distance[j] != kFar) distance[i] = std::min(distance[i], distance[j] + 1);
+  }
+  std::vector<int> cls(count, kWork);
+  for (size_t i = 0; i < count; ++i) {
+    if (is_collective(order[i])) {
+      cls[i] = kCollective;
+    } else if (distance[i] == kFar) {
+      for (const VarPtr& in : order[i]->inputs())
+        if (is_collective(in->owner())) cls[i] = kReadsCollective;
+    }
   }
 
-  using Key = std::pair<int, size_t>;  // (rank, position in `order`)
+  using Key = std::tuple<int, size_t, size_t>;  // (class, distance, position in `order`)
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-  for (size_t i = 0; i < order.size(); ++i)
-    if (waiting[i] == 0) ready.push({rank[i], i});
+  auto push = [&](size_t i) { ready.push({cls[i], cls[i] == kWork ? distance[i] : 0, i}); };
+  for (size_t i = 0; i < count; ++i)
+    if (waiting[i] == 0) push(i);
   std::vector<Node*> out;
-  out.reserve(order.size());
+  out.reserve(count);
   while (!ready.empty()) {
-    const size_t i = ready.top().second;
+    const size_t i = std::get<2>(ready.top());
     ready.pop();
     out.push_back(order[i]);
     for (size_t j : next[i])
-      if (--waiting[j] == 0) ready.push({rank[j], j});
+      if (--waiting[j] == 0) push(j);
   }
-  return out.size() == order.size() ? out : order;
+  return out.size() == count ? out : order;
 }
 
 }  // namespace tgc

@@ -91,8 +91,13 @@ struct CollectiveThunk {
 };
 
 ThunkFn make_collective_thunk(GpuDevice& device, const Node& node, const Config& config) {
-  return CollectiveThunk{&device, std::dynamic_pointer_cast<const CollectiveOp>(node.op_ptr()),
-                         config.comm_overlap && !config.profile && !config.sync};
+  auto op = std::dynamic_pointer_cast<const CollectiveOp>(node.op_ptr());
+  // A group of several devices of this process keeps its collectives in line: on 4 H200s,
+  // its 4 ranks' collectives on side streams hung (as its recorded calls did; the cause is
+  // not known: see docs/distributed.md), while 2 such ranks, and ranks of separate
+  // processes, ran them beside the products.
+  const bool in_process_group = op->group()->peers().size() > 1;
+  return CollectiveThunk{&device, op, config.comm_overlap && !config.profile && !config.sync && !in_process_group};
 }
 
 }  // namespace

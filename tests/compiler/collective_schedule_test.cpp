@@ -62,6 +62,19 @@ TEST(CollectiveSchedule, IssuesEachCollectiveBeforeIndependentWorkAndItsReadersL
   EXPECT_EQ(names(schedule(g)), "g2 r2 h1 g1 r1 u1 u2");
 }
 
+TEST(CollectiveSchedule, AGradientScaledBeforeItsAllReduceStillComesBeforeTheNextLayer) {
+  auto group = std::make_shared<CommGroup>(0, 2, "test");
+  VarPtr x = input("x");
+  // g1 is two nodes from its all_reduce, h1 three; g2 one node (a scale) away from its own.
+  VarPtr h1 = add_const(x, 1, "h1"), g1 = add_const(h1, 2, "g1"), s1 = add_const(g1, 3, "s1");
+  VarPtr g2 = add_const(x, 4, "g2"), s2 = add_const(g2, 5, "s2");
+  VarPtr u1 = add_const(all_reduced(s1, group, "r1"), 6, "u1");
+  VarPtr u2 = add_const(all_reduced(s2, group, "r2"), 7, "u2");
+  const Graph g = Graph::clone_of({x}, {u1, u2});
+  EXPECT_EQ(names(g.toposort()), "h1 g1 s1 r1 u1 g2 s2 r2 u2");
+  EXPECT_EQ(names(issue_collectives_early(g.toposort())), "g2 s2 r2 h1 g1 s1 r1 u1 u2");
+}
+
 TEST(CollectiveSchedule, LeavesGraphsWithoutCollectivesAlone) {
   VarPtr x = input("x");
   VarPtr a = add_const(x, 1, "a"), b = add_const(a, 2, "b"), c = add_const(x, 3, "c");
