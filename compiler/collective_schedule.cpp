@@ -66,9 +66,19 @@ std::vector<Node*> issue_collectives_early(const std::vector<Node*>& order) {
     }
   }
 
-  using Key = std::tuple<int, size_t, size_t>;  // (class, distance, position in `order`)
+  // (class, then for work its distance and for a reader when the last collective it reads
+  // was issued, so that readers wait for the collectives in their order; position in `order`)
+  using Key = std::tuple<int, size_t, size_t>;
   std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-  auto push = [&](size_t i) { ready.push({cls[i], cls[i] == kWork ? distance[i] : 0, i}); };
+  std::vector<size_t> issued(count, 0);  // each node's position in the new order
+  auto push = [&](size_t i) {
+    size_t second = 0;
+    if (cls[i] == kWork) second = distance[i];
+    if (cls[i] == kReadsCollective)
+      for (const VarPtr& in : order[i]->inputs())
+        if (is_collective(in->owner())) second = std::max(second, issued[index.at(in->owner())]);
+    ready.push({cls[i], second, i});
+  };
   for (size_t i = 0; i < count; ++i)
     if (waiting[i] == 0) push(i);
   std::vector<Node*> out;
@@ -76,6 +86,7 @@ std::vector<Node*> issue_collectives_early(const std::vector<Node*>& order) {
   while (!ready.empty()) {
     const size_t i = std::get<2>(ready.top());
     ready.pop();
+    issued[i] = out.size();
     out.push_back(order[i]);
     for (size_t j : next[i])
       if (--waiting[j] == 0) push(j);

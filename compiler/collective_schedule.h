@@ -14,8 +14,9 @@ namespace tgc {
 // `order` (a schedule: every node after its producers) rearranged by Kahn's algorithm over the
 // data edges, taking among the ready nodes first a collective, then other work by its
 // distance to the nearest collective it feeds (a gradient's product before the next
-// layer's), and a reader of a collective's result that feeds none last; ties keep `order`'s
-// order. Unchanged where `order` has no collective, or has an IfElse
+// layer's), and a reader of a collective's result that feeds none last, in the order its
+// collectives were issued (each waits for its own: GpuDevice::join_side_work); ties keep
+// `order`'s order. Unchanged where `order` has no collective, or has an IfElse
 // (its schedule orders conditions before guarded work: compiler/branch_guards.h).
 std::vector<Node*> issue_collectives_early(const std::vector<Node*>& order);
 

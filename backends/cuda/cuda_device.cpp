@@ -125,20 +125,53 @@ Stream* CudaDevice::side_stream() {
     TGC_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
     beside_stream_.reset(s);
     beside_stream_obj_ = std::make_unique<CudaStream>(*this, s);
-    order_event_ = make_event(/*timing=*/false);
   }
   return beside_stream_obj_.get();
 }
 
-void CudaDevice::stream_wait(Stream& waiter, Stream& done) {
-  const cudaStream_t w = stream_of(waiter).get(), d = stream_of(done).get();
-  std::lock_guard<std::mutex> lock(beside_mutex_);
-  TGC_INTERNAL_CHECK(order_event_ != nullptr, "stream_wait on " + name() + " before its side stream was made");
+namespace {
+
+// An event recorded on a stream; its event goes back to the device's spares with it.
+class CudaMark final : public gpu::StreamMark {
+ public:
+  CudaMark(UniqueEvent event, std::function<void(UniqueEvent)> recycle)
+      : event_(std::move(event)), recycle_(std::move(recycle)) {}
+  ~CudaMark() override { recycle_(std::move(event_)); }
+  cudaEvent_t get() const { return event_.get(); }
+
+ private:
+  UniqueEvent event_;
+  std::function<void(UniqueEvent)> recycle_;
+};
+
+}  // namespace
+
+std::unique_ptr<gpu::StreamMark> CudaDevice::mark(Stream& stream) {
+  const cudaStream_t s = stream_of(stream).get();
+  UniqueEvent event;
+  {
+    std::lock_guard<std::mutex> lock(beside_mutex_);
+    if (!spare_mark_events_.empty()) {
+      event = std::move(spare_mark_events_.back());
+      spare_mark_events_.pop_back();
+    }
+  }
   DeviceGuard guard(info_.ordinal);
-  // cudaStreamWaitEvent takes the event as last recorded when it is called: one event serves
-  // every wait in turn.
-  TGC_CUDA_CHECK(cudaEventRecord(order_event_.get(), d));
-  TGC_CUDA_CHECK(cudaStreamWaitEvent(w, order_event_.get(), 0));
+  if (!event) event = make_event(/*timing=*/false);
+  TGC_CUDA_CHECK(cudaEventRecord(event.get(), s));
+  // A recorded event may be recorded again once its mark is gone: a wait already enqueued
+  // keeps the work it named.
+  return std::make_unique<CudaMark>(std::move(event), [this](UniqueEvent e) {
+    std::lock_guard<std::mutex> lock(beside_mutex_);
+    spare_mark_events_.push_back(std::move(e));
+  });
+}
+
+void CudaDevice::wait_for(Stream& waiter, const gpu::StreamMark& mark) {
+  const auto* m = dynamic_cast<const CudaMark*>(&mark);
+  TGC_INTERNAL_CHECK(m != nullptr, "a stream mark of another device kind waited for on " + name());
+  DeviceGuard guard(info_.ordinal);
+  TGC_CUDA_CHECK(cudaStreamWaitEvent(stream_of(waiter).get(), m->get(), 0));
 }
 
 CudaStream& CudaDevice::stream_of(Stream& s) const {

@@ -106,8 +106,9 @@ class CudaDevice final : public gpu::GpuDevice {
   // collective's blocks are scheduled as soon as SMs free up beside a long product (where
   // both queue, the collective would otherwise wait for the product's last wave).
   Stream* side_stream() override;
-  // An event recorded on `done`, waited for by `waiter` (no host wait).
-  void stream_wait(Stream& waiter, Stream& done) override;
+  // A mark is an event recorded on the stream (events are recycled once their mark goes).
+  std::unique_ptr<gpu::StreamMark> mark(Stream& stream) override;
+  void wait_for(Stream& waiter, const gpu::StreamMark& mark) override;
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 
@@ -146,11 +147,11 @@ class CudaDevice final : public gpu::GpuDevice {
   UniqueStream stream_;
   UniquePool pool_;
   std::unique_ptr<CudaStream> stream_obj_;
-  // side_stream(): made on first use; stream_wait()'s event, recorded anew for each wait.
+  // side_stream(): made on first use; marks' events no mark holds now.
   std::mutex beside_mutex_;
   UniqueStream beside_stream_;
   std::unique_ptr<CudaStream> beside_stream_obj_;
-  UniqueEvent order_event_;
+  std::vector<UniqueEvent> spare_mark_events_;
   std::mutex mutex_;  // launch list, deferred errors
   // The staging ring's own lock: a copy through it waits for the device while holding it, and
   // that wait may raise an asynchronous error, which takes mutex_ to name the launches.

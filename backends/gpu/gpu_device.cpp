@@ -2,6 +2,8 @@
 #include "backends/gpu/gpu_device.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <iterator>
 
 namespace tgc::gpu {
 
@@ -22,38 +24,53 @@ void GpuDevice::run_beside(std::vector<Tensor> operands, const std::function<voi
     work(default_stream());
     return;
   }
-  stream_wait(*side, default_stream());
+  wait_for(*side, *mark(default_stream()));
   work(*side);
-  std::lock_guard<std::mutex> lock(side_mutex_);
+  SidePiece piece{mark(*side), {}};
   for (Tensor& t : operands)
-    if (t.defined()) side_operands_.push_back(std::move(t));
+    if (t.defined()) piece.operands.push_back(std::move(t));
+  std::lock_guard<std::mutex> lock(side_mutex_);
+  side_pieces_.push_back(std::move(piece));
   side_pending_.store(true, std::memory_order_release);
 }
 
+namespace {
+
+bool piece_holds(const std::vector<Tensor>& operands, const Buffer* buffer) {
+  return std::any_of(operands.begin(), operands.end(), [&](const Tensor& t) { return t.buffer().get() == buffer; });
+}
+
+}  // namespace
+
 bool GpuDevice::side_work_holds(const Buffer* buffer) const {
   std::lock_guard<std::mutex> lock(side_mutex_);
-  return std::any_of(side_operands_.begin(), side_operands_.end(),
-                     [&](const Tensor& t) { return t.buffer().get() == buffer; });
+  return std::any_of(side_pieces_.begin(), side_pieces_.end(),
+                     [&](const SidePiece& p) { return piece_holds(p.operands, buffer); });
 }
 
 void GpuDevice::join_side_work(const Buffer* buffer) {
-  std::vector<Tensor> released;  // freed after the lock is let go: freeing takes the allocator's
+  std::vector<SidePiece> released;  // freed after the lock is let go: freeing takes the allocator's
   std::lock_guard<std::mutex> lock(side_mutex_);
-  if (!side_pending_.load(std::memory_order_relaxed)) return;
-  if (buffer && std::none_of(side_operands_.begin(), side_operands_.end(),
-                             [&](const Tensor& t) { return t.buffer().get() == buffer; }))
-    return;
+  size_t last = side_pieces_.size();  // the newest piece to wait for; size(): none
+  for (size_t i = side_pieces_.size(); i-- > 0;)
+    if (!buffer || piece_holds(side_pieces_[i].operands, buffer)) {
+      last = i;
+      break;
+    }
+  if (last == side_pieces_.size()) return;
   // The wait first: the buffers are released (and may serve the default stream's next
   // allocation) only once the default stream waits for the work that uses them.
-  stream_wait(default_stream(), *side_stream());
-  released.swap(side_operands_);
-  side_pending_.store(false, std::memory_order_release);
+  wait_for(default_stream(), *side_pieces_[last].done);
+  released.assign(std::make_move_iterator(side_pieces_.begin()),
+                  std::make_move_iterator(side_pieces_.begin() + static_cast<std::ptrdiff_t>(last) + 1));
+  side_pieces_.erase(side_pieces_.begin(), side_pieces_.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  side_pending_.store(!side_pieces_.empty(), std::memory_order_release);
 }
 
 void GpuDevice::drop_side_work() noexcept {
-  std::vector<Tensor> released;
+  std::vector<SidePiece> released;
   std::lock_guard<std::mutex> lock(side_mutex_);
-  released.swap(side_operands_);
+  released.swap(side_pieces_);
   side_pending_.store(false, std::memory_order_release);
 }
 

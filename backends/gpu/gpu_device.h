@@ -62,6 +62,12 @@ struct ModuleSource {
   std::string cache_dir;   // the kernel cache's directory (runtime/kernel_cache.h; "" memory only)
 };
 
+// A point in a stream's work (GpuDevice::mark).
+class StreamMark {
+ public:
+  virtual ~StreamMark() = default;
+};
+
 class GpuDevice : public Device {
  public:
   virtual cfam::Dialect dialect() const = 0;
@@ -108,8 +114,10 @@ class GpuDevice : public Device {
   // work that should run beside the default stream's (collectives); nullptr where the API
   // keeps to one stream (OpenCL).
   virtual Stream* side_stream() { return nullptr; }
-  // Work enqueued on `waiter` from now on waits for the work enqueued on `done` so far.
-  virtual void stream_wait(Stream& /*waiter*/, Stream& /*done*/) {}
+  // A point in a stream's work (a CUDA event): mark() takes the work enqueued on `stream` so
+  // far; work enqueued on `waiter` after wait_for() waits for it. No host wait.
+  virtual std::unique_ptr<StreamMark> mark(Stream& /*stream*/) { return nullptr; }
+  virtual void wait_for(Stream& /*waiter*/, const StreamMark& /*mark*/) {}
   // Enqueues `work` on the side stream, after the default stream's work so far, and keeps
   // `operands` (what it reads and writes) alive until the default stream joins it. Where
   // the device has no side stream or a call is being recorded (a recording already runs
@@ -118,8 +126,10 @@ class GpuDevice : public Device {
   void run_beside(std::vector<Tensor> operands, const std::function<void(Stream&)>& work);
   bool side_work_pending() const override { return side_pending_.load(std::memory_order_acquire); }
   bool side_work_holds(const Buffer* buffer) const override;
-  // Joins all of the side work enqueued so far when `buffer` is null or held by some of it: a
-  // join is one stream wait, so its order is kept rather than tracking each piece.
+  // Joins the side work up to the newest piece that holds `buffer` (the side stream runs its
+  // pieces in order, so the older ones are done then too); all of it when `buffer` is null.
+  // Later pieces keep running beside: an update that reads the first gradient's all_reduce
+  // does not wait for the last one's.
   void join_side_work(const Buffer* buffer) override;
 
  protected:
@@ -130,10 +140,15 @@ class GpuDevice : public Device {
  private:
   void* error_word_ = nullptr;
   std::mutex error_word_mutex_;
-  // Side work not joined yet: the operands it keeps alive (under side_mutex_).
+  // Side work not joined yet, in the side stream's order (under side_mutex_): each piece's
+  // end and the operands it keeps alive.
+  struct SidePiece {
+    std::unique_ptr<StreamMark> done;
+    std::vector<Tensor> operands;
+  };
   std::atomic<bool> side_pending_{false};
   mutable std::mutex side_mutex_;
-  std::vector<Tensor> side_operands_;
+  std::vector<SidePiece> side_pieces_;
 };
 
 }  // namespace tgc::gpu

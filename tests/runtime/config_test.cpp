@@ -57,7 +57,7 @@ TEST(Config, KeysAreTheDesignedOnes) {
   EXPECT_EQ(Config::keys(),
             (std::vector<std::string>{"device", "floatX", "allow_gc", "profile", "profile_trace",
                                       "optimizer", "optimizer_excluding", "assert_no_cpu_op", "warn_float64", "fast_math",
-                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "mixed_precision", "deterministic", "eager_fusion", "cuda_graphs", "cuda_graph_max_size", "log_compiles", "compile_threads", "comm_timeout", "cache_dir", "cache_max_size"}));
+                                      "float32_math", "cpu_vector_width", "sync", "cuda_tf32", "mixed_precision", "deterministic", "eager_fusion", "comm_overlap", "cuda_graphs", "cuda_graph_max_size", "log_compiles", "compile_threads", "comm_timeout", "cache_dir", "cache_max_size"}));
   Config c;
   for (const std::string& k : Config::keys()) EXPECT_NO_THROW(c.get(k)) << k;
 }
