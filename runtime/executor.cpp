@@ -211,7 +211,9 @@ class SideWork {
     for (Device* d : devices_) d->join_side_work(nullptr);
     devices_.clear();
   }
-  // After a failure: joined as far as the devices still can (the buffers are let go either way).
+  // After a failure: joined as far as the devices still can. A join that fails itself (the
+  // device's stream is broken) leaves its pieces, and their buffers, with the device until a
+  // later join; the call's own error is the one reported.
   void join_all_after_failure() noexcept {
     for (Device* d : devices_) try {
         d->join_side_work(nullptr);

@@ -17,13 +17,7 @@
 namespace tgc {
 namespace {
 
-using testing::AddConst;
-
-VarPtr add_const(const VarPtr& x, double c, const std::string& name) {
-  VarPtr v = apply1(std::make_shared<AddConst>(c), {x});
-  v->set_name(name);
-  return v;
-}
+using testing::add_const;
 VarPtr input(const std::string& name, int ndim = 1) { return Variable::input(Type::unknown(DType::Float64, ndim), name); }
 
 const Node* node_named(const Graph& g, const std::string& name) {

@@ -16,13 +16,7 @@
 namespace tgc {
 namespace {
 
-using testing::AddConst;
-
-VarPtr add_const(const VarPtr& x, double c, const std::string& name) {
-  VarPtr v = apply1(std::make_shared<AddConst>(c), {x});
-  v->set_name(name);
-  return v;
-}
+using testing::add_const;
 
 VarPtr all_reduced(const VarPtr& x, const std::shared_ptr<CommGroup>& group, const std::string& name) {
   VarPtr v = apply1(std::make_shared<AllReduce>(CollectiveOpKind::Sum, group), {x});

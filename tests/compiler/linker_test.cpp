@@ -19,7 +19,7 @@ namespace {
 
 using testing::AddConst;
 
-VarPtr add_const(const VarPtr& x, double c) { return apply1(std::make_shared<AddConst>(c), {x}); }
+using testing::add_const;
 
 TEST(Linker, OneThunkPerNodeWithUserLabelsAndCpuKind) {
   auto x = Variable::input(Type::unknown(DType::Float64, 1), "x");

@@ -2,7 +2,12 @@
 // the real op families.
 #pragma once
 
+#include <memory>
+#include <string>
+
+#include "ops/core/apply.h"
 #include "ops/core/op.h"
+#include "ops/core/variable.h"
 
 namespace tgc::testing {
 
@@ -35,5 +40,13 @@ class AddConst final : public Op {
  private:
   double c_;
 };
+
+// x + c as a node of the graph, its output named `name` when one is given (the graph tests'
+// schedules and guards are read by these names).
+inline VarPtr add_const(const VarPtr& x, double c, const std::string& name = "") {
+  VarPtr v = apply1(std::make_shared<AddConst>(c), {x});
+  if (!name.empty()) v->set_name(name);
+  return v;
+}
 
 }  // namespace tgc::testing

@@ -10,9 +10,7 @@
 namespace tgc {
 namespace {
 
-using testing::AddConst;
-
-VarPtr add_const(const VarPtr& x, double c) { return apply1(std::make_shared<AddConst>(c), {x}); }
+using testing::add_const;
 
 struct Chain {
   VarPtr x = Variable::input(Type::unknown(DType::Float64, 1), "x");

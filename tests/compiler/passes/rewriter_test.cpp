@@ -15,7 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::AddConst;
 
-VarPtr add_const(const VarPtr& x, double c) { return apply1(std::make_shared<AddConst>(c), {x}); }
+using testing::add_const;
 
 double constant_of(const Node& n) { return static_cast<const AddConst&>(n.op()).value(); }
 

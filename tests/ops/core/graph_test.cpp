@@ -13,7 +13,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::AddConst;
 
-VarPtr add_const(const VarPtr& x, double c) { return apply1(std::make_shared<AddConst>(c), {x}); }
+using testing::add_const;
 
 TEST(Graph, CloneCopiesNodesAndKeepsSharedStorage) {
   auto x = Variable::input(Type::unknown(DType::Float64, 1), "x");
