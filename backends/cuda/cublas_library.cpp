@@ -2,8 +2,6 @@
 // column-major call of the transposed problem.
 #include "backends/cuda/cublas_library.h"
 
-#include <cublas_v2.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -12,11 +10,12 @@
 
 #include "backends/cuda/cublaslt_gemm.h"
 #include "backends/cuda/cuda_error.h"
+#include "backends/cuda/toolkit_libraries.h"
 #include "runtime/compile_log.h"
 
 namespace tgc::cuda {
 
-void CublasDeleter::operator()(cublasContext* h) const noexcept { cublasDestroy(h); }
+void CublasDeleter::operator()(cublasContext* h) const noexcept { cublas_api().Destroy(h); }
 
 namespace {
 
@@ -41,11 +40,11 @@ BlasContext& blas_context(CudaDevice& device) {
     DeviceGuard guard(device.ordinal());
     auto ctx = std::make_unique<BlasContext>();
     cublasHandle_t h = nullptr;
-    TGC_CUBLAS_CHECK(cublasCreate(&h));
+    TGC_CUBLAS_CHECK(cublas_api().Create(&h));
     ctx->handle.reset(h);
-    TGC_CUBLAS_CHECK(cublasSetStream(h, device.stream()));
+    TGC_CUBLAS_CHECK(cublas_api().SetStream(h, device.stream()));
     ctx->workspace = device.allocate(kWorkspaceBytes, device.default_stream());
-    TGC_CUBLAS_CHECK(cublasSetWorkspace(h, ctx->workspace, kWorkspaceBytes));
+    TGC_CUBLAS_CHECK(cublas_api().SetWorkspace(h, ctx->workspace, kWorkspaceBytes));
     c = std::move(ctx);
     // Once per device and process: a warm start in a new process pays it (log_compiles shows it).
     if (CompileLog* log = current_compile_log())
@@ -86,16 +85,16 @@ class Cublas final : public gpu::BlasLibrary {
     Call call(*this, dtype);
     if (is_half(dtype)) {
       const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
-      TGC_CUBLAS_CHECK(cublasGemmEx(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k), &al,
+      TGC_CUBLAS_CHECK(cublas_api().GemmEx(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k), &al,
                                     b.data, half_type(dtype), to_int(b.ld), a.data, half_type(dtype), to_int(a.ld),
                                     &be, c, half_type(dtype), to_int(ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     } else if (dtype == DType::Float32) {
       const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
-      TGC_CUBLAS_CHECK(cublasSgemm(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k), &al,
+      TGC_CUBLAS_CHECK(cublas_api().Sgemm(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k), &al,
                                    in<float>(b.data), to_int(b.ld), in<float>(a.data), to_int(a.ld), &be,
                                    out<float>(c), to_int(ldc)));
     } else {
-      TGC_CUBLAS_CHECK(cublasDgemm(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k),
+      TGC_CUBLAS_CHECK(cublas_api().Dgemm(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m), to_int(k),
                                    &alpha, in<double>(b.data), to_int(b.ld), in<double>(a.data), to_int(a.ld), &beta,
                                    out<double>(c), to_int(ldc)));
     }
@@ -120,10 +119,10 @@ class Cublas final : public gpu::BlasLibrary {
     const cublasOperation_t op = a.trans ? CUBLAS_OP_N : CUBLAS_OP_T;
     if (dtype == DType::Float32) {
       const float al = static_cast<float>(alpha), be = static_cast<float>(beta);
-      TGC_CUBLAS_CHECK(cublasSgemv(call.h(), op, to_int(cols), to_int(rows), &al, in<float>(a.data), to_int(a.ld),
+      TGC_CUBLAS_CHECK(cublas_api().Sgemv(call.h(), op, to_int(cols), to_int(rows), &al, in<float>(a.data), to_int(a.ld),
                                    in<float>(x.data), to_int(x.inc), &be, out<float>(y), 1));
     } else {
-      TGC_CUBLAS_CHECK(cublasDgemv(call.h(), op, to_int(cols), to_int(rows), &alpha, in<double>(a.data),
+      TGC_CUBLAS_CHECK(cublas_api().Dgemv(call.h(), op, to_int(cols), to_int(rows), &alpha, in<double>(a.data),
                                    to_int(a.ld), in<double>(x.data), to_int(x.inc), &beta, out<double>(y), 1));
     }
   }
@@ -131,18 +130,18 @@ class Cublas final : public gpu::BlasLibrary {
   // Written by cuBLAS straight into device memory (device pointer mode: no host wait).
   void dot(DType dtype, int64_t n, const gpu::BlasVector& x, const gpu::BlasVector& y, void* result) override {
     Call call(*this, dtype);
-    TGC_CUBLAS_CHECK(cublasSetPointerMode(call.h(), CUBLAS_POINTER_MODE_DEVICE));
+    TGC_CUBLAS_CHECK(cublas_api().SetPointerMode(call.h(), CUBLAS_POINTER_MODE_DEVICE));
     cublasStatus_t st;
     if (is_half(dtype))
-      st = cublasDotEx(call.h(), to_int(n), x.data, half_type(dtype), to_int(x.inc), y.data, half_type(dtype),
+      st = cublas_api().DotEx(call.h(), to_int(n), x.data, half_type(dtype), to_int(x.inc), y.data, half_type(dtype),
                        to_int(y.inc), result, half_type(dtype), CUDA_R_32F);
     else if (dtype == DType::Float32)
-      st = cublasSdot(call.h(), to_int(n), in<float>(x.data), to_int(x.inc), in<float>(y.data), to_int(y.inc),
+      st = cublas_api().Sdot(call.h(), to_int(n), in<float>(x.data), to_int(x.inc), in<float>(y.data), to_int(y.inc),
                       out<float>(result));
     else
-      st = cublasDdot(call.h(), to_int(n), in<double>(x.data), to_int(x.inc), in<double>(y.data), to_int(y.inc),
+      st = cublas_api().Ddot(call.h(), to_int(n), in<double>(x.data), to_int(x.inc), in<double>(y.data), to_int(y.inc),
                       out<double>(result));
-    TGC_CUBLAS_CHECK(cublasSetPointerMode(call.h(), CUBLAS_POINTER_MODE_HOST));
+    TGC_CUBLAS_CHECK(cublas_api().SetPointerMode(call.h(), CUBLAS_POINTER_MODE_HOST));
     TGC_CUBLAS_CHECK(st);
   }
 
@@ -150,12 +149,12 @@ class Cublas final : public gpu::BlasLibrary {
     Call call(*this, dtype);
     if (is_half(dtype)) {
       const float al = static_cast<float>(alpha);
-      TGC_CUBLAS_CHECK(cublasScalEx(call.h(), to_int(n), &al, CUDA_R_32F, x, half_type(dtype), 1, CUDA_R_32F));
+      TGC_CUBLAS_CHECK(cublas_api().ScalEx(call.h(), to_int(n), &al, CUDA_R_32F, x, half_type(dtype), 1, CUDA_R_32F));
     } else if (dtype == DType::Float32) {
       const float al = static_cast<float>(alpha);
-      TGC_CUBLAS_CHECK(cublasSscal(call.h(), to_int(n), &al, out<float>(x), 1));
+      TGC_CUBLAS_CHECK(cublas_api().Sscal(call.h(), to_int(n), &al, out<float>(x), 1));
     } else {
-      TGC_CUBLAS_CHECK(cublasDscal(call.h(), to_int(n), &alpha, out<double>(x), 1));
+      TGC_CUBLAS_CHECK(cublas_api().Dscal(call.h(), to_int(n), &alpha, out<double>(x), 1));
     }
   }
 
@@ -165,20 +164,20 @@ class Cublas final : public gpu::BlasLibrary {
     Call call(*this, dtype);
     if (is_half(dtype)) {
       const float al = 1, be = 0;
-      TGC_CUBLAS_CHECK(cublasGemmStridedBatchedEx(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
+      TGC_CUBLAS_CHECK(cublas_api().GemmStridedBatchedEx(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
                                                   to_int(k), &al, b.data, half_type(dtype), to_int(b.ld), stride_b,
                                                   a.data, half_type(dtype), to_int(a.ld), stride_a, &be, c,
                                                   half_type(dtype), to_int(ldc), stride_c, to_int(batch),
                                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     } else if (dtype == DType::Float32) {
       const float al = 1, be = 0;
-      TGC_CUBLAS_CHECK(cublasSgemmStridedBatched(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
+      TGC_CUBLAS_CHECK(cublas_api().SgemmStridedBatched(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
                                                  to_int(k), &al, in<float>(b.data), to_int(b.ld), stride_b,
                                                  in<float>(a.data), to_int(a.ld), stride_a, &be, out<float>(c),
                                                  to_int(ldc), stride_c, to_int(batch)));
     } else {
       const double al = 1, be = 0;
-      TGC_CUBLAS_CHECK(cublasDgemmStridedBatched(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
+      TGC_CUBLAS_CHECK(cublas_api().DgemmStridedBatched(call.h(), op_of(b.trans), op_of(a.trans), to_int(n), to_int(m),
                                                  to_int(k), &al, in<double>(b.data), to_int(b.ld), stride_b,
                                                  in<double>(a.data), to_int(a.ld), stride_a, &be, out<double>(c),
                                                  to_int(ldc), stride_c, to_int(batch)));
@@ -215,7 +214,7 @@ class Cublas final : public gpu::BlasLibrary {
   class Call {
    public:
     Call(Cublas& lib, DType dtype) : guard_(lib.device_.ordinal()), ctx_(lib.ctx_), lock_(ctx_.mutex) {
-      TGC_CUBLAS_CHECK(cublasSetMathMode(
+      TGC_CUBLAS_CHECK(cublas_api().SetMathMode(
           h(), lib.tf32_ && dtype == DType::Float32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     }
     cublasHandle_t h() const { return ctx_.handle.get(); }

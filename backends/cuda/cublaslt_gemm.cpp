@@ -2,7 +2,6 @@
 // matmul and layout descriptors, made once, and the algorithm, timed once.
 #include "backends/cuda/cublaslt_gemm.h"
 
-#include <cublasLt.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_error.h"
+#include "backends/cuda/toolkit_libraries.h"
 #include "runtime/compile_log.h"
 #include "runtime/kernel_cache.h"
 
@@ -33,10 +33,10 @@ struct LtGemm::Plan {
   bool ok = false;     // some algorithm exists
   bool tuned = false;  // algo is the chosen one (timed, from the cache, or the only one)
   ~Plan() {
-    if (la) cublasLtMatrixLayoutDestroy(la);
-    if (lb) cublasLtMatrixLayoutDestroy(lb);
-    if (lc) cublasLtMatrixLayoutDestroy(lc);
-    if (desc) cublasLtMatmulDescDestroy(desc);
+    if (la) cublaslt_api().MatrixLayoutDestroy(la);
+    if (lb) cublaslt_api().MatrixLayoutDestroy(lb);
+    if (lc) cublaslt_api().MatrixLayoutDestroy(lc);
+    if (desc) cublaslt_api().MatmulDescDestroy(desc);
   }
 };
 
@@ -70,7 +70,7 @@ LtContext& lt_context(CudaDevice& device) {
     const auto t0 = std::chrono::steady_clock::now();
     DeviceGuard guard(device.ordinal());
     auto ctx = std::make_unique<LtContext>();
-    TGC_CUBLAS_CHECK(cublasLtCreate(&ctx->handle));
+    TGC_CUBLAS_CHECK(cublaslt_api().Create(&ctx->handle));
     c = std::move(ctx);
     if (CompileLog* log = current_compile_log())
       log->add_library_setup("cuBLASLt handle on " + device.name(),
@@ -100,39 +100,39 @@ std::shared_ptr<LtGemm::Plan> make_plan(cublasLtHandle_t handle, const LtProblem
                                                                 : CUBLAS_COMPUTE_32F;
   const cudaDataType_t type = data_type(p.dtype);
   const cudaDataType_t scale = p.dtype == DType::Float64 ? CUDA_R_64F : CUDA_R_32F;
-  TGC_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan->desc, compute, scale));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatmulDescCreate(&plan->desc, compute, scale));
   const cublasOperation_t op_b = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b));
-  TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_b, sizeof op_b));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_a, sizeof op_a));
   const cublasLtEpilogue_t epilogue = p.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
-  TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
   if (p.bias) {
     const cudaDataType_t bias_type = type;
     TGC_CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
+        cublaslt_api().MatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
   }
   // Stored matrices: b is (k x n), or (n x k) when transposed, row-major with leading dimension
   // ldb: column-major that is (n x k) or (k x n) with the same leading dimension.
   const uint64_t b_rows = p.trans_b ? p.k : p.n, b_cols = p.trans_b ? p.n : p.k;
   const uint64_t a_rows = p.trans_a ? p.m : p.k, a_cols = p.trans_a ? p.k : p.m;
-  TGC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lb, type, b_rows, b_cols, p.ldb));
-  TGC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->la, type, a_rows, a_cols, p.lda));
-  TGC_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan->lc, type, p.n, p.m, p.ldc));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatrixLayoutCreate(&plan->lb, type, b_rows, b_cols, p.ldb));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatrixLayoutCreate(&plan->la, type, a_rows, a_cols, p.lda));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatrixLayoutCreate(&plan->lc, type, p.n, p.m, p.ldc));
 
   cublasLtMatmulPreference_t pref = nullptr;
-  TGC_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  TGC_CUBLAS_CHECK(cublaslt_api().MatmulPreferenceCreate(&pref));
   const uint64_t ws = workspace;
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+  cublaslt_api().MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
   const uint32_t align_a = p.align_b, align_b = p.align_a, align_c = p.align_c;  // cuBLASLt's A is our b
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a);
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b);
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c);
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c);
+  cublaslt_api().MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a);
+  cublaslt_api().MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b);
+  cublaslt_api().MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c);
+  cublaslt_api().MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c);
   cublasLtMatmulHeuristicResult_t results[kCandidates];
   int found = 0;
-  const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(handle, plan->desc, plan->lb, plan->la, plan->lc, plan->lc,
+  const cublasStatus_t st = cublaslt_api().MatmulAlgoGetHeuristic(handle, plan->desc, plan->lb, plan->la, plan->lc, plan->lc,
                                                            pref, kCandidates, results, &found);
-  cublasLtMatmulPreferenceDestroy(pref);
+  cublaslt_api().MatmulPreferenceDestroy(pref);
   if (st == CUBLAS_STATUS_SUCCESS)
     for (int i = 0; i < found; ++i)
       if (results[i].state == CUBLAS_STATUS_SUCCESS) plan->candidates.push_back(results[i].algo);
@@ -144,7 +144,7 @@ std::shared_ptr<LtGemm::Plan> make_plan(cublasLtHandle_t handle, const LtProblem
 
 KernelCacheKey choice_key(const CudaDevice& device, const LtProblem& p, bool tf32) {
   const CudaDeviceInfo& info = device.info();
-  return KernelCacheKey{"cublaslt", p.key(), fmt::format("cuBLASLt {}", cublasLtGetVersion()),
+  return KernelCacheKey{"cublaslt", p.key(), fmt::format("cuBLASLt {}", cublaslt_api().GetVersion()),
                         fmt::format("{} sm_{} {} SMs", info.name, info.arch(), info.multiprocessors),
                         fmt::format("tf32={}", tf32 ? 1 : 0)};
 }
@@ -199,9 +199,9 @@ std::shared_ptr<LtGemm::Plan> LtGemm::plan_for(const LtProblem& p, const void* a
   const void* alpha_ptr = p.dtype == DType::Float64 ? static_cast<const void*>(&one) : &one_f;
   const void* beta_ptr = p.dtype == DType::Float64 ? static_cast<const void*>(&beta) : &beta_f;
   if (p.bias)
-    TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    TGC_CUBLAS_CHECK(cublaslt_api().MatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
   auto launch = [&](const cublasLtMatmulAlgo_t& c) {
-    return cublasLtMatmul(ctx.handle, plan->desc, alpha_ptr, b, plan->lb, a, plan->la, beta_ptr, scratch, plan->lc,
+    return cublaslt_api().Matmul(ctx.handle, plan->desc, alpha_ptr, b, plan->lb, a, plan->la, beta_ptr, scratch, plan->lc,
                           scratch, plan->lc, &c, workspace_, workspace_bytes_, stream);
   };
   // Milliseconds per launch of candidate c over `reps` launches.
@@ -255,11 +255,11 @@ bool LtGemm::run(const LtProblem& p, double alpha, const void* a, const void* b,
   const std::shared_ptr<Plan>& plan = last_plan_;
   if (!plan->ok) return false;
   if (p.bias)
-    TGC_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    TGC_CUBLAS_CHECK(cublaslt_api().MatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
   const float alpha_f = static_cast<float>(alpha), beta_f = static_cast<float>(beta);
   const void* al = p.dtype == DType::Float64 ? static_cast<const void*>(&alpha) : &alpha_f;
   const void* be = p.dtype == DType::Float64 ? static_cast<const void*>(&beta) : &beta_f;
-  TGC_CUBLAS_CHECK(cublasLtMatmul(ctx.handle, plan->desc, al, b, plan->lb, a, plan->la, be, c, plan->lc, c, plan->lc,
+  TGC_CUBLAS_CHECK(cublaslt_api().Matmul(ctx.handle, plan->desc, al, b, plan->lb, a, plan->la, be, c, plan->lc, c, plan->lc,
                                   &plan->algo, workspace_, workspace_bytes_, device_.stream()));
   return true;
 }

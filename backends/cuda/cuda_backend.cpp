@@ -7,6 +7,7 @@
 #include "backends/cuda/cublas_library.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/toolkit_libraries.h"
 #include "backends/cuda/cudnn_rules.h"
 #include "backends/cuda/nccl_entry.h"
 #include "backends/cuda/user_kernel_thunk.h"
@@ -76,15 +77,17 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& config, int ordinal) {
 
 std::string cuda_devices_description() {
   const cuda::CudaStatus& st = cuda::cuda_status();
-  if (!st.available) return "cuda     unavailable  (" + st.reason + ")";
+  // The toolkit's libraries (loaded at run time: toolkit_libraries.h) follow the devices.
+  const std::string libraries = cuda::nvrtc_description() + "\n" + cuda::cublas_description();
+  if (!st.available) return "cuda     unavailable  (" + st.reason + ")\n" + libraries;
   std::string out;
   for (const cuda::CudaDeviceInfo& d : st.devices) {
-    if (!out.empty()) out += "\n";
     out += fmt::format("cuda:{}   available  ({}, sm_{}, {}, {} SMs; driver CUDA {}, runtime {})", d.ordinal, d.name,
                        d.arch(), gib(d.total_memory), d.multiprocessors, cuda::cuda_version_str(st.driver_version),
                        cuda::cuda_version_str(st.runtime_version));
+    out += "\n";
   }
-  return out;
+  return out + libraries;
 }
 
 }  // namespace tgc

@@ -1,7 +1,7 @@
 // Turning CUDA and cuBLAS error codes into DeviceErrors with hints.
 #include "backends/cuda/cuda_error.h"
 
-#include <cublas_api.h>
+#include "backends/cuda/toolkit_libraries.h"
 
 namespace tgc::cuda {
 
@@ -29,6 +29,13 @@ bool is_sticky(cudaError_t err) {
 
 std::string call_name(const char* call) {
   std::string s(call);
+  // A call through a loaded library's table, "cublas_api().Sgemm(...)": the library's own name.
+  for (const auto& [table, prefix] : {std::pair{"cublaslt_api().", "cublasLt"}, std::pair{"cublas_api().", "cublas"},
+                                      std::pair{"nvrtc_api().", "nvrtc"}, std::pair{"cudnn_api().", "cudnn"}})
+    if (s.rfind(table, 0) == 0) {
+      s = prefix + s.substr(std::string(table).size());
+      break;
+    }
   size_t paren = s.find('(');
   if (paren != std::string::npos) s.resize(paren);
   // "::cudaFoo" or "tgc::x" prefixes read worse than the bare name.
@@ -62,8 +69,8 @@ void throw_cublas_error(int status, const char* call) {
   std::string hint = s == CUBLAS_STATUS_ALLOC_FAILED
                          ? "the GPU ran out of memory: use smaller sizes or keep allow_gc=true"
                          : "this is most likely a bug in tgc's cuBLAS call; run with sync=true and report it";
-  throw DeviceError("cuBLAS call " + call_name(call) + " failed: " + cublasGetStatusString(s) + " (" +
-                        cublasGetStatusName(s) + ")",
+  throw DeviceError("cuBLAS call " + call_name(call) + " failed: " + cublas_api().GetStatusString(s) + " (" +
+                        cublas_api().GetStatusName(s) + ")",
                     "", hint);
 }
 

@@ -3,8 +3,10 @@
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <fmt/format.h>
 
 #include "backends/cuda/cuda_error.h"
+#include "backends/cuda/toolkit_libraries.h"
 
 namespace tgc::cuda {
 
@@ -70,6 +72,13 @@ CudaStatus probe() {
   }
   st.available = !st.devices.empty();
   if (!st.available) st.reason = "no CUDA device could be queried";
+  // Kernels and products need the toolkit's libraries, loaded at run time (toolkit_libraries.h).
+  for (const auto& [name, lib] : {std::pair{"NVRTC", &nvrtc_status()}, std::pair{"cuBLAS", &cublas_status()}})
+    if (st.available && !lib->available) {
+      st.available = false;
+      st.reason = fmt::format("the NVIDIA driver sees {} CUDA device(s), but {} could not be loaded: {}",
+                              st.devices.size(), name, lib->reason);
+    }
   // The probe must not leave an error behind for the next unrelated check.
   cudaGetLastError();
   return st;

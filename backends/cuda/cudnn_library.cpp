@@ -36,18 +36,6 @@ namespace {
 
 CudnnApi g_api{};
 
-bool resolve(void* handle, std::string& missing) {
-#define TGC_CUDNN_RESOLVE(name)                                                   \
-  g_api.name = reinterpret_cast<decltype(g_api.name)>(dlsym(handle, "cudnn" #name)); \
-  if (!g_api.name) {                                                             \
-    missing = "cudnn" #name;                                                     \
-    return false;                                                                \
-  }
-  TGC_CUDNN_FUNCTIONS(TGC_CUDNN_RESOLVE)
-#undef TGC_CUDNN_RESOLVE
-  return true;
-}
-
 // cuDNN 9's libcudnn.so.9 is a front that loads its parts (libcudnn_graph, _ops, _cnn, ...)
 // by soname when first needed. Where it came from a wheel folder outside the loader's search
 // path, the parts are loaded from that folder first, so that those later loads find them.
@@ -65,18 +53,12 @@ void preload_parts(const std::string& loaded) {
 
 CudnnStatus load() {
   CudnnStatus st;
-  std::string tried;
-  void* handle = open_first(cudnn_library_candidates(), tried);
-  if (!handle) {
-    st.reason = "libcudnn.so.9 not found (" + tried + "; pip install nvidia-cudnn-cu13, or set TGC_CUDNN_LIBRARY)";
+#define TGC_CUDNN_SYMBOL(name) LibrarySymbol{"cudnn" #name, reinterpret_cast<void**>(&g_api.name)},
+  const std::vector<LibrarySymbol> symbols = {TGC_CUDNN_FUNCTIONS(TGC_CUDNN_SYMBOL)};
+#undef TGC_CUDNN_SYMBOL
+  if (!load_library(cudnn_library_candidates(), symbols, "libcudnn.so.9",
+                    "pip install nvidia-cudnn-cu13, or set TGC_CUDNN_LIBRARY", "tgc needs cuDNN 9", st.reason))
     return st;
-  }
-  std::string missing;
-  if (!resolve(handle, missing)) {
-    st.reason = loaded_path(dlsym(handle, "cudnnGetVersion"), "libcudnn") + " lacks " + missing + ": tgc needs cuDNN 9";
-    dlclose(handle);
-    return st;
-  }
   st.path = loaded_path(reinterpret_cast<void*>(g_api.GetVersion), "libcudnn.so.9");
   st.version = g_api.GetVersion();
   if (st.version < 90000) {

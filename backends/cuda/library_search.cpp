@@ -80,6 +80,25 @@ void* open_first(const std::vector<std::string>& candidates, std::string& tried)
   return nullptr;
 }
 
+void* load_library(const std::vector<std::string>& candidates, const std::vector<LibrarySymbol>& symbols,
+                   const std::string& soname, const std::string& hint, const std::string& needs, std::string& why) {
+  std::string tried;
+  void* handle = open_first(candidates, tried);
+  if (!handle) {
+    why = soname + " not found (" + tried + "; " + hint + ")";
+    return nullptr;
+  }
+  for (const LibrarySymbol& s : symbols) {
+    *s.slot = dlsym(handle, s.name);
+    if (!*s.slot) {
+      why = loaded_path(dlsym(handle, symbols.front().name), soname) + " lacks " + s.name + ": " + needs;
+      dlclose(handle);
+      return nullptr;
+    }
+  }
+  return handle;
+}
+
 std::string loaded_path(void* symbol, const std::string& fallback) {
   Dl_info info{};
   return dladdr(symbol, &info) && info.dli_fname ? info.dli_fname : fallback;

@@ -1,5 +1,5 @@
 // What the loaders of the libraries NVIDIA ships both system-wide and inside Python's wheels
-// (NCCL, cuDNN) share: where each is looked for at run time (one list of candidate files and
+// (NCCL, cuDNN, NVRTC, cuBLAS) share: where each is looked for at run time (one list of candidate files and
 // sonames, the same places in one order), opening the first that loads, and the words of their
 // `tgc devices` lines.
 #pragma once
@@ -26,6 +26,19 @@ std::vector<std::string> library_candidates(const LibrarySearch& search);
 // candidate that loads, kept open for the process; nullptr when none did, with `tried`
 // listing each failure ("a: cannot open ...; b: ...").
 void* open_first(const std::vector<std::string>& candidates, std::string& tried);
+
+// One function of a library's table: the name it is exported under and the member it fills.
+struct LibrarySymbol {
+  const char* name;
+  void** slot;
+};
+
+// open_first() over `candidates`, then every symbol resolved into its slot. Returns the handle
+// (kept open for the process), or nullptr with `why`: "<soname> not found (<tried>; <hint>)"
+// when no candidate loaded, "<file> lacks <name>: <needs>" when a symbol is missing (the
+// library is closed again).
+void* load_library(const std::vector<std::string>& candidates, const std::vector<LibrarySymbol>& symbols,
+                   const std::string& soname, const std::string& hint, const std::string& needs, std::string& why);
 
 // The file a symbol of the loaded library lives in (dladdr), else `fallback`.
 std::string loaded_path(void* symbol, const std::string& fallback);

@@ -3,11 +3,11 @@
 #include "backends/cuda/nvrtc_compiler.h"
 
 #include <fmt/format.h>
-#include <nvrtc.h>
 
 #include <chrono>
 #include <memory>
 
+#include "backends/cuda/toolkit_libraries.h"
 #include "runtime/compile_log.h"
 #include "runtime/error.h"
 #include "runtime/kernel_cache.h"
@@ -27,7 +27,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void check(nvrtcResult r, const char* call, const std::string& name) {
-  if (r != NVRTC_SUCCESS) fail(fmt::format("{} failed: {}", call, nvrtcGetErrorString(r)), name, "");
+  if (r != NVRTC_SUCCESS) fail(fmt::format("{} failed: {}", call, nvrtc_api().GetErrorString(r)), name, "");
 }
 
 // The options that change the code. Without fast math, --fmad=false: the reference rounds
@@ -45,7 +45,7 @@ std::vector<std::string> nvrtc_options(const NvrtcOptions& o) {
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  check(nvrtcVersion(&major, &minor), "nvrtcVersion", "(version)");
+  check(nvrtc_api().Version(&major, &minor), "nvrtcVersion", "(version)");
   return fmt::format("{}.{}", major, minor);
 }
 
@@ -69,31 +69,31 @@ std::string nvrtc_compile(const std::string& source, const std::string& name, co
   t0 = std::chrono::steady_clock::now();
 
   nvrtcProgram prog = nullptr;
-  check(nvrtcCreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram",
+  check(nvrtc_api().CreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram",
         name);
-  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&prog, [](nvrtcProgram* p) { nvrtc_api().DestroyProgram(p); });
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());
-  const nvrtcResult compiled = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult compiled = nvrtc_api().CompileProgram(prog, static_cast<int>(argv.size()), argv.data());
   size_t log_size = 0;
-  check(nvrtcGetProgramLogSize(prog, &log_size), "nvrtcGetProgramLogSize", name);
+  check(nvrtc_api().GetProgramLogSize(prog, &log_size), "nvrtcGetProgramLogSize", name);
   std::string log(log_size, '\0');
-  if (log_size > 1) check(nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog", name);
+  if (log_size > 1) check(nvrtc_api().GetProgramLog(prog, log.data()), "nvrtcGetProgramLog", name);
   while (!log.empty() && log.back() == '\0') log.pop_back();  // the size counts the terminator
   if (compiled != NVRTC_SUCCESS)
     fail(fmt::format("NVRTC cannot compile the generated kernel source ({}, {}): {}\nlog:\n{}\nsource:\n{}",
-                     nvrtcGetErrorString(compiled), flags, name, log, numbered_source(source)),
+                     nvrtc_api().GetErrorString(compiled), flags, name, log, numbered_source(source)),
          name, "");
   size_t size = 0;
   std::string cubin;
   if (options.ptx_only) {
-    check(nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize", name);
+    check(nvrtc_api().GetPTXSize(prog, &size), "nvrtcGetPTXSize", name);
     cubin.assign(size, '\0');
-    check(nvrtcGetPTX(prog, cubin.data()), "nvrtcGetPTX", name);
+    check(nvrtc_api().GetPTX(prog, cubin.data()), "nvrtcGetPTX", name);
   } else {
-    check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize", name);
+    check(nvrtc_api().GetCUBINSize(prog, &size), "nvrtcGetCUBINSize", name);
     cubin.assign(size, '\0');
-    check(nvrtcGetCUBIN(prog, cubin.data()), "nvrtcGetCUBIN", name);
+    check(nvrtc_api().GetCUBIN(prog, cubin.data()), "nvrtcGetCUBIN", name);
   }
   cache.put(key, KernelBlob(cubin.begin(), cubin.end()));
   if (compile_log) compile_log->add_codegen("cuda", seconds_since(t0));

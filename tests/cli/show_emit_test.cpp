@@ -261,6 +261,32 @@ TEST(CliDevices, SaysWhichCpuPathIsActive) {
   EXPECT_NE(r.out.find(opencl_devices_description()), std::string::npos) << r.out;
 }
 
+// NVRTC and cuBLAS are loaded at run time: where they cannot be, tgc still starts, and its
+// devices say which library is missing and why; a CUDA function is refused with the reason.
+TEST(CliDevices, SaysWhichCudaLibraryIsMissing) {
+  if (cuda_devices_description().starts_with("cuda     not built")) GTEST_SKIP() << "this build has no CUDA backend";
+  const std::vector<std::string> env = {"TGC_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13",
+                                        "TGC_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so.13"};
+  CliResult r = run_tgc({"devices"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nvrtc    unavailable  (libnvrtc.so.13 not found (/nonexistent/libnvrtc.so.13: cannot open "
+                       "shared object file"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("cublas   unavailable  (libcublasLt.so.13 not found (/nonexistent/libcublasLt.so.13:"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("pip install nvidia-cuda-nvrtc nvidia-cublas"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("cuda:0   available"), std::string::npos) << "CUDA without NVRTC cannot run:\n" << r.out;
+  r = run_tgc({"run", "--device", "cuda", example("logreg.tg")}, env);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("not available"), std::string::npos) << r.err;
+  // With a driver and a GPU, the reason is the library; without, the driver.
+  if (r.err.find("no NVIDIA driver found") == std::string::npos &&
+      r.err.find("no CUDA device") == std::string::npos)
+    EXPECT_NE(r.err.find("but NVRTC could not be loaded: libnvrtc.so.13 not found"), std::string::npos) << r.err;
+}
+
 // The cpu line follows the config: TGC_FLAGS=cpu_vector_width=256 is the width it names.
 TEST(CliDevices, CpuLineFollowsTheConfig) {
   if (!llvm_backend_available()) GTEST_SKIP() << "built without LLVM: the cpu line names the interpreter";

@@ -1,7 +1,7 @@
 # Script behind the install_and_consume test: install into a temporary prefix; the installed
 # tgc command starts (it finds libtgc through its RPATH); a consumer builds and runs against
 # the installed package through CMake and through pkg-config, and against the build tree
-# (tgc_DIR=<build dir>).
+# (tgc_DIR=<build dir>); a CUDA build's installed tgc starts without the toolkit's libraries.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 function(run)
@@ -25,6 +25,15 @@ message(STATUS "${last_output}")
 run(${prefix}/bin/tgc devices)
 if(NOT last_output MATCHES "cpu +available")
   message(FATAL_ERROR "the installed tgc devices printed: ${last_output}")
+endif()
+
+# As on a machine without the CUDA toolkit: a CUDA build still starts (NVRTC and cuBLAS are
+# loaded at run time), and its devices say which library is missing.
+run(${CMAKE_COMMAND} -E env TGC_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13
+    TGC_CUBLAS_LIBRARY=/nonexistent/libcublas.so.13 TGC_CUBLASLT_LIBRARY=/nonexistent/libcublasLt.so.13
+    ${prefix}/bin/tgc devices)
+if(NOT last_output MATCHES "cuda     not built" AND NOT last_output MATCHES "nvrtc    unavailable  \\(libnvrtc")
+  message(FATAL_ERROR "without the toolkit's libraries, the installed tgc devices printed: ${last_output}")
 endif()
 
 # pkg-config, as a Makefile would use it.
