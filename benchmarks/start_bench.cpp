@@ -13,7 +13,10 @@
 // each benchmark is compile_threads (0 = auto, 1 = one kernel after the other, the compile as
 // it was before kernels compiled at once): the cold MLP run twice, in the same run, measures
 // what compiling at once gains. On CUDA the child creates the device's primary context before
-// anything is timed (the driver's cost, paid by any CUDA program: reported as context_ms).
+// anything is timed (the driver's cost, paid by any CUDA program: reported as context_ms), then
+// opens tgc's device and places one value on it (its stream, memory pool and pinned staging,
+// and the process's first device allocation and copy: reported as device_ms), as JAX's start
+// (benchmarks/start_jax.py) is timed with its arguments on the device already.
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 #include <sys/wait.h>
@@ -53,13 +56,16 @@ std::string g_device = "cpu";  // --device
 
 int child(const std::string& file, const std::string& dir, const std::string& device, const std::string& threads) {
   try {
-    double context_s = 0;
+    double context_s = 0, device_s = 0;
     if (device.starts_with("cuda")) {
 #ifdef START_BENCH_HAVE_CUDA
       const auto t0 = Clock::now();
       if (cudaSetDevice(0) != cudaSuccess || cudaFree(nullptr) != cudaSuccess)
         throw std::runtime_error("no CUDA device: cannot create the context");
       context_s = seconds_since(t0);
+      const auto t1 = Clock::now();
+      tgc::nd::zeros({1}, DType::Float32, tgc::device(device)).to_host();
+      device_s = seconds_since(t1);
 #else
       throw std::runtime_error("start_bench was built without CUDA");
 #endif
@@ -69,7 +75,7 @@ int child(const std::string& file, const std::string& dir, const std::string& de
     const auto t0 = Clock::now();
     lang::TgProgram program = lang::load_file(file, options);
     const double file_s = seconds_since(t0);
-    std::printf("file_ms=%.3f context_ms=%.3f\n", 1e3 * file_s, 1e3 * context_s);
+    std::printf("file_ms=%.3f context_ms=%.3f device_ms=%.3f\n", 1e3 * file_s, 1e3 * context_s, 1e3 * device_s);
     for (lang::TgFunction& f : program.functions) {
       if (!f.inputs.empty()) continue;  // the examples' functions read shared variables only
       const CompilePhases& p = f.function.compile_phases();
@@ -94,7 +100,7 @@ int child(const std::string& file, const std::string& dir, const std::string& de
 using FunctionTimes = std::map<std::string, double>;  // "start_ms", "codegen_ms", ...
 
 struct ChildReport {
-  double file_ms = 0, context_ms = 0;
+  double file_ms = 0, context_ms = 0, device_ms = 0;
   std::map<std::string, FunctionTimes> functions;  // by function name
 };
 
@@ -124,6 +130,7 @@ ChildReport run_child(const std::string& file, const fs::path& dir, int threads)
       if (key == "fn") fn = value;
       else if (key == "file_ms") r.file_ms = std::stod(value);
       else if (key == "context_ms") r.context_ms = std::stod(value);
+      else if (key == "device_ms") r.device_ms = std::stod(value);
       else t[key] = std::stod(value);
     }
     if (!fn.empty()) r.functions[fn] = t;
@@ -146,7 +153,7 @@ void start(benchmark::State& state, const std::string& file, const std::string& 
     if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed under /tmp");
     const fs::path root = tmpl;
     std::map<std::string, std::vector<double>> series;  // counter name -> per iteration
-    std::vector<double> context;
+    std::vector<double> context, device_open;
     int rep = 0;
     for (auto _ : state) {
       const fs::path cache = root / ("cache-" + std::to_string(rep++));
@@ -162,11 +169,15 @@ void start(benchmark::State& state, const std::string& file, const std::string& 
         series[std::string("file_") + phase + "_ms"].push_back(report->file_ms);
       }
       context.push_back(cold.context_ms);
+      device_open.push_back(warm.device_ms);
       state.SetIterationTime(cold.functions.at(main_fn).at("start_ms") / 1e3);
     }
     fs::remove_all(root);
     for (const auto& [name, values] : series) state.counters[name] = median(values);
-    if (g_device.starts_with("cuda")) state.counters["context_ms"] = median(context);
+    if (g_device.starts_with("cuda")) {
+      state.counters["context_ms"] = median(context);
+      state.counters["device_ms"] = median(device_open);
+    }
     const double cold = median(series.at(main_fn + "_cold_ms")), warm = median(series.at(main_fn + "_warm_ms"));
     std::string label = fmt::format("{} on {}, compile_threads={}: cold {:.1f} ms (codegen {:.1f}), warm {:.2f} ms "
                                     "(optimize {:.2f}, load {:.2f})",
