@@ -64,7 +64,7 @@ int child(const std::string& file, const std::string& dir, const std::string& de
         throw std::runtime_error("no CUDA device: cannot create the context");
       context_s = seconds_since(t0);
       const auto t1 = Clock::now();
-      tgc::nd::zeros({1}, DType::Float32, tgc::device(device)).to_host();
+      Tensor::from_vector<float>({0.f}).to(tgc::device(device)).to_host();
       device_s = seconds_since(t1);
 #else
       throw std::runtime_error("start_bench was built without CUDA");

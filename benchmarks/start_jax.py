@@ -57,8 +57,10 @@ def child(kind, cache_dir, device):
 
 
 def run_child(kind, cache_dir, device):
-    out = subprocess.run([sys.executable, __file__, "--child", kind, cache_dir, device], check=True,
+    out = subprocess.run([sys.executable, __file__, "--child", kind, cache_dir, device],
                          capture_output=True, text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    if out.returncode != 0:
+        sys.exit(f"the JAX start child ({kind}, {device}) failed with exit status {out.returncode}:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
