@@ -29,7 +29,8 @@ SHAPES = {
 
 
 def child(kind, cache_dir, device):
-    os.environ["JAX_PLATFORMS"] = device
+    # JAX names its NVIDIA platform "cuda" ("gpu" also tries ROCm, and fails where it is absent).
+    os.environ["JAX_PLATFORMS"] = "cuda" if device == "gpu" else device
     import numpy as np
     import jax
     jax.config.update("jax_compilation_cache_dir", cache_dir)
