@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iostream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,6 +18,7 @@
 #include "ops/gradient/build.h"
 #include "ops/gradient/stop_gradient.h"
 #include "runtime/error.h"
+#include "runtime/log.h"
 
 namespace tgc {
 
@@ -239,7 +239,7 @@ std::vector<VarPtr> grad(const VarPtr& user_cost, const std::vector<VarPtr>& wrt
                            "check that the cost is built from this variable, or pass "
                            "disconnected_inputs = DisconnectedInputs::Warn or ::Ignore to get zeros");
         case DisconnectedInputs::Warn:
-          std::cerr << "tgc warning: " << what << "; its gradient is zero\n";
+          log_message(LogKind::Warning, what + "; its gradient is zero");
           break;
         case DisconnectedInputs::Ignore: break;
       }

@@ -21,6 +21,7 @@
 #include "runtime/cache_files.h"
 #include "runtime/config.h"
 #include "runtime/error.h"
+#include "runtime/log.h"
 
 namespace tgc {
 
@@ -62,10 +63,9 @@ std::string expand_home(const std::string& path) {
 KernelCache::KernelCache(std::string dir, uint64_t max_bytes, uint64_t memory_bytes)
     : dir_(expand_home(dir)), max_bytes_(max_bytes), memory_cap_(memory_bytes), disk_ok_(!dir_.empty()) {
   if (dir_.empty() && !dir.empty())
-    std::fprintf(stderr,
-                 "tgc: warning: no home directory for the kernel cache '%s' (HOME is unset and the password "
-                 "database has none): kernels are kept in memory only; set cache_dir to a directory\n",
-                 dir.c_str());
+    log_message(LogKind::Warning, "no home directory for the kernel cache '" + dir +
+                                      "' (HOME is unset and the password database has none): kernels are kept in "
+                                      "memory only; set cache_dir to a directory");
 }
 
 std::string KernelCache::entry_path(const KernelCacheKey& key) const {
@@ -80,10 +80,8 @@ bool KernelCache::disk_usable(bool creating) {
   dir_checked_ = false;
   if (creating) {
     if (std::string why = cache_files::make_dirs(dir_); !why.empty()) {
-      std::fprintf(stderr,
-                   "tgc: warning: cannot create the kernel cache directory (%s); kernels are cached in memory "
-                   "only (set cache_dir to a writable directory)\n",
-                   why.c_str());
+      log_message(LogKind::Warning, "cannot create the kernel cache directory (" + why +
+                                        "); kernels are cached in memory only (set cache_dir to a writable directory)");
       disk_ok_ = false;
       return false;
     }
@@ -91,10 +89,9 @@ bool KernelCache::disk_usable(bool creating) {
   const cache_files::DirVerdict v = cache_files::check_dir(dir_);
   if (!v.usable) {
     if (v.why.empty()) return false;  // absent, and not creating: a miss, checked again later
-    std::fprintf(stderr,
-                 "tgc: warning: the kernel cache directory %s is not used: %s; kernels are cached in memory only "
-                 "(set cache_dir to a directory only you can write, or make this one sticky: chmod +t)\n",
-                 dir_.c_str(), v.why.c_str());
+    log_message(LogKind::Warning, "the kernel cache directory " + dir_ + " is not used: " + v.why +
+                                      "; kernels are cached in memory only (set cache_dir to a directory only you "
+                                      "can write, or make this one sticky: chmod +t)");
     disk_ok_ = false;
     return false;
   }
@@ -194,10 +191,8 @@ void KernelCache::put(const KernelCacheKey& key, KernelBlob blob) {
     // A directory (or another user's entry in a shared directory) in the entry's place makes
     // only this entry fail; the directory itself is writable.
     if (w.name_blocked) return;
-    std::fprintf(stderr,
-                 "tgc: warning: cannot write the kernel cache in %s (%s); kernels are cached in memory only "
-                 "(set cache_dir to a writable directory)\n",
-                 dir_.c_str(), w.why.c_str());
+    log_message(LogKind::Warning, "cannot write the kernel cache in " + dir_ + " (" + w.why +
+                                      "); kernels are cached in memory only (set cache_dir to a writable directory)");
     disk_ok_ = false;
     return;
   }

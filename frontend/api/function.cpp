@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <iostream>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -40,6 +39,7 @@
 #include "runtime/compile_log.h"
 #include "runtime/device_lock.h"
 #include "runtime/executor.h"
+#include "runtime/log.h"
 #include "runtime/profiler.h"
 
 namespace tgc {
@@ -336,9 +336,9 @@ Function::~Function() {
     try {
       v->profiler->collect_device_times(/*wait=*/true);
     } catch (const Error& e) {
-      std::cerr << "tgc: " << e.what() << "\n";
+      log_message(LogKind::Warning, e.what());
     }
-    std::cerr << v->profiler->report() << std::flush;
+    log_message(LogKind::Profile, v->profiler->report());
   }
   // Every program's profile joins the process's trace at that path (Profiler::write_chrome_trace
   // keeps what other functions wrote there).
@@ -348,7 +348,7 @@ Function::~Function() {
       try {
         v->profiler->write_chrome_trace(impl_->config.profile_trace);
       } catch (const Error& e) {
-        std::cerr << "tgc: " << e.what() << "\n";
+        log_message(LogKind::Warning, e.what());
       }
     }
 }
@@ -584,7 +584,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
         if (there[k]) device_shared.insert(shared[k]->storage().get());
     }
     for (const std::string& w : v->optimizer_warnings)
-      if (warned.insert(w).second) std::cerr << "tgc: warning: " << w << "\n";
+      if (warned.insert(w).second) log_message(LogKind::Warning, w);
   }
   ctx.trace = nullptr;  // the block's events are gone
   double optimizer_s = seconds_since(t0);
@@ -617,7 +617,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   if (config.log_compiles != "false") {
     std::string label = name;
     if (!variants.empty()) label += " (program " + std::to_string(variants.size() + 1) + ")";
-    std::cerr << format_compile_log(label, v->phases, log, config.log_compiles == "passes") << std::flush;
+    log_message(LogKind::CompileLog, format_compile_log(label, v->phases, log, config.log_compiles == "passes"));
   }
 
   if (config.profile) {
@@ -659,9 +659,10 @@ Function::Impl::Variant& Function::Impl::variant_for_shared_shapes() {
   std::vector<std::string> log;
   const std::string why = current.load()->guard.first_broken();
   ShapeGuard guard = shared_shapes.facts_now(log);
-  for (const std::string& line : log) std::cerr << "tgc: " << name << ": " << line << "\n";
-  std::cerr << "tgc: " << name << ": shared variable " << why << "; compiling program "
-            << variants.size() + 1 << " for the new shapes (docs/optimizations.md#shape-facts)\n";
+  for (const std::string& line : log) log_message(LogKind::Note, name + ": " + line);
+  log_message(LogKind::Note, name + ": shared variable " + why + "; compiling program " +
+                                 std::to_string(variants.size() + 1) +
+                                 " for the new shapes (docs/optimizations.md#shape-facts)");
   variants.push_back(compile(std::move(guard), /*setup_s=*/0.0));
   return *variants.back();
 }

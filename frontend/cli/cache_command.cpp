@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "frontend/cli/errors.h"
+#include "frontend/cli/json_output.h"
 #include "runtime/kernel_cache.h"
 
 namespace tgc::cli {
@@ -45,6 +46,10 @@ int cache_command(const CacheArgs& args, const GlobalFlags& flags) {
   KernelCache& cache = kernel_cache_for(config.cache_dir);
   if (args.action == "clear") {
     const KernelCacheClear cleared = cache.clear();
+    if (flags.json()) {
+      print_json({{"directory", cache.dir()}, {"removed", cleared.removed}, {"failed", cleared.failed}});
+      return cleared.failed.empty() ? kExitOk : kExitIncomplete;
+    }
     fmt::print("removed {} {} from {}\n", cleared.removed, cleared.removed == 1 ? "entry" : "entries", cache.dir());
     if (cleared.failed.empty()) return kExitOk;
     // Said on stderr, after what was done: a cache that is not empty must not look empty.
@@ -57,6 +62,10 @@ int cache_command(const CacheArgs& args, const GlobalFlags& flags) {
     return kExitIncomplete;
   }
   const KernelCacheInfo info = cache.info();
+  if (flags.json()) {
+    print_json(cache_info_json(info));
+    return kExitOk;
+  }
   fmt::print("cache directory: {}{}\n", info.dir, info.exists ? "" : " (not created yet)");
   if (!info.refused.empty()) fmt::print("not used: {}\n", info.refused);
   fmt::print("entries: {}\n", info.entries);

@@ -7,6 +7,7 @@
 #include <tgc/devices.h>
 
 #include "frontend/cli/errors.h"
+#include "frontend/cli/json_output.h"
 
 namespace tgc::cli {
 
@@ -15,7 +16,10 @@ CLI::App* add_devices_command(CLI::App& app) {
 }
 
 int devices_command(const GlobalFlags& flags) {
-  for (const std::string& line : devices(effective_config(flags))) fmt::print("{}\n", line);
+  const std::vector<std::string> lines = devices(effective_config(flags));
+  if (flags.json()) print_json(devices_json(lines));
+  else
+    for (const std::string& line : lines) fmt::print("{}\n", line);
   return kExitOk;
 }
 

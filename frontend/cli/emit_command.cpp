@@ -20,7 +20,7 @@ using printing::GraphNames;
 
 CLI::App* add_emit_command(CLI::App& app, EmitArgs& args) {
   CLI::App* emit = app.add_subcommand("emit", "Print the kernels generated for a function");
-  emit->add_option("FILE", args.file, "the .tg program")->required()->type_name("");
+  emit->add_option("FILE", args.file, "the .tg program (- reads it from standard input)")->required()->type_name("");
   emit->add_option("--target", args.target,
                    "kir (Kernel IR, what every backend renders), cpu (LLVM), cuda or opencl")
       ->required()

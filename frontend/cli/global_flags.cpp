@@ -34,6 +34,10 @@ void add_global_flags(CLI::App& app, GlobalFlags& f) {
   option("--assert-no-cpu-op", f.assert_no_cpu_op, "MODE", "ignore | warn | raise: host ops in GPU graphs");
   app.add_flag("--warn-float64", f.warn_float64, "report float64 entering a float32 graph")->group(group);
   option("--cache-dir", f.cache_dir, "DIR", "the on-disk kernel cache (tgc cache info shows it)");
+  app.add_option("--format", f.format, "text | json: what run, devices and cache info print (json: for scripts)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->group(group)
+      ->type_name("FORMAT");
   // A flag that may take a value: --log-compiles is true, --log-compiles=passes adds the passes.
   app.add_flag("--log-compiles{true}", f.log_compiles,
                "print each function()'s compile phases and why kernels missed the cache (=passes: each pass too)")

@@ -26,6 +26,10 @@ struct GlobalFlags {
   bool warn_float64 = false;
   std::optional<std::string> cache_dir;
   std::optional<std::string> log_compiles;  // "true" for the bare flag, or the value given
+  // --format: "text" (for people) or "json" (one document on stdout for scripts: run,
+  // devices, cache info; frontend/cli/json_output.h). Not a config key.
+  std::string format = "text";
+  bool json() const { return format == "json"; }
 };
 
 // Adds the flags to `app` (they may also be written after the subcommand: the app should

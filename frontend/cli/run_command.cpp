@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "frontend/cli/errors.h"
+#include "frontend/cli/json_output.h"
 #include "frontend/cli/output_format.h"
 #include "frontend/cli/program.h"
 #include "frontend/cli/run_inputs.h"
@@ -19,7 +20,7 @@ namespace tgc::cli {
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
   CLI::App* run = app.add_subcommand("run", "Run a function of a .tg file and print its outputs");
-  run->add_option("FILE", args.file, "the .tg program")->required()->type_name("");
+  run->add_option("FILE", args.file, "the .tg program (- reads it from standard input)")->required()->type_name("");
   run->add_option("--fn", args.fn, "the function to run (default: the file's only or last one)")
       ->type_name("NAME");
   run->add_option("--iters", args.iters, "how many times to call it (default 1)")
@@ -41,17 +42,20 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args) {
 
 namespace {
 
-void save_outputs(const std::string& dir, const std::string& fn, const std::vector<Tensor>& results) {
+// Writes each output to DIR/<fn>_<i>.npy; returns the paths.
+std::vector<std::string> save_outputs(const std::string& dir, const std::string& fn,
+                                      const std::vector<Tensor>& results) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
     throw IOError(fmt::format("cannot create the output directory '{}': {}", dir, ec.message()),
                   "--out", "give a directory that can be written");
+  std::vector<std::string> paths;
   for (size_t i = 0; i < results.size(); ++i) {
-    std::string path = output_path(dir, fn, i);
-    write_npy(path, results[i]);
-    fmt::print("Saved out{} to {}\n", i, path);
+    paths.push_back(output_path(dir, fn, i));
+    write_npy(paths.back(), results[i]);
   }
+  return paths;
 }
 
 // The profiler writes the Chrome trace when the function is destroyed, after the run; a
@@ -78,7 +82,7 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
   // Only the calls are timed, not the printing between them.
   std::vector<Tensor> results;
   double seconds = 0;
-  const bool print_each = args.print_outputs && args.iters > 1;
+  const bool print_each = args.print_outputs && args.iters > 1 && !flags.json();
   for (int i = 0; i < args.iters; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     results = fn.function(arguments);
@@ -89,12 +93,22 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (print_each) fmt::print("Call {}:\n{}", i + 1, format_outputs(fn.outputs, results));
   }
-  fmt::print("{}\n", timing_line(fn.name, args.iters, seconds));
   // Whether the calls were replayed as CUDA graphs, and if not why (docs/gpu.md#cuda-graphs).
-  if (const std::string graphs = fn.function.cuda_graph_status(); !graphs.empty() && args.iters > 1)
-    fmt::print("CUDA graphs: {}\n", graphs);
+  const std::string graphs = args.iters > 1 ? fn.function.cuda_graph_status() : "";
+  if (flags.json()) {
+    const std::vector<std::string> saved = args.out_dir ? save_outputs(*args.out_dir, fn.name, results)
+                                                        : std::vector<std::string>{};
+    print_json(run_json(fn.name, args.iters, seconds, graphs, fn.outputs, results, saved));
+    finish_stdout();
+    return kExitOk;
+  }
+  fmt::print("{}\n", timing_line(fn.name, args.iters, seconds));
+  if (!graphs.empty()) fmt::print("CUDA graphs: {}\n", graphs);
   if (!print_each) fmt::print("{}", format_outputs(fn.outputs, results));
-  if (args.out_dir) save_outputs(*args.out_dir, fn.name, results);
+  if (args.out_dir) {
+    const std::vector<std::string> saved = save_outputs(*args.out_dir, fn.name, results);
+    for (size_t i = 0; i < saved.size(); ++i) fmt::print("Saved out{} to {}\n", i, saved[i]);
+  }
   finish_stdout();
   // The program's functions print their profiles (--profile) to stderr as they are
   // destroyed, when this returns.

@@ -19,7 +19,7 @@ using printing::OutputLabel;
 
 CLI::App* add_show_command(CLI::App& app, ShowArgs& args) {
   CLI::App* show = app.add_subcommand("show", "Print a function's graph (before or after optimization)");
-  show->add_option("FILE", args.file, "the .tg program")->required()->type_name("");
+  show->add_option("FILE", args.file, "the .tg program (- reads it from standard input)")->required()->type_name("");
   show->add_option("--fn", args.fn, "the function to show (default: the file's only or last one)")
       ->type_name("NAME");
   show->add_option("--stage", args.stage, "raw (as built) or optimized (as run; the default)")

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "frontend/lang/context.h"
@@ -61,13 +62,11 @@ TgProgram load_source(std::string_view source, std::string_view file_name, const
   return load_source(source, file_name, options, LoadLimits{});
 }
 
-TgProgram load_file(const std::string& path, const FunctionOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw IOError("cannot read '" + path + "': it is a directory", "", "give the path of a .tg file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError("cannot read '" + path + "': no such file or not readable", "", "check the path");
-  // Read at most one byte past the limit (a device file such as /dev/zero never ends).
+namespace {
+
+// The whole of `in`, reading at most one byte past the source limit (a device file such as
+// /dev/zero, or a pipe that never ends, is not read to its end).
+std::string read_source(std::istream& in, const std::string& label) {
   const int64_t limit = LoadLimits{}.max_source_bytes;
   std::string text;
   char chunk[1 << 16];
@@ -75,11 +74,27 @@ TgProgram load_file(const std::string& path, const FunctionOptions& options) {
     in.read(chunk, sizeof chunk);
     text.append(chunk, static_cast<size_t>(in.gcount()));
   }
-  if (in.bad()) throw IOError("cannot read '" + path + "'", "", "check the file");
+  if (in.bad()) throw IOError("cannot read " + label, "", "check the file");
   if (static_cast<int64_t>(text.size()) > limit)
-    throw IOError(fmt::format("'{}' is larger than {} MiB, the limit of a .tg program", path, limit >> 20), "",
+    throw IOError(fmt::format("{} is larger than {} MiB, the limit of a .tg program", label, limit >> 20), "",
                   "a program is text; keep data in .npy files and load() them");
-  return load_source(text, path, options);
+  return text;
+}
+
+}  // namespace
+
+TgProgram load_file(const std::string& path, const FunctionOptions& options) {
+  if (path == "-") {
+    // The program on standard input (`tgc run -`, `cat f.tg | tgc show -`): errors name it
+    // <stdin>, and its relative load() paths start at the current folder.
+    return load_source(read_source(std::cin, "the program on standard input"), kStdinName, options);
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw IOError("cannot read '" + path + "': it is a directory", "", "give the path of a .tg file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IOError("cannot read '" + path + "': no such file or not readable", "", "check the path");
+  return load_source(read_source(in, "'" + path + "'"), path, options);
 }
 
 Tensor eval_value(std::string_view expr, std::string_view file_name, std::optional<DType> literal_dtype) {

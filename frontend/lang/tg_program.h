@@ -64,7 +64,9 @@ struct TgProgram {
 
 // Parses, checks and evaluates a .tg file and compiles each function() with `options`
 // (their `name` is set to the bound name). Throws SourceError for every user error in the
-// file, IOError when the file cannot be read.
+// file, IOError when the file cannot be read. The path "-" reads the program from standard
+// input (named kStdinName in errors; its relative load() paths start at the current folder).
+inline constexpr const char* kStdinName = "<stdin>";
 TgProgram load_file(const std::string& path, const FunctionOptions& options = {});
 TgProgram load_source(std::string_view source, std::string_view file_name,
                       const FunctionOptions& options = {});

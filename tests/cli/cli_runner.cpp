@@ -52,7 +52,8 @@ std::string ScratchDir::write(const std::string& name, const std::string& bytes)
 
 std::string example(const std::string& name) { return std::string(TGC_EXAMPLES_DIR) + "/" + name; }
 
-CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                  const std::string& stdin_path) {
   ScratchDir scratch;
   const std::string out_path = scratch.path() + "/stdout", err_path = scratch.path() + "/stderr";
 
@@ -96,6 +97,7 @@ CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::s
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!stdin_path.empty()) posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
   pid_t pid = 0;
   int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);

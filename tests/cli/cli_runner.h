@@ -15,8 +15,10 @@ struct CliResult {
 };
 
 // Runs `tgc args...` with `env` ("KEY=VALUE") added to the clean environment (replacing an
-// inherited KEY); a "TGC_FLAGS=..." entry is appended to the suite's own flags.
-CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+// inherited KEY); a "TGC_FLAGS=..." entry is appended to the suite's own flags. With
+// `stdin_path`, that file is the program's standard input.
+CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                  const std::string& stdin_path = "");
 
 // A fresh empty folder under the system's temporary folder, removed when the object dies.
 class ScratchDir {

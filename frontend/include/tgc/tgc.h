@@ -27,6 +27,7 @@
 
 #include "runtime/config.h"
 #include "runtime/error.h"
+#include "runtime/log.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
 #include "runtime/tensor.h"
