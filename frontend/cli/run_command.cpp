@@ -1,11 +1,14 @@
 // tgc run: load, pick the function, build its arguments, call it --iters times, print the
-// tutorial's timing line and the outputs, save them with --out.
+// tutorial's timing line and the outputs, save them with --out. Ctrl-C during the calls stops
+// the loop after the call in progress: what was measured is printed (the timing of the calls
+// made, the last outputs, the profiles) and tgc exits with 130; a second Ctrl-C kills it.
 #include "frontend/cli/run_command.h"
 
 #include <fmt/core.h>
 
 #include <chrono>
 #include <climits>
+#include <csignal>
 #include <filesystem>
 
 #include "frontend/cli/errors.h"
@@ -71,6 +74,36 @@ void check_trace_path(const std::string& path) {
                   "", "give --profile-trace (or profile_trace=) a file in an existing directory");
 }
 
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_interrupt(int) { g_interrupted = 1; }
+
+// SIGINT sets g_interrupted while it lives (once: SA_RESETHAND makes a second Ctrl-C kill as
+// usual); a SIGINT the shell made ignored (a background job) stays ignored.
+class InterruptBetweenCalls {
+ public:
+  InterruptBetweenCalls() {
+    g_interrupted = 0;
+    struct sigaction now{};
+    sigaction(SIGINT, nullptr, &previous_);
+    if (previous_.sa_handler == SIG_IGN) return;
+    now.sa_handler = on_interrupt;
+    sigemptyset(&now.sa_mask);
+    now.sa_flags = SA_RESETHAND;
+    installed_ = sigaction(SIGINT, &now, nullptr) == 0;
+  }
+  ~InterruptBetweenCalls() {
+    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+  }
+  InterruptBetweenCalls(const InterruptBetweenCalls&) = delete;
+  InterruptBetweenCalls& operator=(const InterruptBetweenCalls&) = delete;
+  static bool interrupted() { return g_interrupted != 0; }
+
+ private:
+  struct sigaction previous_{};
+  bool installed_ = false;
+};
+
 }  // namespace
 
 int run_command(const RunArgs& args, const GlobalFlags& flags) {
@@ -83,26 +116,34 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
   std::vector<Tensor> results;
   double seconds = 0;
   const bool print_each = args.print_outputs && args.iters > 1 && !flags.json();
-  for (int i = 0; i < args.iters; ++i) {
+  InterruptBetweenCalls interrupt;
+  int calls = 0;
+  while (calls < args.iters && !interrupt.interrupted()) {
     auto t0 = std::chrono::steady_clock::now();
     results = fn.function(arguments);
+    ++calls;
     // Results left on a device are complete only once their stream got there: the timing
     // includes that wait (the last call's), else it would time enqueueing alone.
-    if (i + 1 == args.iters)
+    if (calls == args.iters || interrupt.interrupted())
       for (const Tensor& r : results) r.sync();
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (print_each) fmt::print("Call {}:\n{}", i + 1, format_outputs(fn.outputs, results));
+    if (print_each) fmt::print("Call {}:\n{}", calls, format_outputs(fn.outputs, results));
   }
+  const bool interrupted = calls < args.iters;
+  if (interrupted)
+    fmt::print(stderr, "tgc: interrupted (Ctrl-C) after {} of {} calls; what they measured follows\n", calls,
+               args.iters);
+  if (calls == 0) return kExitInterrupted;  // nothing ran (Ctrl-C before the first call)
   // Whether the calls were replayed as CUDA graphs, and if not why (docs/gpu.md#cuda-graphs).
-  const std::string graphs = args.iters > 1 ? fn.function.cuda_graph_status() : "";
+  const std::string graphs = calls > 1 ? fn.function.cuda_graph_status() : "";
   if (flags.json()) {
     const std::vector<std::string> saved = args.out_dir ? save_outputs(*args.out_dir, fn.name, results)
                                                         : std::vector<std::string>{};
-    print_json(run_json(fn.name, args.iters, seconds, graphs, fn.outputs, results, saved));
+    print_json(run_json(fn.name, calls, seconds, graphs, fn.outputs, results, saved));
     finish_stdout();
-    return kExitOk;
+    return interrupted ? kExitInterrupted : kExitOk;
   }
-  fmt::print("{}\n", timing_line(fn.name, args.iters, seconds));
+  fmt::print("{}\n", timing_line(fn.name, calls, seconds));
   if (!graphs.empty()) fmt::print("CUDA graphs: {}\n", graphs);
   if (!print_each) fmt::print("{}", format_outputs(fn.outputs, results));
   if (args.out_dir) {
@@ -112,7 +153,7 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
   finish_stdout();
   // The program's functions print their profiles (--profile) to stderr as they are
   // destroyed, when this returns.
-  return kExitOk;
+  return interrupted ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace tgc::cli

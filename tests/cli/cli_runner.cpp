@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -52,8 +55,11 @@ std::string ScratchDir::write(const std::string& name, const std::string& bytes)
 
 std::string example(const std::string& name) { return std::string(TGC_EXAMPLES_DIR) + "/" + name; }
 
-CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                  const std::string& stdin_path) {
+namespace {
+
+// run_tgc, and with `signal` != 0 that signal sent to tgc `delay_s` seconds after its start.
+CliResult run(const std::vector<std::string>& args, const std::vector<std::string>& env,
+              const std::string& stdin_path, int signal, double delay_s) {
   ScratchDir scratch;
   const std::string out_path = scratch.path() + "/stdout", err_path = scratch.path() + "/stderr";
 
@@ -102,6 +108,10 @@ CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::s
   int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error(std::string("cannot start tgc: ") + std::strerror(rc));
+  if (signal != 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
+    kill(pid, signal);
+  }
   int status = 0;
   waitpid(pid, &status, 0);
 
@@ -110,6 +120,17 @@ CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::s
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+}  // namespace
+
+CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                  const std::string& stdin_path) {
+  return run(args, env, stdin_path, 0, 0);
+}
+
+CliResult run_tgc_signalled(const std::vector<std::string>& args, int signal, double delay_s) {
+  return run(args, {}, "", signal, delay_s);
 }
 
 }  // namespace tgc::test

@@ -20,6 +20,9 @@ struct CliResult {
 CliResult run_tgc(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                   const std::string& stdin_path = "");
 
+// run_tgc, sending `signal` (SIGINT: a Ctrl-C) to tgc `delay_s` seconds after it started.
+CliResult run_tgc_signalled(const std::vector<std::string>& args, int signal, double delay_s);
+
 // A fresh empty folder under the system's temporary folder, removed when the object dies.
 class ScratchDir {
  public:
