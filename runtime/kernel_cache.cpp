@@ -20,6 +20,7 @@
 #include "runtime/cache_eviction.h"
 #include "runtime/cache_files.h"
 #include "runtime/config.h"
+#include "runtime/content_hash.h"
 #include "runtime/error.h"
 #include "runtime/log.h"
 
@@ -279,12 +280,7 @@ KernelCache& kernel_cache_for(const std::string& cache_dir) {
 }
 
 std::string source_hash(const std::string& source) {
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  for (unsigned char c : source) {
-    a = (a ^ c) * 0x100000001b3ull;
-    b = (b ^ (c + 0x5bu)) * 0x100000001b3ull;
-  }
-  return fmt::format("{:016x}{:016x}-{}", a, b, source.size());
+  return fmt::format("xxh3-128:{}-{}", hash128_hex(source), source.size());
 }
 
 std::string numbered_source(const std::string& source) {

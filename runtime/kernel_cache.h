@@ -134,8 +134,9 @@ KernelCache& kernel_cache_for(const std::string& cache_dir);
 // "~/.cache/tgc" -> "/home/u/.cache/tgc".
 std::string expand_home(const std::string& path);
 
-// KernelCacheKey::kernel for a backend that compiles source text (NVRTC, OpenCL): two FNV-1a
-// passes with different offsets, 128 bits, and the length, so two sources never share an entry.
+// KernelCacheKey::kernel for a backend that compiles source text (NVRTC, OpenCL): the
+// source's XXH3-128 and its length ("xxh3-128:<32 hex>-<bytes>"), stored whole in the entry's
+// key, so a different source never reads an entry (runtime/content_hash.h).
 std::string source_hash(const std::string& source);
 // `source` with 5-wide line numbers, for compile errors that quote it.
 std::string numbered_source(const std::string& source);

@@ -4,6 +4,8 @@
 
 #include <bit>
 
+#include "runtime/content_hash.h"
+
 namespace tgc {
 
 std::string_view kernel_reduce_op_name(KernelReduceOp op) {
@@ -49,37 +51,13 @@ int Kernel::output_ndim() const {
   return keepdims ? ndim : ndim - static_cast<int>(reduce_axes.size());
 }
 
-namespace {
-
-// FNV-1a over the bytes of each field, in a fixed order with counts before lists, so the
-// hash depends on the structure only (never on addresses) and is the same in every process.
-class Fnv {
- public:
-  void bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      h_ ^= b[i];
-      h_ *= 0x100000001b3ull;
-    }
-  }
-  void u64(uint64_t v) {
-    unsigned char b[8];
-    for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));  // endian-free
-    bytes(b, 8);
-  }
-  void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
-  uint64_t value() const { return h_; }
-
- private:
-  uint64_t h_ = 0xcbf29ce484222325ull;
-};
-
-}  // namespace
-
+// The hash streams each field's bytes, in a fixed order with counts before lists, through
+// XXH3 (runtime/content_hash.h), so it depends on the structure only (never on addresses)
+// and is the same in every process.
 // Constants are hashed by their bit pattern: 0.0 and -0.0 (which == calls equal) hash
 // differently, which only ever separates kernels that behave differently (1/x).
 uint64_t Kernel::hash() const {
-  Fnv h;
+  StreamHash64 h;
   h.i64(ndim);
   h.u64(inputs.size());
   for (const KernelInput& in : inputs) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/cache_entry.h"
 #include "runtime/error.h"
 #include "runtime/kernel_cache_test_util.h"
 
@@ -52,6 +53,38 @@ TEST(KernelCache, EveryKeyPartMatters) {
   other.target = "x86-64 avx512f";
   EXPECT_FALSE(c.get(other).has_value());
   EXPECT_TRUE(c.get(key("a")).has_value());
+}
+
+// Two keys whose entries land in one file (a file-name collision, forced here by copying one
+// entry to the other's name): the stored key is compared in full, so the other key misses and
+// says why, and never reads the first one's kernel.
+TEST(KernelCache, AnEntryUnderAnotherKeysFileNameIsRejected) {
+  TempDir d;
+  const KernelCacheKey a{"cuda", source_hash("kernel A"), "NVRTC 13.0", "sm_90", "--fmad=false"};
+  const KernelCacheKey b{"cuda", source_hash("kernel B"), "NVRTC 13.0", "sm_90", "--fmad=false"};
+  {
+    KernelCache c(d.path.string());
+    c.put(a, blob(64, 1));
+  }
+  fs::copy_file(d.path / cache_entry::file_name(a.text()), d.path / cache_entry::file_name(b.text()));
+  KernelCache fresh(d.path.string());
+  std::string why;
+  EXPECT_FALSE(fresh.get(b, &why).has_value()) << "a kernel of another source was read";
+  EXPECT_NE(why.find("another key"), std::string::npos) << why;
+  ASSERT_TRUE(fresh.get(a).has_value());
+  EXPECT_EQ(**fresh.get(a), blob(64, 1));
+}
+
+// The key of a source-compiled kernel is its XXH3-128 and length: equal sources share it, a
+// source one byte apart does not.
+TEST(KernelCache, SourceHashesAreXxh3128WithTheLength) {
+  const std::string h = source_hash("extern \"C\" __global__ void k() {}");
+  EXPECT_EQ(h.rfind("xxh3-128:", 0), 0u) << h;
+  EXPECT_EQ(h.size(), std::string("xxh3-128:").size() + 32 + 1 + 2) << h;
+  EXPECT_TRUE(h.ends_with("-33")) << h;
+  EXPECT_EQ(h, source_hash("extern \"C\" __global__ void k() {}"));
+  EXPECT_NE(h, source_hash("extern \"C\" __global__ void k() {;"));
+  EXPECT_EQ(source_hash(""), "xxh3-128:99aa06d3014798d86001c324468d497f-0");  // xxHash's own value for ""
 }
 
 TEST(KernelCache, CorruptOrTruncatedEntriesAreRemovedAndRebuilt) {
