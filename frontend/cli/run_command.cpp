@@ -15,6 +15,7 @@
 #include "frontend/cli/json_output.h"
 #include "frontend/cli/output_format.h"
 #include "frontend/cli/program.h"
+#include "frontend/cli/progress.h"
 #include "frontend/cli/run_inputs.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
@@ -108,7 +109,10 @@ class InterruptBetweenCalls {
 
 int run_command(const RunArgs& args, const GlobalFlags& flags) {
   if (Config config = effective_config(flags); config.profile) check_trace_path(config.profile_trace);
-  lang::TgProgram program = load_program(args.file, flags, LoadFor::Running);
+  lang::TgProgram program = [&] {
+    CompileProgress progress(args.file == "-" ? "the program on standard input" : args.file);  // on a terminal
+    return load_program(args.file, flags, LoadFor::Running);
+  }();
   lang::TgFunction& fn = select_function(program, args.fn);
   std::vector<Tensor> arguments = build_arguments(fn, args.inputs);
 
@@ -117,6 +121,7 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
   double seconds = 0;
   const bool print_each = args.print_outputs && args.iters > 1 && !flags.json();
   InterruptBetweenCalls interrupt;
+  CallsProgress progress(args.iters);  // on a terminal, once the loop takes a while
   int calls = 0;
   while (calls < args.iters && !interrupt.interrupted()) {
     auto t0 = std::chrono::steady_clock::now();
@@ -128,7 +133,9 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
       for (const Tensor& r : results) r.sync();
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (print_each) fmt::print("Call {}:\n{}", calls, format_outputs(fn.outputs, results));
+    progress.done(calls);
   }
+  progress.finish();
   const bool interrupted = calls < args.iters;
   if (interrupted)
     fmt::print(stderr, "tgc: interrupted (Ctrl-C) after {} of {} calls; what they measured follows\n", calls,
