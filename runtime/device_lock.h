@@ -14,6 +14,10 @@
 
 namespace tgc {
 
+// How many device locks this thread holds: nonzero inside a call on a device, whose lock
+// covers the work the call's thread does there (DeviceUseLock takes no other).
+inline thread_local int t_device_locks_held = 0;
+
 // A lock taken in the order it was asked for. A plain mutex lets the thread that just released
 // it take it again at once: a thread calling functions in a loop on a device kept eight other
 // threads' calls to about 115 a second between them (benchmarks/soak on an H100, 10,000 calls
@@ -24,8 +28,10 @@ class DeviceWorkMutex {
     std::unique_lock<std::mutex> l(mutex_);
     const uint64_t ticket = next_++;
     turn_.wait(l, [&] { return serving_ == ticket; });
+    ++t_device_locks_held;
   }
   void unlock() {
+    --t_device_locks_held;
     {
       std::lock_guard<std::mutex> l(mutex_);
       ++serving_;
@@ -47,6 +53,28 @@ class DeviceWorkMutex {
 // The device's lock, made on first use and kept for the process (devices are). Never held
 // while another lock is taken: a leaf in the order of docs/api.md#threads.
 DeviceWorkMutex& device_work_mutex(const Device& device);
+
+// The device's lock for work a thread does on a device outside any call — a device Tensor's
+// copies and waits (Tensor::to, copy, astype, sync) — so that it never lands in another
+// thread's call, a CUDA graph being recorded above all. Takes nothing for the host, nor when
+// this thread holds a device lock already (it is inside a call, whose lock covers its work,
+// and taking a second would break the order of docs/api.md#threads).
+class DeviceUseLock {
+ public:
+  explicit DeviceUseLock(const Device& device) {
+    if (device.kind() == DeviceKind::Host || t_device_locks_held > 0) return;
+    mutex_ = &device_work_mutex(device);
+    mutex_->lock();
+  }
+  ~DeviceUseLock() {
+    if (mutex_) mutex_->unlock();
+  }
+  DeviceUseLock(const DeviceUseLock&) = delete;
+  DeviceUseLock& operator=(const DeviceUseLock&) = delete;
+
+ private:
+  DeviceWorkMutex* mutex_ = nullptr;
+};
 
 // t.to(device) with the locks of the devices involved held in turn (never two at once); a
 // copy on the host takes none.

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "runtime/convert.h"
+#include "runtime/device_lock.h"
 #include "runtime/pending_value.h"
 #include "runtime/strided_loop.h"
 
@@ -220,6 +221,12 @@ Tensor Tensor::copy() const {
   if (pending_) return eval().copy();
 
   if (!on_host()) {
+    DeviceUseLock use(device());
+    if (is_contiguous()) {  // on the device, by its copy engine: no round trip through the host
+      Tensor out = empty(dtype_, shape_, device());
+      if (nbytes()) device().copy_on_device(out.raw_data(), raw_data(), nbytes(), device().default_stream());
+      return out;
+    }
     Tensor host = to(host_device());
     return host.to(device());
   }
@@ -231,6 +238,8 @@ Tensor Tensor::copy() const {
 Tensor Tensor::astype(DType dtype) const {
   if (pending_) return eval().astype(dtype);
 
+  if (dtype == dtype_) return copy();
+  DeviceUseLock use(device());
   Tensor src = on_host() ? *this : to(host_device());
   Tensor out = empty(dtype, shape_);
   copy_elements(src, out);
@@ -241,6 +250,8 @@ Tensor Tensor::to(Device& device) const {
   if (pending_) return eval().to(device);
 
   if (&device == &this->device()) return copy();
+  // The device end of the copy (the other is the host), locked outside calls.
+  DeviceUseLock use(on_host() ? device : this->device());
   if (!on_host() && !is_contiguous()) {
     // A strided device view: bring the span of memory it covers to the host (one copy, no
     // device kernel needed), view it there with the same strides, then make it dense.

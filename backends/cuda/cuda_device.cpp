@@ -16,6 +16,7 @@
 #include "backends/cuda/pinned_host_memory.h"
 #include "backends/gpu/device_copy.h"
 #include "runtime/compile_log.h"
+#include "runtime/device_lock.h"
 #include "runtime/error.h"
 #include "runtime/parallel_jobs.h"
 
@@ -63,6 +64,10 @@ class CudaTimer final : public DeviceTimer {
 }  // namespace
 
 void CudaStream::synchronize() {
+  // Outside a call (a device Tensor's sync() on a thread of the user's), the device's lock:
+  // synchronising a stream another thread is recording into a CUDA graph would end the
+  // recording with an error (runtime/device_lock.h).
+  DeviceUseLock use(device_);
   // The side stream's work is waited for through the default stream (the executor joins it at
   // the end of every call); its own synchronisation waits for it alone.
   if (stream_ != device_.stream()) {

@@ -9,8 +9,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -182,6 +186,37 @@ TEST(Threads, ASharedShapeChangeUnderConcurrentCallsCompilesOnce) {
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(f.compiled_programs(), 2);
   EXPECT_EQ(f(Tensor::scalar<double>(2.0))[0].item<double>(), 10.0);
+}
+
+// function() on several threads at once (docs/api.md#threads): graphs built, differentiated,
+// optimized, compiled and linked side by side, some with kernels no other thread compiles,
+// some with the same kernels at the same moment (one kernel-cache entry written by several
+// compiles), into one disk cache; every function then computes its own result.
+TEST(Threads, FunctionsCompileOnSeveralThreadsAtOnce) {
+  const std::string dir = ::testing::TempDir() + "tgc_threads_compile_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  const int rounds = std::max(1, calls_per_thread(2000) / 500);  // 4 by default
+  std::atomic<int> wrong{0};
+  on_threads(kThreads, [&](int t) {
+    for (int r = 0; r < rounds; ++r) {
+      const double own = t * 10.0 + r;  // a constant of this thread and round: a kernel of its own
+      Var x = vector("x", DType::Float64);
+      Shared w = shared(Tensor::from_vector(std::vector<double>{1, 2, 3}), "w");
+      Var cost = sum(exp(x * w) + own * x);
+      std::vector<Var> g = grad(cost, std::vector<Var>{w});
+      Function f = function({x}, {cost, g[0], tanh(x) * 2.0}, {{w, w - 0.5 * g[0]}},
+                            {.config = {{"cache_dir", dir}, {"compile_threads", r % 2 ? "1" : "0"}}});
+      const std::vector<Tensor> out = f(Tensor::from_vector(std::vector<double>{0, 0, 0}));
+      // x = 0: cost = 3, d cost / d w = x * exp(x * w) = 0, tanh(0) * 2 = 0; w unchanged.
+      const bool ok = out[0].item<double>() == 3.0 && out[1].to_vector<double>() == std::vector<double>{0, 0, 0} &&
+                      out[2].to_vector<double>() == std::vector<double>{0, 0, 0};
+      const std::vector<Tensor> two = f(Tensor::from_vector(std::vector<double>{1, 0, 0}));
+      const bool ok2 = std::abs(two[0].item<double>() - (std::exp(1.0) + 2 + own)) < 1e-12;
+      if (!ok || !ok2) wrong.fetch_add(1);
+    }
+  });
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(wrong.load(), 0) << "functions compiled side by side computed a wrong result";
 }
 
 }  // namespace

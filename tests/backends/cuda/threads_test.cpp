@@ -93,6 +93,41 @@ TEST_P(CudaThreads, GetAndSetValueFromAnotherThreadReadAndReplaceWholeValues) {
   EXPECT_EQ(torn.load(), 0);
 }
 
+// A device tensor read, copied and waited for on one thread (outside any call) while other
+// threads compile functions and record their CUDA graphs: the reads wait for the device's
+// lock instead of landing in (and spoiling) a recording; every recording and every read is
+// right.
+TEST(CudaThreadsOutsideCalls, ADeviceTensorUsedWhileOtherThreadsRecord) {
+  TGC_REQUIRE_CUDA();
+  Var x = vector("x", DType::Float32);
+  Function make = function({x}, {gpu_from_host(x * 3.0f)}, {}, on("cuda", {{"cuda_graphs", "off"}}));
+  const Tensor held = make(Tensor::from_vector(std::vector<float>(4096, 2.0f)))[0];  // 6.0 on the device
+  ASSERT_FALSE(held.on_host());
+  std::atomic<bool> done{false};
+  std::atomic<int> wrong{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      held.sync();
+      const Tensor c = held.copy();
+      if (c.to_host().to_vector<float>() != std::vector<float>(4096, 6.0f)) wrong.fetch_add(1);
+    }
+  });
+  const int rounds = std::max(2, calls_per_thread() / 100);  // 10 by default
+  on_threads(4, [&](int t) {
+    for (int r = 0; r < rounds; ++r) {
+      // A function of its own each round: its first calls record its graph.
+      Shared w = shared(Tensor::from_vector(std::vector<float>(256, 1.0f)), "w");
+      Function step = function({}, {sum(w * float(t + 1))}, {{w, w + 1.0f}},
+                               on("cuda", {{"cuda_graphs", "auto"}}));
+      for (int c = 0; c < 5; ++c)
+        if (step()[0].item<float>() != 256.0f * (t + 1) * (c + 1)) wrong.fetch_add(1);
+    }
+  });
+  done.store(true);
+  reader.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Graphs, CudaThreads, ::testing::Values("auto", "off"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
