@@ -64,37 +64,49 @@ CommGroup::CommGroup(int rank, int size, std::string name, std::vector<Device*> 
 }
 
 std::shared_ptr<Communicator> CommGroup::communicator(Device& device) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = made_.find(&device); it != made_.end()) return it->second;
-  std::shared_ptr<Communicator> comm;
-  if (size_ == 1) {
-    comm = make_self_communicator(device);
-  } else if (device.kind() == DeviceKind::Host) {
-    comm = host_communicator(*this);
-  } else {
-    CommFactory factory;
-    {
-      std::lock_guard<std::mutex> registry_lock(factories().mutex);
-      if (auto it = factories().by_kind.find(device.kind()); it != factories().by_kind.end()) factory = it->second;
-    }
-    if (!factory)
-      throw CommError(fmt::format("no collective engine for {} ({}): group '{}' has {} ranks", device.name(),
-                                  missing_engine(device), name_, size_),
-                      "",
-                      device.kind() == DeviceKind::Cuda
-                          ? "install NCCL (libnccl2) where tgc's CUDA backend can load it; `tgc devices` says what is found"
-                          : "run the collectives on cpu or cuda devices");
-    comm = factory(device, *this);
+  std::shared_ptr<Made> made;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<Made>& slot = made_[&device];
+    if (!slot) slot = std::make_shared<Made>();
+    made = slot;
   }
-  made_.emplace(&device, comm);
-  return comm;
+  // Made once, under the slot's own lock and not mutex_: under mpirun, NCCL's factory
+  // broadcasts its unique id through this group's host communicator, and waiting here for the
+  // lock its own caller held hung every rank (issue 21). A factory that throws leaves the slot
+  // empty for the next call.
+  std::lock_guard<std::mutex> making(made->making);
+  if (!made->comm) {
+    if (size_ == 1) {
+      made->comm = make_self_communicator(device);
+    } else if (device.kind() == DeviceKind::Host) {
+      made->comm = host_communicator(*this);
+    } else {
+      CommFactory factory;
+      {
+        std::lock_guard<std::mutex> registry_lock(factories().mutex);
+        if (auto it = factories().by_kind.find(device.kind()); it != factories().by_kind.end()) factory = it->second;
+      }
+      if (!factory)
+        throw CommError(fmt::format("no collective engine for {} ({}): group '{}' has {} ranks", device.name(),
+                                    missing_engine(device), name_, size_),
+                        "",
+                        device.kind() == DeviceKind::Cuda
+                            ? "install NCCL (libnccl2) where tgc's CUDA backend can load it; `tgc devices` says what is found"
+                            : "run the collectives on cpu or cuda devices");
+      made->comm = factory(device, *this);
+    }
+  }
+  return made->comm;
 }
 
 void CommGroup::use_communicator(Device& device, std::shared_ptr<Communicator> comm) {
   TGC_INTERNAL_CHECK(comm && comm->size() == size_ && comm->rank() == rank_,
                      fmt::format("CommGroup '{}': a communicator of another rank or size", name_));
+  auto made = std::make_shared<Made>();
+  made->comm = std::move(comm);
   std::lock_guard<std::mutex> lock(mutex_);
-  made_[&device] = std::move(comm);
+  made_[&device] = std::move(made);
 }
 
 std::shared_ptr<CommGroup> world_group() {

@@ -69,8 +69,15 @@ class CommGroup {
   int rank_, size_;
   std::string name_;
   std::vector<Device*> peers_;
+  // One slot per device, its communicator made once outside mutex_: a factory may ask this
+  // group for another device's communicator (NCCL's unique id goes through the host's, MPI),
+  // which must not wait on the lock its own caller holds.
+  struct Made {
+    std::mutex making;  // held while the communicator is made
+    std::shared_ptr<Communicator> comm;
+  };
   std::mutex mutex_;
-  std::map<const Device*, std::shared_ptr<Communicator>> made_;
+  std::map<const Device*, std::shared_ptr<Made>> made_;
 };
 
 // The launch's world: one rank per process, launch_info()'s rank and size.

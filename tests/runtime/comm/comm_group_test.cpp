@@ -4,14 +4,14 @@
 
 #include "runtime/comm/world.h"
 #include "runtime/error.h"
-#include "runtime/comm/fake_device.h"
+#include "support/host_memory_device.h"
 #include "support/catch_error.h"
 
 namespace tgc {
 namespace {
 
 using test::catch_error;
-using test::FakeDevice;
+using FakeDevice = test::HostMemoryDevice;
 
 TEST(CommGroup, OneRankIsSelfOnEveryDevice) {
   CommGroup group(0, 1, "solo");
@@ -78,6 +78,24 @@ TEST(CommGroup, DevicesUseTheirKindsFactoryOnce) {
   CommGroup other(0, 2, "pair");
   auto e = catch_error<CommError>([&] { other.communicator(a); });
   EXPECT_NE(std::string(e.what()).find("no collective engine for opencl:0:0"), std::string::npos) << e.what();
+}
+
+// A factory may ask its group for another device's communicator while it makes one: NCCL's
+// under mpirun broadcasts its unique id through the group's host communicator. The group's lock
+// is not held while a communicator is made, so the nested request does not wait on it (every
+// rank hung there: issue 21). Here the host's request fails at once (no mpirun), as it should.
+TEST(CommGroup, AFactoryMayAskItsGroupForAnotherDevicesCommunicator) {
+  bool asked = false;
+  register_comm_factory(DeviceKind::OpenCL, [&](Device& device, CommGroup& group) {
+    catch_error<CommError>([&] { group.communicator(host_device()); });
+    asked = true;
+    return make_self_communicator(device);
+  });
+  FakeDevice gpu(DeviceKind::OpenCL, "opencl:0:0");
+  CommGroup group(0, 2, "pair");
+  EXPECT_EQ(&group.communicator(gpu)->device(), &gpu);
+  EXPECT_TRUE(asked);
+  register_comm_factory(DeviceKind::OpenCL, nullptr);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 
 #include "runtime/comm/communicator.h"
 #include "runtime/error.h"
-#include "runtime/comm/fake_device.h"
+#include "support/host_memory_device.h"
 #include "support/catch_error.h"
 
 namespace tgc {
@@ -61,16 +61,16 @@ TEST(SelfCommunicator, BroadcastRootMustBeZero) {
 }
 
 TEST(SelfCommunicator, DeviceMemoryMovesThroughTheDevicesCopy) {
-  test::FakeDevice device(DeviceKind::Cuda, "cuda:7");
+  test::HostMemoryDevice device(DeviceKind::Cuda, "cuda:7");
   auto comm = make_self_communicator(device);
   EXPECT_EQ(&comm->device(), &device);
   std::vector<float> send = {1.5f, 2.5f}, recv(2);
   comm->all_reduce(send.data(), recv.data(), 2, DType::Float32, CollectiveReduce::Sum, device.default_stream());
-  EXPECT_EQ(device.copies, 1);
+  EXPECT_EQ(device.on_device, 1);
   EXPECT_EQ(recv, send);
   comm->all_reduce(recv.data(), recv.data(), 2, DType::Float32, CollectiveReduce::Sum, device.default_stream());
   comm->all_gather(send.data(), recv.data(), 0, DType::Float32, device.default_stream());
-  EXPECT_EQ(device.copies, 1);  // in place and empty: nothing to move
+  EXPECT_EQ(device.on_device, 1);  // in place and empty: nothing to move
 }
 
 }  // namespace
