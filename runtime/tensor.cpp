@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "runtime/convert.h"
+#include "runtime/dense_copy.h"
 #include "runtime/device_lock.h"
 #include "runtime/pending_value.h"
 #include "runtime/strided_loop.h"
@@ -227,6 +228,8 @@ Tensor Tensor::copy() const {
       if (nbytes()) device().copy_on_device(out.raw_data(), raw_data(), nbytes(), device().default_stream());
       return out;
     }
+    // A strided view: by the device's own copy kernel where its backend lent one.
+    if (Tensor out = empty(dtype_, shape_, device()); dense_copy_on_device(*this, out)) return out;
     Tensor host = to(host_device());
     return host.to(device());
   }

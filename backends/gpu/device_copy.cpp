@@ -7,10 +7,25 @@
 
 #include "backends/c_family/render_copy.h"
 #include "runtime/config.h"
+#include "runtime/dense_copy.h"
 
 namespace tgc::gpu {
 
 namespace {
+
+// Lends runtime/ this layer's copy kernel (runtime/dense_copy.h) for every GPU API's devices,
+// when libtgc loads: Tensor::copy of a device view then stays on the device.
+const bool g_dense_copy_registered = [] {
+  const DenseCopy copy = [](const Tensor& src, const Tensor& dst) {
+    auto* device = dynamic_cast<GpuDevice*>(&src.device());
+    if (!device || &dst.device() != &src.device() || src.dtype() != dst.dtype()) return false;
+    copy_strided(*device, src, dst);
+    return true;
+  };
+  register_dense_copy(DeviceKind::Cuda, copy);
+  register_dense_copy(DeviceKind::OpenCL, copy);
+  return true;
+}();
 
 GpuModule& copy_module(GpuDevice& device) {
   static std::mutex mutex;

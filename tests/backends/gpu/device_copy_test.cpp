@@ -1,6 +1,7 @@
 // tgc's copy kernels on each GPU API: device views of every element size (transposed, at an
-// offset of their buffer, broadcast, deeper than the kernel's rank) made dense, and dense byte
-// copies at every alignment.
+// offset of their buffer, broadcast, deeper than the kernel's rank) made dense, dense byte
+// copies at every alignment, and Tensor::copy of a device view made dense by them (lent to
+// runtime/ through runtime/dense_copy.h).
 #include "backends/gpu/device_copy.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <numeric>
 
 #include "gpu_test_device.h"
+#include "runtime/dense_copy.h"
 
 namespace tgc {
 namespace {
@@ -47,6 +49,20 @@ TEST(GpuDeviceCopy, ViewsOfEveryElementSizeComeBackDense) {
   Tensor copy = Tensor::empty(DType::Float32, {5, 3}, dev);
   gpu::copy_strided(dev, dense.to(dev), copy);
   EXPECT_TRUE(tensors_equal(copy.to(host_device()), dense));
+}
+
+TEST(GpuDeviceCopy, TensorCopyOfADeviceViewStaysOnTheDevice) {
+  TGC_REQUIRE_GPU();
+  gpu::GpuDevice& dev = gpu_test::device();
+  const Tensor host = iota(DType::Float32, {6, 5});
+  const Tensor view = host.to(dev).transpose({1, 0});
+  Tensor out = Tensor::empty(DType::Float32, {5, 6}, dev);
+  ASSERT_TRUE(dense_copy_on_device(view, out)) << "the GPU layer lent runtime/ no copy for " << dev.name();
+  EXPECT_TRUE(tensors_equal(out.to(host_device()), host.transpose({1, 0}).contiguous()));
+  const Tensor copy = view.copy();  // through the same copy
+  EXPECT_EQ(&copy.device(), static_cast<Device*>(&dev));
+  EXPECT_TRUE(copy.is_contiguous());
+  EXPECT_TRUE(tensors_equal(copy.to(host_device()), host.transpose({1, 0}).contiguous()));
 }
 
 TEST(GpuDeviceCopy, RanksBeyondTheKernelsGoThroughTheHost) {
