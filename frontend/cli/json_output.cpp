@@ -7,6 +7,9 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/passes/placement.h"
+#include "frontend/printing/graph_names.h"
+
 namespace tgc::cli {
 
 namespace {
@@ -106,6 +109,43 @@ nlohmann::json cache_info_json(const KernelCacheInfo& info) {
           {"bytes", info.bytes},
           {"max_bytes", info.max_bytes == 0 ? nlohmann::json(nullptr) : nlohmann::json(info.max_bytes)},
           {"backends", info.backends}};
+}
+
+namespace {
+
+nlohmann::json typed(const std::string& name, const Type& type) {
+  nlohmann::json shape = nlohmann::json::array();
+  for (int64_t d : type.shape) shape.push_back(d == kUnknownDim ? nlohmann::json(nullptr) : nlohmann::json(d));
+  return {{"name", name}, {"dtype", std::string(dtype_name(type.dtype))}, {"shape", std::move(shape)}};
+}
+
+}  // namespace
+
+nlohmann::json graph_json(const std::string& function, const std::string& stage, const Graph& graph,
+                          const std::vector<printing::OutputLabel>& labels, const printing::HostReasonFn& host_reason) {
+  printing::GraphNames names;
+  nlohmann::json inputs = nlohmann::json::array(), nodes = nlohmann::json::array(),
+                 outputs = nlohmann::json::array();
+  for (const VarPtr& v : graph.inputs()) inputs.push_back(typed(names.of(v.get()), v->type()));
+  for (Node* n : graph.toposort()) {
+    nlohmann::json node = {{"op", placed_op_name(*n)}};
+    nlohmann::json args = nlohmann::json::array(), results = nlohmann::json::array();
+    for (const VarPtr& in : n->inputs()) args.push_back(names.of(in.get()));
+    for (int i = 0; i < n->num_outputs(); ++i) results.push_back(typed(names.of(n->output_raw(i)), n->output_raw(i)->type()));
+    node["inputs"] = std::move(args);
+    node["outputs"] = std::move(results);
+    if (const std::string reason = host_reason ? host_reason(*n) : ""; !reason.empty()) node["host_reason"] = reason;
+    nodes.push_back(std::move(node));
+  }
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const printing::OutputLabel label =
+        i < labels.size() ? labels[i] : printing::OutputLabel{fmt::format("out{}", i), ""};
+    outputs.push_back({{"label", label.name},
+                       {"name", names.of(graph.outputs()[i].get())},
+                       {"expression", label.expression}});
+  }
+  return {{"function", function}, {"stage", stage}, {"inputs", std::move(inputs)}, {"nodes", std::move(nodes)},
+          {"outputs", std::move(outputs)}};
 }
 
 void print_json(const nlohmann::json& document) {

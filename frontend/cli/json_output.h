@@ -1,5 +1,5 @@
-// --format json: what run, devices and cache info print for scripts, as one JSON document on
-// stdout (nlohmann-json), instead of the text a person reads. Each builder takes the same
+// --format json: what run, devices, cache info and show print for scripts, as one JSON document
+// on stdout (nlohmann-json), instead of the text a person reads. Each builder takes the same
 // facts the text form prints; docs/cli.md ("Output for scripts") lists the fields.
 #pragma once
 
@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "frontend/printing/graph_text.h"
+#include "ops/core/graph.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/tensor.h"
 
@@ -34,6 +36,14 @@ nlohmann::json devices_json(const std::vector<std::string>& lines);
 // tgc cache info: {"directory", "exists", "refused" (or null), "entries", "bytes",
 // "max_bytes" (null for none), "backends": {"llvm": 12, ...}}.
 nlohmann::json cache_info_json(const KernelCacheInfo& info);
+
+// tgc show --format json: {"function", "stage", "inputs": [{"name", "dtype", "shape"}],
+// "nodes": [{"op", "inputs": [names], "outputs": [{"name", "dtype", "shape"}], "host_reason"}],
+// "outputs": [{"label", "name", "expression"}]}, nodes in execution order, names as the text
+// form prints them, shapes with null for a dim unknown statically, "host_reason" only for a
+// node left on the host of a GPU function.
+nlohmann::json graph_json(const std::string& function, const std::string& stage, const Graph& graph,
+                          const std::vector<printing::OutputLabel>& labels, const printing::HostReasonFn& host_reason);
 
 // The document on stdout, indented, with a final newline.
 void print_json(const nlohmann::json& document);

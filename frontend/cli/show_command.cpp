@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "frontend/cli/errors.h"
+#include "frontend/cli/json_output.h"
 #include "frontend/printing/graph_dot.h"
 #include "frontend/printing/graph_text.h"
 #include "frontend/cli/program.h"
@@ -26,8 +27,8 @@ CLI::App* add_show_command(CLI::App& app, ShowArgs& args) {
       ->check(CLI::IsMember({"raw", "optimized"}))
       ->type_name("STAGE");
   show->add_option("--format", args.format,
-                   "text (one line per node, in execution order; the default) or dot (Graphviz)")
-      ->check(CLI::IsMember({"text", "dot"}))
+                   "text (one line per node, in execution order; the default), dot (Graphviz) or json (for scripts)")
+      ->check(CLI::IsMember({"text", "dot", "json"}))
       ->type_name("FORMAT");
   show->add_flag("--trace-rewrites", args.trace_rewrites,
                  "also list every replacement the optimizer made (to stderr with --format dot)");
@@ -51,9 +52,17 @@ int show_command(const ShowArgs& args, const GlobalFlags& flags) {
   const std::string title = fmt::format("{}: {} graph, {} node{}", signature(fn), args.stage, nodes,
                                         nodes == 1 ? "" : "s");
   const bool dot = args.format == "dot";
+  // show has its own --format (text is also its default); the global --format json asks the same.
+  const bool json = args.format == "json" || (args.format == "text" && flags.json());
   // The optimized graph of a GPU function says why a node stays on the host.
   HostReasonFn reason;
   if (!raw) reason = [&fn](const Node& n) { return fn.function.host_reason(n); };
+  if (json) {
+    nlohmann::json doc = graph_json(signature(fn), args.stage, graph, labels, reason);
+    if (args.trace_rewrites) doc["rewrites"] = fn.function.rewrite_trace();
+    print_json(doc);
+    return kExitOk;
+  }
   if (dot)
     fmt::print("{}", graph_dot(graph, title, labels, reason));
   else

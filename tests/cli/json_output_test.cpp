@@ -77,6 +77,22 @@ TEST(CliJson, DevicesAndCacheInfoParse) {
   EXPECT_EQ(cleared["removed"], 0);
 }
 
+TEST(CliJson, ShowPrintsTheGraphsNodesInExecutionOrder) {
+  const json doc = parse(run_tgc({"show", example("two_outputs.tg"), "--format", "json"}));
+  EXPECT_EQ(doc["stage"], "optimized");
+  ASSERT_EQ(doc["inputs"].size(), 2u);
+  EXPECT_EQ(doc["inputs"][0], json({{"name", "x"}, {"dtype", "float32"}, {"shape", json::array({nullptr, nullptr})}}));
+  ASSERT_EQ(doc["nodes"].size(), 1u);
+  EXPECT_EQ(doc["nodes"][0]["op"], "Composite{add(i0,i1), sub(i0,i1)}");
+  EXPECT_EQ(doc["nodes"][0]["inputs"], json::array({"x", "y"}));
+  EXPECT_EQ(doc["nodes"][0]["outputs"][1]["name"], "t1");
+  EXPECT_FALSE(doc["nodes"][0].contains("host_reason"));
+  EXPECT_EQ(doc["outputs"][1], json({{"label", "out1"}, {"name", "t1"}, {"expression", "x - y"}}));
+  // The global flag asks the same; the raw stage has the two nodes as built.
+  const json raw = parse(run_tgc({"--format", "json", "show", example("two_outputs.tg"), "--stage", "raw"}));
+  EXPECT_EQ(raw["nodes"].size(), 2u);
+}
+
 TEST(CliJson, AnUnknownFormatIsAUsageError) {
   CliResult r = run_tgc({"devices", "--format", "yaml"});
   EXPECT_EQ(r.exit_code, 2);
