@@ -48,8 +48,11 @@ ThunkFn make_view_thunk(GpuDevice& device, const Node& node) {
   GpuDevice* dev = &device;
   std::shared_ptr<const Op> op = node.op_ptr();
   const bool needs_dense = !dynamic_cast<const DimShuffle*>(op.get());
-  return [dev, op, needs_dense](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
-    if (!needs_dense) return op->perform(inputs, outputs);
+  const auto* flatten = dynamic_cast<const Flatten*>(op.get());
+  return [dev, op, needs_dense, flatten](const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+    // A Flatten whose merged axes walk as one (a transposed view of stacked loop steps) is a
+    // view of its input as it is, on the device as on the host: no dense copy first.
+    if (!needs_dense || (flatten && flatten->views(inputs.at(0)))) return op->perform(inputs, outputs);
     op->perform({contiguous_on_device(*dev, inputs.at(0))}, outputs);
   };
 }

@@ -63,6 +63,10 @@ std::optional<int64_t> merged_stride(const Tensor& x, int first) {
 
 }  // namespace
 
+bool Flatten::views(const Tensor& x) const {
+  return x.numel() == 0 || x.is_contiguous() || merged_stride(x, ndim_ - 1).has_value();
+}
+
 void Flatten::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs[0];
   const Shape shape = infer_shapes({x.shape()})[0];

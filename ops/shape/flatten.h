@@ -20,6 +20,9 @@ class Flatten : public Op {
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // Whether perform returns a view of `x` (its layout only: also for a device tensor, whose
+  // elements it never reads): contiguous, empty, or merged axes that walk as one.
+  bool views(const Tensor& x) const;
   int view_of_input(int /*output*/) const override { return 0; }
   std::vector<std::shared_ptr<Variable>> grad(
       const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
