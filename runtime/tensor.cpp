@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "runtime/convert.h"
-#include "runtime/dense_copy.h"
+#include "runtime/device_kernels.h"
 #include "runtime/device_lock.h"
 #include "runtime/pending_value.h"
 #include "runtime/strided_loop.h"
@@ -242,6 +242,10 @@ Tensor Tensor::astype(DType dtype) const {
   if (pending_) return eval().astype(dtype);
 
   if (dtype == dtype_) return copy();
+  // On a device, by the eager layer's cast kernel there (runtime/device_kernels.h); not from
+  // inside a call (this thread holds a device's lock), whose own work it would wait behind.
+  if (!on_host() && t_device_locks_held == 0)
+    if (std::optional<Tensor> cast = device_cast(*this, dtype)) return *std::move(cast);
   DeviceUseLock use(device());
   Tensor src = on_host() ? *this : to(host_device());
   Tensor out = empty(dtype, shape_);

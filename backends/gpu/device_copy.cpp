@@ -7,13 +7,13 @@
 
 #include "backends/c_family/render_copy.h"
 #include "runtime/config.h"
-#include "runtime/dense_copy.h"
+#include "runtime/device_kernels.h"
 
 namespace tgc::gpu {
 
 namespace {
 
-// Lends runtime/ this layer's copy kernel (runtime/dense_copy.h) for every GPU API's devices,
+// Lends runtime/ this layer's copy kernel (runtime/device_kernels.h) for every GPU API's devices,
 // when libtgc loads: Tensor::copy of a device view then stays on the device.
 const bool g_dense_copy_registered = [] {
   const DenseCopy copy = [](const Tensor& src, const Tensor& dst) {

@@ -10,7 +10,10 @@
 #include <tgc/reductions.h>
 #include <tgc/shape.h>
 
+#include "frontend/api/backend_choice.h"
 #include "frontend/api/eager/eager_known_op.h"
+#include "runtime/device_kernels.h"
+#include "runtime/error.h"
 
 namespace tgc {
 
@@ -107,6 +110,25 @@ Tensor clip(const Tensor& x, double lo, double hi) {
 Tensor cast(const Tensor& x, DType dtype) {
   return unary(with("cast", static_cast<double>(dtype)), true, x, [dtype](const Var& v) { return cast(v, dtype); });
 }
+
+namespace {
+
+// Lends runtime/ this cast for Tensor::astype of device tensors (runtime/device_kernels.h),
+// when libtgc loads: the conversion runs on the tensor's device instead of through the host.
+const bool g_device_cast_registered = [] {
+  register_device_cast([](const Tensor& x, DType dtype) -> std::optional<Tensor> {
+    // Only on the devices tgc opened by name (a device of a test's own is not one of them).
+    try {
+      if (&device_by_name(x.device().name()) != &x.device()) return std::nullopt;
+    } catch (const ConfigError&) {
+      return std::nullopt;
+    }
+    return cast(x, dtype);
+  });
+  return true;
+}();
+
+}  // namespace
 
 #define TGC_EAGER_UNARY(fn) \
   Tensor fn(const Tensor& x) { return unary(#fn, true, x, [](const Var& v) { return fn(v); }); }

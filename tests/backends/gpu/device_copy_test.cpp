@@ -1,7 +1,7 @@
 // tgc's copy kernels on each GPU API: device views of every element size (transposed, at an
 // offset of their buffer, broadcast, deeper than the kernel's rank) made dense, dense byte
 // copies at every alignment, and Tensor::copy of a device view made dense by them (lent to
-// runtime/ through runtime/dense_copy.h).
+// runtime/ through runtime/device_kernels.h).
 #include "backends/gpu/device_copy.h"
 
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "gpu_test_device.h"
-#include "runtime/dense_copy.h"
+#include "runtime/device_kernels.h"
 
 namespace tgc {
 namespace {
@@ -63,6 +63,21 @@ TEST(GpuDeviceCopy, TensorCopyOfADeviceViewStaysOnTheDevice) {
   EXPECT_EQ(&copy.device(), static_cast<Device*>(&dev));
   EXPECT_TRUE(copy.is_contiguous());
   EXPECT_TRUE(tensors_equal(copy.to(host_device()), host.transpose({1, 0}).contiguous()));
+}
+
+// astype of a device tensor converts on its device (the eager cast, lent to runtime/).
+TEST(GpuDeviceCopy, AstypeOfADeviceTensorConvertsOnTheDevice) {
+  TGC_REQUIRE_GPU();
+  gpu::GpuDevice& dev = gpu_test::device();
+  const Tensor host = Tensor::from_vector<float>({-2.5f, 0.0f, 1.75f, 300.0f}, {2, 2});
+  const Tensor on_dev = host.to(dev);
+  ASSERT_TRUE(device_cast(on_dev, DType::Float64).has_value()) << "no cast on " << dev.name();
+  const Tensor d = on_dev.astype(DType::Float64);
+  EXPECT_EQ(&d.device(), static_cast<Device*>(&dev));
+  EXPECT_EQ(d.dtype(), DType::Float64);
+  EXPECT_TRUE(tensors_equal(d.to(host_device()), host.astype(DType::Float64)));
+  EXPECT_TRUE(tensors_equal(on_dev.transpose({1, 0}).astype(DType::Int32).to(host_device()),
+                            host.transpose({1, 0}).astype(DType::Int32)));
 }
 
 TEST(GpuDeviceCopy, RanksBeyondTheKernelsGoThroughTheHost) {

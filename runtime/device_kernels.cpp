@@ -1,5 +1,5 @@
-// The registry of dense_copy.h: one copy per device kind, under a lock.
-#include "runtime/dense_copy.h"
+// The registries of device_kernels.h: one dense copy per device kind and one cast, under a lock.
+#include "runtime/device_kernels.h"
 
 #include <map>
 #include <mutex>
@@ -13,6 +13,7 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<DeviceKind, DenseCopy> by_kind;
+  DeviceCast cast;
 };
 Registry& registry() {
   static Registry* r = new Registry;  // kept for the process: a copy may run during exit
@@ -36,6 +37,21 @@ bool dense_copy_on_device(const Tensor& src, const Tensor& dst) {
     copy = it->second;
   }
   return copy(src, dst);
+}
+
+void register_device_cast(DeviceCast cast) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().cast = std::move(cast);
+}
+
+std::optional<Tensor> device_cast(const Tensor& x, DType dtype) {
+  DeviceCast cast;
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    cast = registry().cast;
+  }
+  if (!cast) return std::nullopt;
+  return cast(x, dtype);
 }
 
 }  // namespace tgc
