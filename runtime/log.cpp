@@ -7,6 +7,8 @@
 #include <mutex>
 #include <utility>
 
+#include "runtime/log_stderr.h"
+
 namespace tgc {
 
 namespace {
@@ -14,14 +16,14 @@ namespace {
 std::mutex g_mutex;
 std::shared_ptr<const LogSink> g_sink;  // null: the default
 
-void write_default(LogKind kind, const std::string& text) {
+}  // namespace
+
+void write_log_to_stderr(LogKind kind, const std::string& text) {
   std::string line = kind == LogKind::Warning ? "tgc: warning: " + text : kind == LogKind::Note ? "tgc: " + text : text;
   line += '\n';
   std::fwrite(line.data(), 1, line.size(), stderr);  // one write: lines of several threads do not interleave
   std::fflush(stderr);
 }
-
-}  // namespace
 
 const char* log_kind_name(LogKind kind) {
   switch (kind) {
@@ -48,7 +50,7 @@ void log_message(LogKind kind, const std::string& message) {
     std::lock_guard<std::mutex> lock(g_mutex);
     sink = g_sink;
   }
-  if (!sink) return write_default(kind, text);
+  if (!sink) return write_log_to_stderr(kind, text);
   try {
     (*sink)(kind, text);
   } catch (...) {

@@ -15,4 +15,5 @@ NB_MODULE(_tgc, m) {
   py::bind_scan(m);
   py::bind_random(m);
   py::bind_conv(m);
+  py::bind_log(m);
 }

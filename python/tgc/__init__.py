@@ -14,12 +14,31 @@ result with NumPy arrays::
 The Theano spelling of the same program runs through tgc.theano (see docs/python.md).
 """
 
+import atexit as _atexit
+import warnings as _warnings
+
 from . import _tgc
 from ._tgc import (  # noqa: F401  (the package's public names)
     Error, TypeError, ShapeError, ValueError, IndexError, InputError, ConfigError, IOError,
-    DeviceError, CommError, InternalError, Function, DeviceArray, shared, grad, version, ifelse, scan, until,
+    DeviceError, CommError, InternalError, Function, DeviceArray, shared, version, ifelse, scan, until,
     RandomStreams, set_default_update, clear_default_update, default_update,
 )
+
+
+class TgcWarning(UserWarning):
+    """A warning of tgc's (a kernel-cache directory it cannot use, float64 in a float32 graph
+    under warn_float64=True, ...): the work goes on. Filter it with the warnings module."""
+
+
+def _warn_kept(stacklevel=3):
+    # tgc keeps its warnings while C++ runs (docs/python.md, "Warnings"); they are given to
+    # Python here, from the call that made them, so that they point at the caller's line.
+    for text in _tgc._take_warnings():
+        _warnings.warn(text, TgcWarning, stacklevel=stacklevel)
+
+
+_tgc._route_warnings(True)
+_atexit.register(_tgc._route_warnings, False)  # tgc's last words (profiles) go to stderr
 from .config import config
 from . import tensor, printing, nd
 
@@ -29,8 +48,17 @@ __all__ = [
     "Error", "TypeError", "ShapeError", "ValueError", "IndexError", "InputError", "ConfigError",
     "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
     "grad", "ifelse", "scan", "until", "config", "tensor", "printing", "nd", "devices", "version",
-    "RandomStreams", "set_default_update", "clear_default_update", "default_update",
+    "RandomStreams", "set_default_update", "clear_default_update", "default_update", "TgcWarning",
 ]
+
+
+def grad(cost, wrt):
+    """d cost / d wrt (Theano's grad): cost a 0-d float tensor, wrt a variable or a list of
+    them (then a list of gradients). Each gradient has its variable's dtype and rank."""
+    try:
+        return _tgc.grad(cost, wrt)
+    finally:
+        _warn_kept()
 
 
 def function(inputs, outputs=None, updates=None, givens=None, name=None, profile=False,
@@ -59,8 +87,11 @@ def function(inputs, outputs=None, updates=None, givens=None, name=None, profile
     Compiling releases the GIL; so does every call of the result.
     """
     text_flags = {k: _flag_text(v) for k, v in flags.items()}
-    return _tgc.function(inputs, outputs, updates, givens, name or "", bool(profile), device,
-                         bool(borrow), bool(device_result), text_flags, bool(no_default_updates))
+    try:
+        return _tgc.function(inputs, outputs, updates, givens, name or "", bool(profile), device,
+                             bool(borrow), bool(device_result), text_flags, bool(no_default_updates))
+    finally:
+        _warn_kept()
 
 
 def _flag_text(value):

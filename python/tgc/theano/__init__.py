@@ -19,8 +19,9 @@ import numpy as _np
 
 from .. import _tgc
 from .. import function as _function
+from .. import grad  # noqa: F401  (Theano's theano.grad; tgc's warnings come as Python warnings)
 from ..config import config
-from .._tgc import shared, grad, scan  # noqa: F401  (Theano's theano.shared, theano.grad, theano.scan)
+from .._tgc import shared, scan  # noqa: F401  (Theano's theano.shared, theano.scan)
 from . import tensor, printing, sandbox, ifelse  # noqa: F401
 from .graph import FunctionMaker
 
