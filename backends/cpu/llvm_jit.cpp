@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <memory>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "backends/cpu/kernel_codegen.h"
 #include "backends/cpu/libmvec_table.h"
@@ -42,8 +44,19 @@ llvm::ArrayRef<llvm::VecDesc> more_libmvec(const std::string& features) {
   static const std::vector<LibmvecVariant>* variants = new std::vector<LibmvecVariant>(libmvec_variants(has_avx512f(features)));
   static const std::vector<llvm::VecDesc>* descs = [] {
     auto* d = new std::vector<llvm::VecDesc>;
-    for (const LibmvecVariant& v : *variants)
-      d->push_back({v.scalar, v.vector, llvm::ElementCount::getFixed(static_cast<unsigned>(v.lanes))});
+    for (const LibmvecVariant& v : *variants) {
+      const llvm::ElementCount vf = llvm::ElementCount::getFixed(static_cast<unsigned>(v.lanes));
+#if LLVM_VERSION_MAJOR >= 18
+      // LLVM 18 on also wants the vector ABI's prefix: "_ZGVeN16v_expf" -> "_ZGV_LLVM_N16v" (the
+      // mangled name's mask, lanes and parameters, after its ISA letter).
+      const std::string_view name = v.vector;
+      const std::string_view abi = name.substr(5, name.find('_', 5) - 5);
+      auto* prefix = new std::string("_ZGV_LLVM_" + std::string(abi));  // lives as long as the table
+      d->push_back(llvm::VecDesc(v.scalar, v.vector, vf, /*Masked=*/false, *prefix));
+#else
+      d->push_back({v.scalar, v.vector, vf});
+#endif
+    }
     return d;
   }();
   return *descs;
@@ -74,7 +87,11 @@ _Float16 half_trunc_from_double(double d) { return static_cast<_Float16>(d); }
 
 void define_half_routines(llvm::orc::JITDylib& jd, llvm::orc::LLJIT& lljit) {
   auto symbol = [](auto* fn) {
+#if LLVM_VERSION_MAJOR >= 17
+    return llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported);
+#else
     return llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported);
+#endif
   };
   llvm::orc::SymbolMap routines;
   routines[lljit.mangleAndIntern("__extendhfsf2")] = symbol(&half_extend_to_float);
@@ -91,7 +108,11 @@ Jit& jit() {
     llvm::InitializeNativeTargetAsmParser();
     auto* j = new Jit;
     auto jtmb = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
+#if LLVM_VERSION_MAJOR >= 18
+    jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+#else
     jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+#endif
     j->host = {jtmb.getTargetTriple().str(), jtmb.getCPU(), jtmb.getFeatures().getString()};
     j->tm = take(jtmb.createTargetMachine(), "creating the host target machine");
     j->tm_builder = std::make_unique<llvm::orc::JITTargetMachineBuilder>(jtmb);
