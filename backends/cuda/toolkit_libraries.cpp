@@ -30,14 +30,14 @@ const std::string kInstall = fmt::format(
     "nvidia-cuda-nvrtc nvidia-cublas (their CUDA {} wheels), or set {{}} to the file",
     kMajor, kMajor, kMajor);
 
-LibrarySearch search(const char* env, const std::string& stem) {
-  const std::string soname = fmt::format("lib{}.so.{}", stem, kMajor);
+std::string soname_of(const char* stem) { return fmt::format("lib{}.so.{}", stem, kMajor); }
+
+LibrarySearch search(const char* env, const char* stem) {
+  const std::string soname = soname_of(stem);
   const std::string dir = TGC_CUDA_TOOLKIT_LIBRARY_DIR;
   const std::string configured = dir.empty() ? "" : (std::filesystem::path(dir) / soname).string();
   return {env, soname, configured, fmt::format("nvidia/cu{}/lib/{}", kMajor, soname)};
 }
-
-std::string soname_of(const char* stem) { return fmt::format("lib{}.so.{}", stem, kMajor); }
 
 NvrtcApi g_nvrtc{};
 CublasApi g_cublas{};
