@@ -10,21 +10,15 @@
 
 #include "runtime/error.h"
 #include "runtime/executor.h"
+#include "support/host_memory_device.h"
 
 namespace tgc {
 namespace {
 
 // Host memory; "side work" is a list of tensors a thunk left, joined all at once.
-class SideDevice final : public Device {
+class SideDevice final : public test::HostMemoryDevice {
  public:
-  DeviceKind kind() const override { return DeviceKind::Cuda; }
-  std::string name() const override { return "side"; }
-  void* allocate(size_t bytes, Stream&) override { return std::malloc(bytes ? bytes : 1); }
-  void deallocate(void* p, size_t, Stream&) override { std::free(p); }
-  void copy_to_host(void*, const void*, size_t, Stream&) override {}
-  void copy_from_host(void*, const void*, size_t, Stream&) override {}
-  void copy_on_device(void*, const void*, size_t, Stream&) override {}
-  Stream& default_stream() override { return stream_; }
+  SideDevice() : HostMemoryDevice(DeviceKind::Cuda, "side") {}
 
   void leave(const Tensor& t) { held.push_back(t); }
   bool side_work_pending() const override { return !held.empty(); }
@@ -39,12 +33,6 @@ class SideDevice final : public Device {
 
   std::vector<Tensor> held;
   int joins = 0;
-
- private:
-  struct NullStream final : Stream {
-    void synchronize() override {}
-  };
-  NullStream stream_;
 };
 
 Thunk on(SideDevice& dev, std::string op, std::vector<int> in, std::vector<int> out, ThunkFn run) {

@@ -11,6 +11,7 @@
 
 #include "runtime/error.h"
 #include "runtime/profiler.h"
+#include "support/host_memory_device.h"
 
 namespace tgc {
 namespace {
@@ -259,27 +260,9 @@ TEST(Executor, UnfilledBoundSlotIsAnInternalErrorNamingTheOp) {
   EXPECT_THROW(execute(p, wrong, {}, nullptr), InternalError);
 }
 
-// A device that only counts how often it was waited for (host memory underneath).
-class CountingDevice final : public Device {
- public:
-  struct CountingStream final : Stream {
-    int syncs = 0;
-    void synchronize() override { ++syncs; }
-  };
-  DeviceKind kind() const override { return DeviceKind::Cuda; }
-  std::string name() const override { return "counting"; }
-  void* allocate(size_t bytes, Stream&) override { return std::malloc(bytes ? bytes : 1); }
-  void deallocate(void* p, size_t, Stream&) override { std::free(p); }
-  void copy_to_host(void*, const void*, size_t, Stream&) override {}
-  void copy_from_host(void*, const void*, size_t, Stream&) override {}
-  void copy_on_device(void*, const void*, size_t, Stream&) override {}
-  Stream& default_stream() override { return stream; }
-  CountingStream stream;
-};
-
 TEST(Executor, SyncWaitsForGpuAndTransferThunksOnly) {
   for (bool sync : {false, true}) {
-    CountingDevice dev;
+    test::HostMemoryDevice dev;  // counts how often it was waited for
     auto on_dev = [&](const std::vector<Tensor>&, std::vector<Tensor>& out) {
       for (Tensor& o : out) o = Tensor::empty(DType::Float32, {2}, dev);
     };
@@ -294,7 +277,7 @@ TEST(Executor, SyncWaitsForGpuAndTransferThunksOnly) {
     auto slots = fresh_slots(p, Tensor::from_vector<float>({1, 2}));
     execute(p, slots, {.allow_gc = true, .sync = sync}, nullptr);
     // One wait per output of a gpu or transfer thunk: 1 + 2 + 1; none for the cpu thunk.
-    EXPECT_EQ(dev.stream.syncs, sync ? 4 : 0);
+    EXPECT_EQ(dev.stream.syncs.load(), sync ? 4 : 0);
   }
 }
 
