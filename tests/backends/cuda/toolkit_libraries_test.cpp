@@ -10,10 +10,14 @@
 #include <tgc/devices.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "backends/cuda/cuda_error.h"
+#include "backends/cuda/nvrtc_compiler.h"
+#include "runtime/error.h"
 #include "runtime/config.h"
 #include "support/scoped_env.h"
 
@@ -110,6 +114,27 @@ TEST(ToolkitLibraries, TheTablesAreFilledWhereTheLibrariesLoad) {
   if (!cuda::cublas_status().available) GTEST_SKIP() << "cuBLAS cannot be loaded here: " << cuda::cublas_status().reason;
   EXPECT_STREQ(cuda::cublas_api().GetStatusName(CUBLAS_STATUS_NOT_INITIALIZED), "CUBLAS_STATUS_NOT_INITIALIZED");
   EXPECT_EQ(cuda::cublaslt_api().GetVersion() / 10000, 13u);
+}
+
+// Compiling a kernel where NVRTC cannot be loaded: a DeviceError saying which file was looked
+// for, why it failed and what to install. In a fresh process (the library loads once per
+// process), with the override pointing nowhere.
+TEST(ToolkitLibraries, CompilingWithoutNvrtcSaysWhatIsMissing) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("TGC_NVRTC_LIBRARY", "/nonexistent/libnvrtc.so.13", 1);
+        try {
+          cuda::nvrtc_compile("extern \"C\" __global__ void k() {}", "k", cuda::NvrtcOptions{});
+        } catch (const DeviceError& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::exit(0);
+        }
+        std::exit(1);
+      },
+      ::testing::ExitedWithCode(0),
+      "NVRTC is not available: libnvrtc.so.13 not found \\(/nonexistent/libnvrtc.so.13: .*pip install "
+      "nvidia-cuda-nvrtc nvidia-cublas.*TGC_NVRTC_LIBRARY");
 }
 
 TEST(ToolkitLibraries, ChecksNameTheLibrarysFunction) {
