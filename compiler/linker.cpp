@@ -16,6 +16,7 @@
 #include "ops/control/ifelse.h"
 #include "ops/transfer/transfer.h"
 #include "runtime/compile_log.h"
+#include "runtime/interrupt.h"
 
 namespace tgc {
 
@@ -88,6 +89,7 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
   for (size_t pos = 0; pos < order.size(); ++pos) position[order[pos]] = static_cast<int>(pos);
   for (size_t pos = 0; pos < order.size(); ++pos) {
     Node* node = order[pos];
+    check_interrupt("compiling (making the kernels)");  // a node's kernel may take a while to build
     const bool on_device = node->placement() != DeviceKind::Host;
     TGC_INTERNAL_CHECK(!on_device || options.device_backend,
                        "node " + node->describe() + " is placed on a device but no device backend was given");

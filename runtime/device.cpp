@@ -77,6 +77,22 @@ Device& host_device() {
 Buffer::Buffer(Device& device, size_t bytes)
     : device_(&device), data_(device.allocate(bytes, device.default_stream())), bytes_(bytes) {}
 
-Buffer::~Buffer() { device_->deallocate(data_, bytes_, device_->default_stream()); }
+Buffer::Buffer(Device& device, void* data, size_t bytes, std::function<void()> release)
+    : device_(&device), data_(data), bytes_(bytes), release_(std::move(release)) {}
+
+Buffer::~Buffer() {
+  if (!release_) {
+    device_->deallocate(data_, bytes_, device_->default_stream());
+    return;
+  }
+  // The owner may reuse the memory at once (another library's caching allocator, on its own
+  // stream), so tgc's work on it must be over first. A destructor must not throw: a failed
+  // wait (the device already lost) still hands the memory back.
+  try {
+    device_->default_stream().synchronize();
+  } catch (...) {
+  }
+  release_();
+}
 
 }  // namespace tgc

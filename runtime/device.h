@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -125,6 +126,10 @@ HostBlockCache& host_block_cache();
 class Buffer {
  public:
   Buffer(Device& device, size_t bytes);
+  // Memory another library owns (an array imported through DLPack), used in place. When the
+  // last Tensor lets go of it, the device's queued work is waited for (it may still read or
+  // write the memory) and `release` hands it back to its owner.
+  Buffer(Device& device, void* data, size_t bytes, std::function<void()> release);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -145,6 +150,7 @@ class Buffer {
   void* data_;
   size_t bytes_;
   long owner_refs_ = 0;
+  std::function<void()> release_;  // set for adopted memory: deallocate() is not the owner's
 };
 
 }  // namespace tgc

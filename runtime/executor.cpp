@@ -13,6 +13,7 @@
 #include "runtime/capture_branches.h"
 #include "runtime/condition.h"
 #include "runtime/error.h"
+#include "runtime/interrupt.h"
 #include "runtime/profiler.h"
 
 namespace tgc {
@@ -241,11 +242,18 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
   std::vector<Tensor> inputs, outputs;
   std::optional<Skips> skips;  // made at the first guarded thunk
   SideWork side;
+  // A Ctrl-C stops the call between thunks, up to its first write into a shared variable's
+  // own buffer: from there on the call runs to its end (runtime/interrupt.h).
+  std::optional<InterruptsHeld> writing_variables;
   size_t i = 0;
   try {
     for (; i < program.thunks.size(); ++i) {
       const Thunk& thunk = program.thunks[i];
-      if (i == program.first_variable_write) check_variable_writes(program, slots, inputs);
+      check_interrupt("running a call");
+      if (i == program.first_variable_write) {
+        check_variable_writes(program, slots, inputs);
+        writing_variables.emplace();
+      }
       if (!thunk.guard.empty()) {
         if (!skips) skips.emplace(program);
         if (!skips->runs(program, i, slots)) {

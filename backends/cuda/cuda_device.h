@@ -109,6 +109,7 @@ class CudaDevice final : public gpu::GpuDevice {
   // A mark is an event recorded on the stream (events are recycled once their mark goes).
   std::unique_ptr<gpu::StreamMark> mark(Stream& stream) override;
   void wait_for(Stream& waiter, const gpu::StreamMark& mark) override;
+  uintptr_t native_stream() override { return reinterpret_cast<uintptr_t>(stream_.get()); }
   std::unique_ptr<DeviceTimer> make_timer() override;
   void note_launch(const std::string& label) override;
 

@@ -117,6 +117,10 @@ class GpuDevice : public Device {
   // A point in a stream's work (a CUDA event): mark() takes the work enqueued on `stream` so
   // far; work enqueued on `waiter` after wait_for() waits for it. No host wait.
   virtual std::unique_ptr<StreamMark> mark(Stream& /*stream*/) { return nullptr; }
+  // The default stream as the API's own handle, as an integer (a cudaStream_t): what DLPack's
+  // stream handshake takes (frontend/include/tgc/interop.h). 0 where there is none to give
+  // (an OpenCL queue is no DLPack stream).
+  virtual uintptr_t native_stream() { return 0; }
   virtual void wait_for(Stream& /*waiter*/, const StreamMark& /*mark*/) {}
   // Enqueues `work` on the side stream, after the default stream's work so far, and keeps
   // `operands` (what it reads and writes) alive until the default stream joins it. Where

@@ -22,6 +22,7 @@
 #include "compiler/passes/specialize.h"
 #include "compiler/scan/scan_rewrites.h"
 #include "runtime/error.h"
+#include "runtime/interrupt.h"
 #include "runtime/suggest.h"
 
 namespace tgc {
@@ -163,6 +164,7 @@ std::vector<PassTiming> optimize(Graph& graph, const PassContext& ctx) {
   std::vector<PassTiming> timings;
   for (const PassInfo& p : pipeline(ctx.config.optimizer)) {
     if (!ctx.enabled(p.name)) continue;
+    check_interrupt("compiling (optimizing the graph)");
     auto t0 = std::chrono::steady_clock::now();
     bool changed = p.run(graph, ctx);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -39,6 +39,7 @@
 #include "runtime/compile_log.h"
 #include "runtime/device_lock.h"
 #include "runtime/executor.h"
+#include "runtime/interrupt.h"
 #include "runtime/log.h"
 #include "runtime/profiler.h"
 
@@ -357,6 +358,7 @@ Function::~Function() {
 // end), the compile mutex (only to find or compile a program), the program's profile mutex
 // (profile=true), a call context, then the device's lock while the work is enqueued.
 std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
+  InterruptScope interruptible;  // a Ctrl-C stops the call before it writes a variable
   Impl& f = *impl_;
   f.check_args(args);
   SharedLocks locks(f.lock_plan);
@@ -774,6 +776,7 @@ void Function::Impl::set_up_data_parallel(const DataParallel& dp) {
 
 Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
                   const Updates& updates, const FunctionOptions& options) {
+  InterruptScope interruptible;  // a Ctrl-C stops the compile between passes and kernels
   auto t0 = std::chrono::steady_clock::now();
   auto impl = std::make_unique<Function::Impl>();
   impl->name = options.name.empty() ? "function " + std::to_string(++function_counter) : options.name;

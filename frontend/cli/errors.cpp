@@ -10,6 +10,7 @@
 
 #include "frontend/lang/tg_program.h"
 #include "runtime/error.h"
+#include "runtime/interrupt.h"
 
 namespace tgc::cli {
 
@@ -43,6 +44,9 @@ int report_current_exception() {
     return kExitUserError;
   } catch (const InternalError& e) {
     return internal_error(e.what());
+  } catch (const InterruptedError& e) {
+    fmt::print(stderr, "tgc: {}\n", e.what());
+    return kExitInterrupted;
   } catch (const Error& e) {
     fmt::print(stderr, "tgc: error: {}\n", e.what());
     return kExitUserError;

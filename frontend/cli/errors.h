@@ -7,7 +7,8 @@ namespace tgc::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitUserError = 2;
-// Stopped by Ctrl-C (SIGINT) after printing what was measured: 128 + SIGINT, as a shell reports it.
+// Stopped by Ctrl-C (SIGINT), after printing what was measured if anything was: 128 + SIGINT,
+// as a shell reports it.
 inline constexpr int kExitInterrupted = 130;
 
 // Flushes stdout; IOError when the output could not be written (a full disk, a closed pipe

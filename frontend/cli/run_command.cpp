@@ -18,6 +18,7 @@
 #include "frontend/cli/progress.h"
 #include "frontend/cli/run_inputs.h"
 #include "runtime/error.h"
+#include "runtime/interrupt.h"
 #include "runtime/npy.h"
 
 namespace tgc::cli {
@@ -77,13 +78,17 @@ void check_trace_path(const std::string& path) {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-extern "C" void on_interrupt(int) { g_interrupted = 1; }
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+  request_interrupt();  // the compile or call in progress stops at its next safe point
+}
 
-// SIGINT sets g_interrupted while it lives (once: SA_RESETHAND makes a second Ctrl-C kill as
-// usual); a SIGINT the shell made ignored (a background job) stays ignored.
-class InterruptBetweenCalls {
+// While it lives, SIGINT stops the compile or call in progress (InterruptedError) and the
+// loop of calls (once: SA_RESETHAND makes a second Ctrl-C kill as usual); a SIGINT the shell
+// made ignored (a background job) stays ignored.
+class CtrlC {
  public:
-  InterruptBetweenCalls() {
+  CtrlC() {
     g_interrupted = 0;
     struct sigaction now{};
     sigaction(SIGINT, nullptr, &previous_);
@@ -93,12 +98,12 @@ class InterruptBetweenCalls {
     now.sa_flags = SA_RESETHAND;
     installed_ = sigaction(SIGINT, &now, nullptr) == 0;
   }
-  ~InterruptBetweenCalls() {
+  ~CtrlC() {
     if (installed_) sigaction(SIGINT, &previous_, nullptr);
   }
-  InterruptBetweenCalls(const InterruptBetweenCalls&) = delete;
-  InterruptBetweenCalls& operator=(const InterruptBetweenCalls&) = delete;
-  static bool interrupted() { return g_interrupted != 0; }
+  CtrlC(const CtrlC&) = delete;
+  CtrlC& operator=(const CtrlC&) = delete;
+  static bool pressed() { return g_interrupted != 0; }
 
  private:
   struct sigaction previous_{};
@@ -109,6 +114,9 @@ class InterruptBetweenCalls {
 
 int run_command(const RunArgs& args, const GlobalFlags& flags) {
   if (Config config = effective_config(flags); config.profile) check_trace_path(config.profile_trace);
+  // A Ctrl-C while compiling ends the command (InterruptedError: exit 130); in the loop, it
+  // stops the call in progress and what the finished calls measured is printed.
+  CtrlC ctrl_c;
   lang::TgProgram program = [&] {
     CompileProgress progress(args.file == "-" ? "the program on standard input" : args.file);  // on a terminal
     return load_program(args.file, flags, LoadFor::Running);
@@ -120,16 +128,19 @@ int run_command(const RunArgs& args, const GlobalFlags& flags) {
   std::vector<Tensor> results;
   double seconds = 0;
   const bool print_each = args.print_outputs && args.iters > 1 && !flags.json();
-  InterruptBetweenCalls interrupt;
   CallsProgress progress(args.iters);  // on a terminal, once the loop takes a while
   int calls = 0;
-  while (calls < args.iters && !interrupt.interrupted()) {
+  while (calls < args.iters && !CtrlC::pressed()) {
     auto t0 = std::chrono::steady_clock::now();
-    results = fn.function(arguments);
+    try {
+      results = fn.function(arguments);
+    } catch (const InterruptedError&) {
+      break;  // the call stopped before changing anything: the finished ones are reported
+    }
     ++calls;
     // Results left on a device are complete only once their stream got there: the timing
     // includes that wait (the last call's), else it would time enqueueing alone.
-    if (calls == args.iters || interrupt.interrupted())
+    if (calls == args.iters || CtrlC::pressed())
       for (const Tensor& r : results) r.sync();
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (print_each) fmt::print("Call {}:\n{}", calls, format_outputs(fn.outputs, results));

@@ -1,10 +1,12 @@
 // NumPy arrays in and out: a Tensor over a NumPy array's memory (borrowed, no copy) or a
 // copy of it, and a NumPy array over a Tensor's memory (the array keeps the Tensor alive).
-#include <atomic>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 
 #include "python/src/bindings.h"
 
@@ -13,67 +15,21 @@ namespace {
 
 namespace dl = nb::dlpack;
 
-// Host memory that a Python object owns, seen through tgc's Device interface so that a
-// Buffer can use it in place (runtime/device.h's Buffer always allocates; a constructor that
-// adopts memory would make this class unnecessary: docs/python.md, API gaps). The first
-// allocate() hands out the adopted memory, exactly once, from the Buffer made over it; any
-// later allocate() (Tensor::copy of the view, which allocates on the tensor's device) is
-// plain host memory. The object deletes itself when the last block it handed out is freed.
-class BorrowedMemory final : public Device {
- public:
-  BorrowedMemory(void* data, nb::ndarray<nb::ro> owner) : data_(data), owner_(std::move(owner)) {}
-
-  DeviceKind kind() const override { return DeviceKind::Host; }
-  std::string name() const override { return "cpu"; }
-  Stream& default_stream() override { return host_device().default_stream(); }
-
-  void* allocate(size_t bytes, Stream& stream) override {
-    live_.fetch_add(1);
-    if (!handed_out_) {
-      handed_out_ = adopted_ = true;
-      return data_;
-    }
-    return host_device().allocate(bytes, stream);
-  }
-  void deallocate(void* ptr, size_t bytes, Stream& stream) override {
-    // Once the array is released, its address may come back from the host allocator.
-    if (ptr == data_ && adopted_) {
-      adopted_ = false;
-      release_owner();
-    } else {
-      host_device().deallocate(ptr, bytes, stream);
-    }
-    if (live_.fetch_sub(1) == 1) delete this;
-  }
-  void copy_to_host(void* dst, const void* src, size_t bytes, Stream& s) override {
-    host_device().copy_to_host(dst, src, bytes, s);
-  }
-  void copy_from_host(void* dst, const void* src, size_t bytes, Stream& s) override {
-    host_device().copy_from_host(dst, src, bytes, s);
-  }
-  void copy_on_device(void* dst, const void* src, size_t bytes, Stream& s) override {
-    host_device().copy_on_device(dst, src, bytes, s);
-  }
-
- private:
-  // The array is released where the last Tensor over it dies, which may be a thread that
-  // does not hold the GIL (a call runs without it). After the interpreter finalized, the
-  // reference is leaked: there is nothing left to return it to.
-  void release_owner() {
+// An imported array (nanobind's handle on its DLPack capsule) kept alive by the Tensor over
+// its memory, and released where the last Tensor dies, which may be a thread that does not
+// hold the GIL (a call runs without it). After the interpreter finalized, the reference is
+// leaked: there is nothing left to return it to.
+std::function<void()> keeps(const nb::ndarray<nb::ro>& array) {
+  auto owner = std::make_shared<nb::ndarray<nb::ro>>(array);
+  return [owner]() mutable {
     if (!Py_IsInitialized()) {
-      new nb::ndarray<nb::ro>(std::move(owner_));  // leaked on purpose
+      new std::shared_ptr<nb::ndarray<nb::ro>>(std::move(owner));  // leaked on purpose
       return;
     }
     nb::gil_scoped_acquire gil;
-    owner_ = nb::ndarray<nb::ro>();
-  }
-
-  void* data_;
-  nb::ndarray<nb::ro> owner_;
-  bool handed_out_ = false;  // the adopted memory was given to its Buffer
-  bool adopted_ = false;     // ... and that Buffer still lives
-  std::atomic<int> live_{0};
-};
+    owner.reset();
+  };
+}
 
 bool dtype_of_dlpack(dl::dtype t, DType& out) {
   if (t.lanes != 1) return false;
@@ -136,6 +92,58 @@ static Tensor bfloat16_tensor(nb::handle obj, bool borrow) {
   return Tensor::view_of(bits.buffer(), DType::BFloat16, bits.shape(), bits.strides(), bits.offset());
 }
 
+namespace {
+
+[[noreturn]] void no_tgc_dtype(const std::string& name) {
+  throw TypeError("arrays of dtype " + name + " have no tgc dtype", "",
+                  "convert with .astype(): tgc has bool, int8, int16, int32, int64, uint8, float16, float32, "
+                  "float64 and ml_dtypes' bfloat16");
+}
+
+// A Tensor over an imported array's memory on `device`; with `borrow` the array itself,
+// otherwise a copy on the same device.
+Tensor adopt(const nb::ndarray<nb::ro>& array, DType dtype, Device& device, bool borrow) {
+  Shape shape(array.ndim());
+  Strides strides(array.ndim());
+  for (size_t i = 0; i < array.ndim(); ++i) {
+    shape[i] = static_cast<int64_t>(array.shape(i));
+    strides[i] = array.stride(i);
+  }
+  Tensor view = adopt_memory(const_cast<void*>(array.data()), dtype, shape, strides, device, keeps(array));
+  return borrow ? view : view.copy();
+}
+
+// An array in CUDA memory (PyTorch, CuPy, JAX, Numba), used in place on tgc's device of the
+// same ordinal. DLPack's handshake: asked again with tgc's stream, the producer makes that
+// stream wait for its own pending work on the array.
+Tensor cuda_tensor(nb::handle obj, const nb::ndarray<nb::ro>& first, bool borrow) {
+  using namespace nb::literals;
+  const int type = first.device_type();
+  if (type != nb::device::cuda::value && type != nb::device::cuda_managed::value)
+    throw TypeError("an array in memory of DLPack device type " + std::to_string(type) +
+                        " was passed; tgc takes host arrays and CUDA arrays",
+                    "", "copy it to the host first (numpy.asarray, .cpu())");
+  Device& dev = device("cuda:" + std::to_string(first.device_id()));
+  nb::ndarray<nb::ro> array = first;
+  const uintptr_t stream = native_stream(dev);
+  if (stream != 0 && nb::hasattr(obj, "__dlpack__")) {
+    nb::object capsule;
+    try {
+      capsule = obj.attr("__dlpack__")("stream"_a = stream);
+    } catch (const nb::python_error&) {
+      // A producer older than the stream argument: its work is ordered by the legacy default
+      // stream only, which the first import asked for.
+    }
+    if (capsule.is_valid()) array = nb::cast<nb::ndarray<nb::ro>>(capsule);
+  }
+  DType dtype;
+  if (!dtype_of_dlpack(array.dtype(), dtype))
+    no_tgc_dtype("code " + std::to_string(array.dtype().code) + " of " + std::to_string(array.dtype().bits) + " bits");
+  return adopt(array, dtype, dev, borrow);
+}
+
+}  // namespace
+
 Tensor to_tensor(nb::handle obj, bool borrow) {
   nb::object source = nb::borrow(obj);
   nb::ndarray<nb::ro> array;
@@ -149,40 +157,18 @@ Tensor to_tensor(nb::handle obj, bool borrow) {
       throw TypeError("cannot convert a " + std::string(nb::type_name(obj.type()).c_str()) + " to a tensor", "",
                       "pass a NumPy array (or a number or list NumPy can convert) of a tgc dtype");
   }
-  if (array.device_type() != nb::device::cpu::value)
-    throw TypeError("a device array was passed where a host array is expected", "",
-                    "copy it to the host first (numpy.asarray, .cpu())");
+  if (array.device_type() != nb::device::cpu::value && array.device_type() != nb::device::cuda_host::value)
+    return cuda_tensor(obj, array, borrow);
   DType dtype;
   if (!dtype_of_dlpack(array.dtype(), dtype)) {
     if (is_ml_dtypes_bfloat16(obj)) return bfloat16_tensor(obj, borrow);
-    std::string name = nb::cast<std::string>(numpy().attr("asarray")(source).attr("dtype").attr("name"));
-    throw TypeError("arrays of dtype " + name + " have no tgc dtype", "",
-                    "convert with .astype(): tgc has bool, int8, int16, int32, int64, uint8, float16, float32, "
-                    "float64 and ml_dtypes' bfloat16");
+    no_tgc_dtype(nb::cast<std::string>(numpy().attr("asarray")(source).attr("dtype").attr("name")));
   }
-  Shape shape(array.ndim());
-  Strides strides(array.ndim());
-  int64_t last = 0;  // the largest element offset, for the extent of the memory
-  bool positive = true;
-  for (size_t i = 0; i < array.ndim(); ++i) {
-    shape[i] = static_cast<int64_t>(array.shape(i));
-    strides[i] = array.stride(i);
-    positive = positive && strides[i] >= 0;
-    if (shape[i] > 0) last += (shape[i] - 1) * strides[i];
-  }
-  size_t item = dtype_size(dtype);
-  bool aligned = reinterpret_cast<uintptr_t>(array.data()) % item == 0;
-  if (!positive || !aligned) {
-    // Negative strides or unaligned memory: NumPy makes an ordinary copy, which tgc borrows.
-    nb::object copy = numpy().attr("ascontiguousarray")(source);
-    return to_tensor(copy, true);
-  }
-  bool empty = shape_numel(shape) == 0;
-  size_t bytes = empty ? 0 : static_cast<size_t>(last + 1) * item;
-  auto* memory = new BorrowedMemory(const_cast<void*>(array.data()), array);
-  auto buffer = std::make_shared<Buffer>(*memory, bytes);
-  Tensor view = Tensor::view_of(std::move(buffer), dtype, shape, strides, 0);
-  return borrow ? view : view.copy();
+  bool plain = reinterpret_cast<uintptr_t>(array.data()) % dtype_size(dtype) == 0;
+  for (size_t i = 0; i < array.ndim(); ++i) plain = plain && array.stride(i) >= 0;
+  // Negative strides or unaligned memory: NumPy makes an ordinary copy, which tgc borrows.
+  if (!plain) return to_tensor(numpy().attr("ascontiguousarray")(source), true);
+  return adopt(array, dtype, host_device(), borrow);
 }
 
 nb::object to_numpy(const Tensor& value) {

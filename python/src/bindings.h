@@ -21,6 +21,7 @@ void bind_scan(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_conv(nb::module_& m);
 void bind_log(nb::module_& m);
+void bind_interrupts(nb::module_& m);
 
 // Raises tgc.IndexError (a tgc.ValueError and an IndexError) with the error's message.
 void raise_index_error(const Error& e);

@@ -90,6 +90,10 @@ void bind_errors(nb::module_& m) {
       raise(kinds.comm_error, e);
     } catch (const InternalError& e) {
       raise(kinds.internal_error, e);
+    } catch (const InterruptedError&) {
+      // Python's own SIGINT handler ran as well (interrupts.cpp chains to it): what it raises,
+      // KeyboardInterrupt unless the user set another handler, is the exception.
+      if (PyErr_CheckSignals() == 0 && !PyErr_Occurred()) PyErr_SetNone(PyExc_KeyboardInterrupt);
     } catch (const Error& e) {
       raise(kinds.error, e);
     }

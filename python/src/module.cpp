@@ -16,4 +16,5 @@ NB_MODULE(_tgc, m) {
   py::bind_random(m);
   py::bind_conv(m);
   py::bind_log(m);
+  py::bind_interrupts(m);
 }

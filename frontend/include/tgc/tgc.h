@@ -13,6 +13,7 @@
 #include <tgc/grad.h>
 #include <tgc/ifelse.h>
 #include <tgc/indexing.h>
+#include <tgc/interop.h>
 #include <tgc/join.h>
 #include <tgc/linalg.h>
 #include <tgc/math.h>
@@ -27,6 +28,7 @@
 
 #include "runtime/config.h"
 #include "runtime/error.h"
+#include "runtime/interrupt.h"
 #include "runtime/log.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
