@@ -78,7 +78,9 @@ Buffer::Buffer(Device& device, size_t bytes)
     : device_(&device), data_(device.allocate(bytes, device.default_stream())), bytes_(bytes) {}
 
 Buffer::Buffer(Device& device, void* data, size_t bytes, std::function<void()> release)
-    : device_(&device), data_(data), bytes_(bytes), release_(std::move(release)) {}
+    : device_(&device), data_(data), bytes_(bytes), release_(std::move(release)) {
+  if (!release_) release_ = [] {};  // nothing to hand back, but the memory is still not tgc's
+}
 
 Buffer::~Buffer() {
   if (!release_) {

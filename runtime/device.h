@@ -145,6 +145,10 @@ class Buffer {
   long owner_refs() const { return owner_refs_; }
   void set_owner_refs(long n) { owner_refs_ = n; }
 
+  // Memory another library owns (the adopting constructor): tgc reads it and writes it only
+  // as a result it was asked for, never in place of a new value (ensure_output_inplace).
+  bool adopted() const { return static_cast<bool>(release_); }
+
  private:
   Device* device_;
   void* data_;

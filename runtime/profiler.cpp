@@ -83,7 +83,12 @@ void Profiler::begin_call() {
   call_start_ = Clock::now();
 }
 
-void Profiler::end_call() { call_seconds_ += seconds_between(call_start_, Clock::now()); }
+void Profiler::end_call(bool completed) {
+  if (completed)
+    call_seconds_ += seconds_between(call_start_, Clock::now());
+  else
+    --calls_;
+}
 
 void Profiler::record_execute(Clock::time_point start, Clock::time_point end) {
   execute_seconds_ += seconds_between(start, end);

@@ -33,7 +33,9 @@ class Profiler {
 
   // Called by the function around each call (Theano's Function.__call__)...
   void begin_call();
-  void end_call();
+  // A call that failed or was interrupted is not counted among the calls (its nodes' runs
+  // stay in their rows: they ran).
+  void end_call(bool completed = true);
   // ...by the executor around one run of the program (Theano's Function.fn.__call__)...
   void record_execute(Clock::time_point start, Clock::time_point end);
   // ...and by the executor around each thunk.

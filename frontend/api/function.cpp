@@ -399,7 +399,7 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   } catch (...) {
     owner_refs.release();
     clear_bound();
-    if (v.profiler) v.profiler->end_call();
+    if (v.profiler) v.profiler->end_call(/*completed=*/false);
     throw;  // no update was applied: shared variables are as before the call
   }
   owner_refs.release();

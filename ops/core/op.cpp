@@ -52,7 +52,7 @@ Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
                               Device& device) {
   const size_t bytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
   if (!slot.defined() || &slot.device() != &device || slot.dtype() != dtype || slot.shape() != shape ||
-      slot.offset() != 0 || !slot.is_contiguous() || slot.buffer()->bytes() != bytes)
+      slot.offset() != 0 || !slot.is_contiguous() || slot.buffer()->bytes() != bytes || slot.buffer()->adopted())
     return ensure_output(slot, dtype, shape, device);
   long holders = 1;  // the slot itself
   for (size_t i = 0; i < inputs.size(); ++i) {
