@@ -58,6 +58,7 @@ std::span<const LocalRewrite> canonicalize_rules() {
       {"dimshuffle_fill_sink", "dimshuffle(fill(like, 0-d v)) -> fill(dimshuffle(like), v); likewise alloc", &dimshuffle_fill_sink},
       {"fill_to_alloc", "fill(like, v) -> alloc(v, shape) when the shape is static", &fill_to_alloc},
       {"static_reduce_count", "reduce_count(x) -> constant when x's reduced dims are static", &static_reduce_count},
+      {"static_shape_of", "shape_of(x) -> constant when x's shape is static (types or shape facts)", &static_shape_of},
       {"static_reshape_like", "reshape_like(x, like) -> reshape(x, like.shape) (static)", &static_reshape_like},
       {"static_split_like", "split_like(x, a, b) -> split(x, sizes) (static sizes)", &static_split_like},
       {"useless_sum_to_like", "sum_to_like(g, like) -> g when the shapes are provably equal", &useless_sum_to_like},

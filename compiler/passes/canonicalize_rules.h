@@ -72,6 +72,7 @@ std::vector<VarPtr> dimshuffle_dimshuffle(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> useless_alloc(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> static_shape_of(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_split_like(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> useless_stop_gradient(Node& n, const RewriteEnv& env);

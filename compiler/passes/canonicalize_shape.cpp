@@ -1,6 +1,6 @@
 // canonicalize's shape rules: reshapes, dimshuffles, allocations and fills that change
-// nothing, and the run-time-shape ops of gradients (ReduceCount, ReshapeLike, SplitLike)
-// turned into constants or plain static ops where the shapes are known. "Known" is the
+// nothing, and the run-time-shape ops (x.shape, and gradients' ReduceCount, ReshapeLike,
+// SplitLike) turned into constants or plain static ops where the shapes are known. "Known" is the
 // static type's, or ShapeEquivalence's (env.shapes: what the shape facts of shared variables
 // give, docs/optimizations.md#shape-facts). SumToLike and the fill rules that compare
 // symbolic dims are in canonicalize_broadcast.cpp.
@@ -15,6 +15,7 @@
 #include "ops/shape/flatten.h"
 #include "ops/shape/reshape.h"
 #include "ops/shape/reshape_like.h"
+#include "ops/shape/shape_of.h"
 #include "runtime/convert.h"
 
 namespace tgc::canon {
@@ -134,6 +135,13 @@ std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv& env) {
   Tensor value = Tensor::empty(rc->dtype(), {});
   dispatch_dtype(rc->dtype(), [&]<typename T>() { value.data<T>()[0] = convert_value<T>(count); });
   return {Variable::constant(value)};
+}
+
+std::vector<VarPtr> static_shape_of(Node& n, const RewriteEnv& env) {
+  if (!op_of<ShapeOf>(n)) return {};
+  const std::optional<Shape> shape = known_shape(*n.inputs()[0], env.shapes);
+  if (!shape) return {};
+  return {Variable::constant(Tensor::from_vector(std::vector<int64_t>(shape->begin(), shape->end())))};
 }
 
 std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv& env) {

@@ -10,6 +10,7 @@
 #include "compiler/kernel/composite_op.h"
 #include "compiler/scan/scan_op.h"
 #include "ops/core/apply.h"
+#include "ops/shape/shape_of.h"
 #include "ops/transfer/transfer.h"
 
 namespace tgc {
@@ -22,6 +23,7 @@ bool is_marker(const Node& n) { return dynamic_cast<const HostToDevice*>(&n.op()
 
 // Removes every transfer node: on the host they are identities.
 std::string host_reason(const Node& n, const PlacementTarget& target) {
+  if (reads_only_metadata(n.op())) return "reads only the shape of its input, which stays where it is";
   std::string reason = target.host_reason ? target.host_reason(n) : "";
   return reason.empty() ? "no device implementation of " + n.op().op_class() : reason;
 }
@@ -97,6 +99,12 @@ class Placer {
     if (reasons_) {
       if (at == DeviceKind::Host) (*reasons_)[&n] = host_reason(n, target_);
       else reasons_->erase(&n);
+    }
+    // A node that reads only its inputs' shapes (x.shape) takes them where they are: a device
+    // tensor is not copied to the host to have its shape read.
+    if (reads_only_metadata(n.op())) {
+      for (int k = 0; k < n.num_outputs(); ++k) location_[n.output_raw(k)] = at;
+      return;
     }
     for (size_t i = 0; i < n.inputs().size(); ++i) {
       VarPtr in = moved(n.inputs()[i], at);

@@ -34,6 +34,7 @@
 #include "ops/collective/collective_op.h"
 #include "ops/core/graph.h"
 #include "ops/reduce/reduce_axes.h"
+#include "ops/shape/shape_of.h"
 #include "ops/transfer/transfer.h"
 #include "runtime/call_replay.h"
 #include "runtime/compile_log.h"
@@ -108,13 +109,14 @@ std::unordered_set<const SharedValue*> device_kept_shared(const Graph& graph, si
 // assert_no_cpu_op: names every node the placement left on the host of a GPU function, in
 // the user's names, with the placement's reason. Only the function's own way in and out is
 // exempt: the transfers that bring its host inputs over and take its host outputs back (and
-// the user's own gpu_from_host / host_from_gpu markers, which placement made transfers).
+// the user's own gpu_from_host / host_from_gpu markers, which placement made transfers), and
+// nodes that read only a shape (x.shape: metadata, no element leaves the device).
 void check_cpu_ops(const Graph& graph, const std::unordered_map<const Node*, std::string>& reasons,
                    const Config& config, const std::string& fn, std::vector<std::string>& warnings) {
   if (config.assert_no_cpu_op == "ignore") return;
   std::vector<std::string> left;
   for (Node* n : graph.toposort()) {
-    if (n->placement() != DeviceKind::Host || n->op().is_transfer()) continue;
+    if (n->placement() != DeviceKind::Host || n->op().is_transfer() || reads_only_metadata(n->op())) continue;
     auto it = reasons.find(n);
     const std::string reason =
         it != reasons.end() ? it->second : "no device implementation of " + n->op().op_class();

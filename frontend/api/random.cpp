@@ -20,6 +20,7 @@
 #include "ops/random/philox.h"
 #include "ops/random/random_draw.h"
 #include "ops/random/random_permutation.h"
+#include "ops/shape/shape_of.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -41,6 +42,8 @@ Tensor state_value(uint64_t seed, uint64_t index) {
 // made, so a draw that fails takes no stream number: later draws keep their keys.
 Var draw(const std::function<Shared()>& make_state, std::shared_ptr<const Op> op, const DrawSize& size) {
   VarPtr like = size.like.defined() ? checked_ptr(size.like) : nullptr;
+  // Theano's size=x.shape (shape_of(x)): x's shape, not the shape of the shape vector.
+  if (like && like->owner() && reads_only_metadata(like->owner()->op())) like = like->owner()->inputs()[0];
   const Shared state = make_state();
   std::vector<VarPtr> inputs = {state.ptr()};
   if (like) inputs.push_back(like);

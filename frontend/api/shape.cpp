@@ -1,4 +1,4 @@
-// Frontend API: shape manipulation, built from the Reshape, Flatten and DimShuffle ops.
+// Frontend API: shape manipulation, built from the Reshape, Flatten, DimShuffle and ShapeOf ops.
 #include <tgc/shape.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "ops/shape/dimshuffle.h"
 #include "ops/shape/flatten.h"
 #include "ops/shape/reshape.h"
+#include "ops/shape/shape_of.h"
 
 namespace tgc {
 
@@ -26,6 +27,8 @@ Var reshape(const Var& x, const std::vector<int64_t>& shape) {
 }
 
 Var flatten(const Var& x, int ndim) { return Var(apply1(std::make_shared<Flatten>(ndim), {checked_ptr(x)})); }
+
+Var shape_of(const Var& x) { return Var(apply1(std::make_shared<ShapeOf>(), {checked_ptr(x)})); }
 
 Var dimshuffle(const Var& x, const std::vector<int>& pattern) {
   return Var(apply1(std::make_shared<DimShuffle>(pattern), {checked_ptr(x)}));

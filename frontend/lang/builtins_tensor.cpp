@@ -132,6 +132,8 @@ std::vector<BuiltinRow> tensor_builtins(Family family) {
            [](Args& a) -> Value { return squeeze(a.var("x"), a.axes("axis")); }, kTensorMethod},
           {"expand_dims", "x, axis", "inserts a size-1 axis at axis",
            [](Args& a) -> Value { return expand_dims(a.var("x"), a.axis_int("axis")); }},
+          {"shape_of", "x", "x's shape as a symbolic int64 vector, read when the function runs (x.shape is the dims known now)",
+           [](Args& a) -> Value { return shape_of(a.var("x")); }},
       };
     case Family::Indexing:
       return {

@@ -48,6 +48,10 @@ Var as_var(nb::handle obj);
 Operand as_operand(nb::handle obj);
 // Axes from Python: None (all), an int, or a sequence of ints.
 Axes as_axes(nb::handle obj);
+// A shape from Python: an int or a sequence of ints. A symbolic entry (x.shape[0]) is a
+// tgc.TypeError saying sizes are numbers; reject_symbolic_size checks one value the same way.
+std::vector<int64_t> as_shape(nb::handle obj);
+void reject_symbolic_size(nb::handle obj);
 // A dtype from Python: a name ("float32"), a numpy.dtype or a numpy scalar type.
 DType as_dtype(nb::handle obj);
 

@@ -17,11 +17,6 @@ std::vector<Var> as_vars(nb::handle seq) {
   return out;
 }
 
-std::vector<int64_t> as_shape(nb::handle obj) {
-  if (PyLong_Check(obj.ptr())) return {nb::cast<int64_t>(obj)};
-  return nb::cast<std::vector<int64_t>>(obj);
-}
-
 std::optional<DType> opt_dtype(nb::handle dt) {
   if (dt.is_none()) return std::nullopt;
   return as_dtype(dt);
@@ -150,6 +145,9 @@ void bind_shapes(nb::module_& m) {
         nb::arg("axis") = nb::none(), "Removes size-1 axes (None: the statically broadcastable ones).");
   m.def("expand_dims", [](nb::handle x, int axis) { return expand_dims(as_var(x), axis); }, nb::arg("x"),
         nb::arg("axis"), "Inserts a size-1 axis at axis.");
+  m.def("shape", [](nb::handle x) { return shape_of(as_var(x)); }, nb::arg("x"),
+        "Theano's T.shape(x), x.shape: the shape as a symbolic int64 vector (x.shape[0] a scalar), read "
+        "from x's metadata only; a constant where the compiler knows it.");
   m.def("concatenate", [](nb::handle xs, int axis) { return concatenate(as_vars(xs), axis); }, nb::arg("tensors"),
         nb::arg("axis") = 0, "Joins tensors along an existing axis.");
   m.def("stack", [](nb::handle xs, int axis) { return stack(as_vars(xs), axis); }, nb::arg("tensors"),
@@ -180,9 +178,11 @@ void bind_creation(nb::module_& m) {
   m.def("fill", [](nb::handle like, nb::handle v) { return fill(as_var(like), as_var(v)); }, nb::arg("like"),
         nb::arg("value"), "Theano's fill: like's shape, value's dtype.");
   m.def("arange",
-        [](double start, std::optional<double> stop, double step, nb::handle dt) {
-          if (!stop) return arange(0, start, step, opt_dtype(dt));
-          return arange(start, *stop, step, opt_dtype(dt));
+        [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dt) {
+          for (nb::handle b : {start, stop, step}) reject_symbolic_size(b);  // a clear error for x.shape[0]
+          const double first = nb::cast<double>(start), by = nb::cast<double>(step);
+          if (stop.is_none()) return arange(0, first, by, opt_dtype(dt));
+          return arange(first, nb::cast<double>(stop), by, opt_dtype(dt));
         },
         nb::arg("start"), nb::arg("stop") = nb::none(), nb::arg("step") = 1, nb::arg("dtype") = nb::none(),
         "NumPy's arange (int64 for whole numbers, else floatX).");

@@ -112,6 +112,32 @@ Operand as_operand(nb::handle obj) {
   return Operand(constant(to_tensor(obj, false)));
 }
 
+namespace {
+
+// A symbolic value where a size must be a number (x.shape[0] given to reshape, zeros, arange):
+// tgc's shapes are fixed when the graph is built.
+[[noreturn]] void symbolic_size() {
+  throw TypeError("a size is a symbolic value (such as x.shape[0]); sizes of new tensors, reshape targets and "
+                  "arange bounds are numbers",
+                  "", "use x.static_shape (the dims known while building), -1 in reshape, or zeros_like(x) / "
+                      "ones_like(x); x.shape[i] itself works in arithmetic");
+}
+
+}  // namespace
+
+void reject_symbolic_size(nb::handle obj) {
+  if (nb::isinstance<Var>(obj)) symbolic_size();
+}
+
+std::vector<int64_t> as_shape(nb::handle obj) {
+  if (PyLong_Check(obj.ptr())) return {nb::cast<int64_t>(obj)};
+  reject_symbolic_size(obj);
+  if (nb::isinstance<nb::sequence>(obj))
+    for (nb::handle d : obj) reject_symbolic_size(d);
+  return nb::cast<std::vector<int64_t>>(obj);
+}
+
+
 Axes as_axes(nb::handle obj) {
   if (obj.is_none()) return Axes();
   if (PyLong_Check(obj.ptr())) return Axes(nb::cast<int>(obj));
@@ -136,6 +162,10 @@ void bind_var(nb::module_& m) {
                    "The dims known while building the graph: ints, None where unknown.")
       .def_prop_rw("name", [](const Var& x) { return x.name(); },
                    [](Var& x, const std::string& n) { x.named(n); }, "The variable's name (errors and profiles use it).")
+      .def_prop_ro("shape", [](const Var& x) { return shape_of(x); },
+                   "Theano's x.shape: the shape as a symbolic int64 vector (x.shape[0] a symbolic scalar), "
+                   "usable in arithmetic; a constant where the compiler knows it. static_shape gives the dims "
+                   "known while building.")
       .def_prop_ro("T", &Var::T, "The tensor with its axes reversed (a view).")
       .def("transpose", [](const Var& x, nb::args axes) {
              std::vector<int> perm;
@@ -144,10 +174,8 @@ void bind_var(nb::module_& m) {
              return transpose(x, perm);
            }, "Permutes the axes (NumPy's transpose); none given reverses them.")
       .def("reshape", [](const Var& x, nb::args shape) {
-             std::vector<int64_t> s;
-             if (shape.size() == 1 && !PyLong_Check(shape[0].ptr())) s = nb::cast<std::vector<int64_t>>(shape[0]);
-             else for (nb::handle a : shape) s.push_back(nb::cast<int64_t>(a));
-             return reshape(x, s);
+             nb::object target = shape.size() == 1 ? nb::object(shape[0]) : nb::object(shape);
+             return reshape(x, as_shape(target));
            }, "NumPy's reshape: x.reshape((2, -1)) or x.reshape(2, -1); one dim may be -1.")
       .def("flatten", &Var::flatten, nb::arg("ndim") = 1,
            "Keeps the first ndim-1 axes and merges the rest (ndim=1: a vector).")

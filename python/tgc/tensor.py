@@ -17,7 +17,7 @@ from ._tgc import (  # noqa: F401  (re-exported: the module's public names)
     logical_and, logical_or, logical_xor, arctan2, clip, where, switch, cast,
     sum, prod, mean, max, min, all, any, logsumexp, argmax, argmin,
     dot, batched_dot, matmul, outer, softmax, log_softmax,
-    reshape, flatten, transpose, squeeze, expand_dims, concatenate, stack, split,
+    reshape, flatten, transpose, squeeze, expand_dims, shape, concatenate, stack, split,
     set_subtensor, inc_subtensor, take,
     alloc, zeros, ones, zeros_like, ones_like, fill, arange, eye,
     grad, stop_gradient, jacobian, hessian, Lop,

@@ -75,6 +75,38 @@ def test_transpose_reshape_dimshuffle():
     np.testing.assert_array_equal(d, a.T[:, None, :])
 
 
+def test_symbolic_shape_in_arithmetic():
+    # Theano's x.shape: a symbolic int64 vector, read on each call.
+    m = T.matrix("m")
+    assert m.shape.dtype == "int64" and m.shape.ndim == 1
+    f = tgc.function([m], [m.shape, T.shape(m)[1], m.sum(axis=0) / m.shape[0]])
+    s, cols, mean = f(np.arange(6, dtype=np.float32).reshape(3, 2))
+    np.testing.assert_array_equal(s, [3, 2])
+    assert cols == 2
+    np.testing.assert_allclose(mean, [2, 3])
+    s, _, _ = f(np.ones((5, 4), dtype=np.float32))
+    np.testing.assert_array_equal(s, [5, 4])
+
+
+def test_a_draw_of_size_x_shape_takes_xs_shape():
+    # Theano's dropout idiom: srng.binomial(size=h.shape, p=0.5) draws one value per element of h.
+    h = T.matrix("h")
+    rng = tgc.RandomStreams(3)
+    mask = rng.binomial(size=h.shape, p=0.5, dtype="float32")
+    out = tgc.function([h], h * mask)(np.ones((4, 5), dtype=np.float32))
+    assert out.shape == (4, 5)
+    assert set(np.unique(out)) <= {0.0, 1.0}
+
+
+def test_a_symbolic_size_is_a_clear_error():
+    m = T.matrix("m")
+    for build in (lambda: T.zeros((m.shape[0], 3)), lambda: T.arange(m.shape[0]), lambda: m.reshape((m.shape[0], -1)),
+                  lambda: T.reshape(m, (m.shape[1], -1))):
+        with pytest.raises(tgc.TypeError, match="a size is a symbolic value") as info:
+            build()
+        assert "static_shape" in str(info.value)
+
+
 def test_indexing():
     m = T.matrix("m")
     a = np.arange(12, dtype=np.float32).reshape(3, 4)

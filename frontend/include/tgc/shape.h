@@ -1,5 +1,5 @@
 // Public API: shape manipulation — reshape, flatten, dimshuffle, transpose, squeeze and
-// expand_dims (all views of their input where the layout allows).
+// expand_dims (all views of their input where the layout allows) — and shape_of (x.shape).
 #pragma once
 
 #include <cstdint>
@@ -23,5 +23,10 @@ Var transpose(const Var& x, const std::vector<int>& perm = {});
 Var squeeze(const Var& x, Axes axes = {});
 // Inserts a size-1 axis at `axis` (in -(ndim+1) .. ndim, like NumPy).
 Var expand_dims(const Var& x, int axis);
+// Theano's x.shape: x's shape as a symbolic int64 vector (shape_of(x)[0] is the first dim),
+// computed from x's metadata alone (on a GPU, x is not copied for it) and a constant when
+// the compiler knows the shape. Sizes that ops take as arguments (reshape, zeros, arange)
+// are numbers, not these.
+Var shape_of(const Var& x);
 
 }  // namespace tgc

@@ -1,6 +1,7 @@
 // ReduceCount and SumToLike on each GPU API: the gradients of a mean and of a
 // broadcast stay on the device (the only transfers are the function's own inputs and
-// outputs), match the cpu, and a size-1 dim broadcast at run time still sums correctly.
+// outputs), match the cpu, and a size-1 dim broadcast at run time still sums correctly;
+// x.shape of a device value reads no element of it.
 #include "backends/gpu/shape_op_thunks.h"
 
 #include <gtest/gtest.h>
@@ -39,6 +40,23 @@ TEST(GpuShapeOps, GradientsOfAMeanAndABroadcastStayOnTheDevice) {
   // One per input; the gradient's seed is a 0-d constant folded into a kernel (it was a
   // (1,)-shaped one, copied by the linker); the mean's count and SumToLike move nothing.
   EXPECT_EQ(count_of(f, "HostToDevice"), 2) << "one per input";
+}
+
+TEST(GpuShapeOps, ShapeOfADeviceValueReadsNoElement) {
+  TGC_REQUIRE_GPU();
+  // x.shape of a value computed on the device: read from its metadata on the host, with no
+  // transfer of the value, and no host node for assert_no_cpu_op to refuse.
+  Var x = matrix("x", DType::Float32);
+  Var e = exp(x);
+  Var mean_by_hand = sum(e, {0}) / cast(shape_of(e)[0], DType::Float32);
+  FunctionOptions options = on(gpu_test::api());
+  options.config["assert_no_cpu_op"] = "raise";
+  Function f = function({x}, {shape_of(e), mean_by_hand}, {}, options);
+  EXPECT_EQ(count_of(f, "DeviceToHost"), 1) << "the mean's way back only";
+  const Tensor a = uniform({6, 3}, 7);
+  std::vector<Tensor> r = f({a});
+  EXPECT_EQ(r[0].to_host().to_vector<int64_t>(), (std::vector<int64_t>{6, 3}));
+  expect_matches_cpu({x}, {mean_by_hand}, {a}, 1e-5, 1e-6);
 }
 
 TEST(GpuShapeOps, SumToLikeSumsADimBroadcastAtRunTime) {

@@ -99,6 +99,23 @@ TEST(Placement, HostNodesReadADeviceValueThroughOneTransfer) {
   EXPECT_EQ(to_host, 1) << g.str();
 }
 
+TEST(Placement, AShapeIsReadWhereTheTensorIsWithoutATransfer) {
+  Shared x = float32_shared("x");
+  Var e = exp(x);
+  // x.shape of a device value: the Shape node runs on the host and reads the device value's
+  // metadata; nothing brings e to the host.
+  Graph g = placed({}, {shape_of(e)}, device_context());
+  int transfers = 0;
+  for (Node* n : g.toposort()) {
+    transfers += n->op().is_transfer();
+    if (n->op().op_class() == "Shape") {
+      EXPECT_EQ(n->placement(), DeviceKind::Host);
+      EXPECT_EQ(placed_op_name(*n->inputs()[0]->owner()), "GpuElemwise{exp}") << g.str();
+    }
+  }
+  EXPECT_EQ(transfers, 0) << g.str();
+}
+
 TEST(Placement, SharedUpdatesStayOnTheDevice) {
   Shared w = float32_shared("w");
   // Outputs: the user's (host) and the update of w (device, where w lives).
