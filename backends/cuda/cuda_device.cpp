@@ -190,8 +190,18 @@ cfam::DeviceLimits CudaDevice::limits() const {
                             cfam::long_reduction(cfam::Dialect::Cuda)};
 }
 
+namespace {
+
+// Blocks are whole multiples of 16 bytes: NCCL's kernels read a buffer's last bytes as whole
+// 4- to 16-byte words (a 1-byte uint8 all_reduce reads 4 bytes, which compute-sanitizer
+// reports as out of bounds), and size classes that close together share the free lists.
+size_t block_bytes(size_t bytes) { return (bytes + 15) & ~size_t{15}; }
+
+}  // namespace
+
 void* CudaDevice::allocate(size_t bytes, Stream& stream) {
   if (bytes == 0) return nullptr;
+  bytes = block_bytes(bytes);
   cudaStream_t s = stream_of(stream).get();
   bool capturing = false;
   {
@@ -240,6 +250,7 @@ void* CudaDevice::allocate(size_t bytes, Stream& stream) {
 
 void CudaDevice::deallocate(void* ptr, size_t bytes, Stream& stream) {
   if (!ptr) return;
+  bytes = block_bytes(bytes);  // the block allocate() gave
   stream_of(stream);  // checks that the block was this device's stream's
   {
     std::lock_guard<std::mutex> lock(free_mutex_);

@@ -1,6 +1,7 @@
-// CudaDevice on a real GPU (label gpu): the pool allocator reaches a steady state, copies
-// round-trip through the staging ring and pinned memory, small copies run as the copy
-// kernel, timers measure without waiting. Strided views: tests/backends/gpu.
+// CudaDevice on a real GPU (label gpu): the pool allocator reaches a steady state and hands
+// out whole multiples of 16 bytes, copies round-trip through the staging ring and pinned
+// memory, small copies run as the copy kernel, timers measure without waiting. Strided
+// views: tests/backends/gpu.
 #include "backends/cuda/cuda_device.h"
 
 #include <gtest/gtest.h>
@@ -42,6 +43,22 @@ TEST(CudaDevice, PoolAllocatorAllocatesNothingNewInSteadyState) {
   dev.synchronize();
   EXPECT_EQ(dev.pool_reserved_bytes(), reserved) << "the pool reserved more memory in steady state";
   EXPECT_EQ(dev.pool_reserved_high(), high) << "the pool's high-water mark grew in steady state";
+}
+
+TEST(CudaDevice, BlocksAreWholeMultiplesOf16Bytes) {
+  TGC_REQUIRE_CUDA();
+  // NCCL reads a buffer's last bytes as whole words (cuda_device.cpp): a 1-byte block is 16
+  // bytes, so a freed 1-byte block serves the next request of up to 16 bytes.
+  CudaDevice& dev = cuda::cuda_device(0);
+  void* one = dev.allocate(1, dev.default_stream());
+  dev.deallocate(one, 1, dev.default_stream());
+  void* sixteen = dev.allocate(16, dev.default_stream());
+  EXPECT_EQ(sixteen, one) << "the 1-byte block was not a 16-byte one";
+  dev.deallocate(sixteen, 16, dev.default_stream());
+  void* seventeen = dev.allocate(17, dev.default_stream());
+  EXPECT_NE(seventeen, one) << "17 bytes need a 32-byte block";
+  dev.deallocate(seventeen, 17, dev.default_stream());
+  dev.synchronize();
 }
 
 TEST(CudaDevice, CopiesRoundTripAtEverySize) {
