@@ -4,6 +4,7 @@
 #include <chrono>
 #include <unordered_set>
 
+#include "compiler/passes/bucket_collectives.h"
 #include "compiler/passes/canonicalize.h"
 #include "compiler/passes/constant_fold.h"
 #include "compiler/passes/conv_epilogue.h"
@@ -61,6 +62,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"mixed_precision", "float32", mixed_precision, "mixed_precision=bfloat16|float16: float32 products multiply half copies of their operands (tensor cores) and read back as float32; before specialize, so gemm takes the half product"},
       {"half_products", "float32", half_products, "a half product the device cannot run (OpenCL) multiplies float32 copies there and rounds once, instead of going to the host"},
       // --- specialize ---
+      {"bucket_collectives", "specialize", bucket_collectives, "data parallel: the all_reduces of small gradients, consecutive in the backward pass, -> one all_reduce of their concatenation (DDP's buckets): one collective call's latency instead of one per gradient; before specialize, whose gemms shape facts do not see through"},
       {"sparse_update", "specialize", sparse_update, "x - c*inc_subtensor(zeros_like(x)[i], v) -> inc_subtensor(x[i], -c*v): an update touches only the rows it scatters to", sparse_update_rules},
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       {"merge_specialized", "specialize", merge, "specialize makes duplicates (each fill's cast of its like): one node each before fusion"},

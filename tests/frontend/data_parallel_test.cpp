@@ -1,8 +1,8 @@
 // Data-parallel functions (FunctionOptions::data_parallel, compiler/data_parallel.h) over the
 // in-process ranks of tests/support/thread_world.h: training on 2 and 3 ranks gives the
 // parameters and costs of one process on the whole batch (float64, 1e-12); the compiler
-// keeps the MLP's work split (collectives only for the gradients and the cost); bad splits
-// are clear errors. The same training under mpirun, over MPI, is tests/frontend/mpi/.
+// keeps the MLP's work split (collectives only for the gradients and the cost, the small ones
+// in one bucket); bad splits are clear errors. The same training under mpirun, over MPI, is tests/frontend/mpi/.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -35,7 +35,8 @@ Batches make_batches() {
 }
 
 struct Mlp {
-  Var x = matrix("x", DType::Float64), y = matrix("y", DType::Float64);
+  // Rows of unknown count, columns of known size (as a dataset's inputs are declared).
+  Var x = tensor("x", DType::Float64, {kUnknownDim, kIn}), y = tensor("y", DType::Float64, {kUnknownDim, kClasses});
   std::vector<Shared> params;
   Var loss, logits;
   Updates updates;
@@ -154,6 +155,29 @@ TEST(DataParallel, TheMlpStepMovesOnlyGradientsAndTheCost) {
   EXPECT_EQ(reduces, 5) << local.str();
   EXPECT_EQ(gathers, 0) << local.str();
   EXPECT_THAT(notes, ::testing::IsEmpty());
+}
+
+// The cost's and the four small gradients' sums share one all_reduce (bucket_collectives:
+// DDP's buckets) and still give one process's training (EqualsOneProcessOnTheWholeBatch runs
+// with them); without the pass each keeps its own.
+TEST(DataParallel, SmallGradientsShareOneAllReduce) {
+  test::ThreadWorld world(2);
+  std::vector<int> bucketed(2), alone(2);
+  world.run([&](int rank, const CommGroupPtr& group) {
+    auto all_reduces = [](const Function& f) {
+      int n = 0;
+      for (const std::string& node : f.toposort()) n += node.rfind("AllReduce{sum", 0) == 0;
+      return n;
+    };
+    Mlp m;
+    bucketed[rank] = all_reduces(m.compile(group));
+    FunctionOptions o;
+    o.data_parallel = {.split = {{m.x, 0}, {m.y, 0}}, .group = group};
+    o.config = {{"optimizer_excluding", "bucket_collectives"}};
+    alone[rank] = all_reduces(function({m.x, m.y}, {m.loss, m.logits}, m.updates, o));
+  });
+  EXPECT_EQ(bucketed, (std::vector<int>{1, 1}));
+  EXPECT_EQ(alone, (std::vector<int>{5, 5}));
 }
 
 // A dataset kept in shared variables (on a GPU it stays on the device): each rank's split
