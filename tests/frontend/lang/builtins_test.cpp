@@ -37,6 +37,7 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"reshape", "reshape(m, -1)"}, {"flatten", "flatten(t3, 2)"}, {"dimshuffle", "dimshuffle(x, 'x', 0)"},
       {"transpose", "transpose(m, 1, 0)"}, {"squeeze", "squeeze(dimshuffle(x, 'x', 0))"},
       {"expand_dims", "expand_dims(x, 0)"},
+      {"shape_of", "shape_of(x)"},
       {"set_subtensor", "set_subtensor(x[0], 1)"}, {"inc_subtensor", "inc_subtensor(x[1:], x[:-1])"},
       {"take", "take(x, i)"}, {"ifelse", "ifelse(x.sum() > 0, x, -x)"},
       {"concatenate", "concatenate([x, x])"}, {"stack", "stack([x, x], axis=1)"}, {"split", "split(x, [1, 2])"},
