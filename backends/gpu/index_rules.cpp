@@ -4,6 +4,7 @@
 #include "backends/gpu/index_thunks.h"
 #include "ops/alloc/alloc.h"
 #include "ops/alloc/arange.h"
+#include "ops/alloc/arange_like.h"
 #include "ops/alloc/eye.h"
 #include "ops/join/join.h"
 #include "ops/join/split.h"
@@ -40,7 +41,7 @@ const DeviceOpRule kRules[] = {
      [](GpuDevice& d, const Node& n, const Config& c) { return make_arg_reduce_thunk(d, n, c); }, true},
     {"join", [](const Node& n) { return is_one_of<Concatenate, Stack>(n); }, index_op_declines,
      [](GpuDevice& d, const Node& n, const Config& c) { return make_join_thunk(d, n, c); }, true, 0, true},
-    {"fill", [](const Node& n) { return is_one_of<Alloc, Fill, Arange, Eye>(n); }, index_op_declines,
+    {"fill", [](const Node& n) { return is_one_of<Alloc, Fill, Arange, ArangeLike, Eye>(n); }, index_op_declines,
      [](GpuDevice& d, const Node& n, const Config& c) { return make_fill_thunk(d, n, c); }, true, 0, true},
 };
 

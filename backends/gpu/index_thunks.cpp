@@ -18,6 +18,7 @@
 #include "ops/elemwise/broadcast.h"
 #include "ops/alloc/alloc.h"
 #include "ops/alloc/arange.h"
+#include "ops/alloc/arange_like.h"
 #include "ops/alloc/eye.h"
 #include "ops/join/join.h"
 #include "ops/join/split.h"
@@ -582,27 +583,37 @@ void join(Kernels& k, const Op& op, const std::vector<Tensor>& inputs, std::vect
                    on_device(k.device, inputs[i]), false);
 }
 
+// n values start, start + step, ... of `dtype` into outputs[0] (Arange, ArangeLike).
+void launch_arange(Kernels& k, std::vector<Tensor>& outputs, DType dtype, double start, double step, int64_t n) {
+  using namespace cfam::ixp;
+  Tensor& out = ensure_output(outputs[0], dtype, {n}, k.device);
+  if (n == 0) return;
+  Blob b = new_blob();
+  b[kN] = n;
+  dispatch_dtype(dtype, [&]<typename T>() {
+    const T first = convert_value<T>(start);
+    const T second = convert_value<T>(start + step);
+    if constexpr (is_float_type_v<T>) {
+      const double f = first, s2 = second;
+      std::memcpy(&b[kRFirst], &f, 8);
+      std::memcpy(&b[kRSecond], &s2, 8);
+    } else {
+      b[kRFirst] = static_cast<int64_t>(first);
+      b[kRDelta] = static_cast<int64_t>(second) - static_cast<int64_t>(first);
+    }
+  });
+  k.launch({IndexOp::Arange, dtype}, n, b, {operand(out)});
+}
+
 void fill(Kernels& k, const Op& op, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
   using namespace cfam::ixp;
   if (const auto* ar = dynamic_cast<const Arange*>(&op)) {
-    const int64_t n = ar->length();
-    Tensor& out = ensure_output(outputs[0], ar->dtype(), {n}, k.device);
-    if (n == 0) return;
-    Blob b = new_blob();
-    b[kN] = n;
-    dispatch_dtype(ar->dtype(), [&]<typename T>() {
-      const T first = convert_value<T>(ar->start());
-      const T second = convert_value<T>(ar->start() + ar->step());
-      if constexpr (is_float_type_v<T>) {
-        const double f = first, s2 = second;
-        std::memcpy(&b[kRFirst], &f, 8);
-        std::memcpy(&b[kRSecond], &s2, 8);
-      } else {
-        b[kRFirst] = static_cast<int64_t>(first);
-        b[kRDelta] = static_cast<int64_t>(second) - static_cast<int64_t>(first);
-      }
-    });
-    k.launch({IndexOp::Arange, ar->dtype()}, n, b, {operand(out)});
+    launch_arange(k, outputs, ar->dtype(), ar->start(), ar->step(), ar->length());
+    return;
+  }
+  if (const auto* like = dynamic_cast<const ArangeLike*>(&op)) {
+    // The like tensor's shape only: it may still be on the host (placement moves nothing for it).
+    launch_arange(k, outputs, DType::Int64, 0, 1, inputs[0].shape().at(like->axis()));
     return;
   }
   if (const auto* eye = dynamic_cast<const Eye*>(&op)) {

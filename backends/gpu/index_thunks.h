@@ -27,7 +27,7 @@ ThunkFn make_inc_subtensor_thunk(GpuDevice& device, const Node& node, const Conf
 ThunkFn make_arg_reduce_thunk(GpuDevice& device, const Node& node, const Config& config);
 // Concatenate, Stack: copies into offset views of the result.
 ThunkFn make_join_thunk(GpuDevice& device, const Node& node, const Config& config);
-// Alloc, Fill (a broadcast assign), Arange, Eye.
+// Alloc, Fill (a broadcast assign), Arange, ArangeLike, Eye.
 ThunkFn make_fill_thunk(GpuDevice& device, const Node& node, const Config& config);
 
 // Why these thunks cannot run `node` ("" when they can): index forms, dtypes, ranks.

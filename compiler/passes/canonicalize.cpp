@@ -59,6 +59,7 @@ std::span<const LocalRewrite> canonicalize_rules() {
       {"fill_to_alloc", "fill(like, v) -> alloc(v, shape) when the shape is static", &fill_to_alloc},
       {"static_reduce_count", "reduce_count(x) -> constant when x's reduced dims are static", &static_reduce_count},
       {"static_shape_of", "shape_of(x) -> constant when x's shape is static (types or shape facts)", &static_shape_of},
+      {"static_arange_like", "arange(x.shape[i]) -> arange(n) when x's dim i is static (types or shape facts)", &static_arange_like},
       {"static_reshape_like", "reshape_like(x, like) -> reshape(x, like.shape) (static)", &static_reshape_like},
       {"static_split_like", "split_like(x, a, b) -> split(x, sizes) (static sizes)", &static_split_like},
       {"useless_sum_to_like", "sum_to_like(g, like) -> g when the shapes are provably equal", &useless_sum_to_like},

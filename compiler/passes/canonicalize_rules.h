@@ -73,6 +73,7 @@ std::vector<VarPtr> useless_alloc(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_shape_of(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> static_arange_like(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> static_split_like(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> useless_stop_gradient(Node& n, const RewriteEnv& env);

@@ -1,11 +1,13 @@
 // canonicalize's shape rules: reshapes, dimshuffles, allocations and fills that change
-// nothing, and the run-time-shape ops (x.shape, and gradients' ReduceCount, ReshapeLike,
-// SplitLike) turned into constants or plain static ops where the shapes are known. "Known" is the
+// nothing, and the run-time-shape ops (x.shape, arange(x.shape[i]), and gradients'
+// ReduceCount, ReshapeLike, SplitLike) turned into constants or plain static ops where the shapes are known. "Known" is the
 // static type's, or ShapeEquivalence's (env.shapes: what the shape facts of shared variables
 // give, docs/optimizations.md#shape-facts). SumToLike and the fill rules that compare
 // symbolic dims are in canonicalize_broadcast.cpp.
 #include "compiler/passes/canonicalize_rules.h"
 #include "ops/alloc/alloc.h"
+#include "ops/alloc/arange.h"
+#include "ops/alloc/arange_like.h"
 #include "ops/core/apply.h"
 #include "ops/gradient/stop_gradient.h"
 #include "ops/join/split.h"
@@ -142,6 +144,14 @@ std::vector<VarPtr> static_shape_of(Node& n, const RewriteEnv& env) {
   const std::optional<Shape> shape = known_shape(*n.inputs()[0], env.shapes);
   if (!shape) return {};
   return {Variable::constant(Tensor::from_vector(std::vector<int64_t>(shape->begin(), shape->end())))};
+}
+
+std::vector<VarPtr> static_arange_like(Node& n, const RewriteEnv& env) {
+  const auto* a = op_of<ArangeLike>(n);
+  if (!a) return {};
+  const std::optional<int64_t> size = known_dims(*n.inputs()[0], env.shapes).at(a->axis());
+  if (!size) return {};
+  return {apply1(std::make_shared<Arange>(0, static_cast<double>(*size), 1, DType::Int64), {})};
 }
 
 std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv& env) {

@@ -112,6 +112,9 @@ Value full_(Args& a) {
 }
 
 Value arange_(Args& a) {
+  // arange(shape_of(y)[0]): the indices of a dim known only when the function runs.
+  if (a.value("start").is_var() && a.is_none("stop"))
+    return tgc::arange(a.var("start"));
   double start = a.number("start"), stop = 0, step = a.number("step");
   if (a.is_none("stop")) {
     stop = start;
@@ -214,7 +217,8 @@ std::vector<BuiltinRow> value_builtins() {
       {"ones", "*shape, dtype=\"float64\"", "ones of a shape",
        [](Args& a) -> Value { return Tensor::full(a.required_dtype("dtype"), rest_shape(a), 1); }},
       {"full", "shape, fill_value, dtype=None", "fill_value everywhere; dtype from fill_value (int64, float64 or bool)", full_},
-      {"arange", "start, stop=None, step=1, dtype=None", "evenly spaced values in [start, stop); int64 for integers",
+      {"arange", "start, stop=None, step=1, dtype=None",
+       "evenly spaced values in [start, stop); int64 for integers; arange(shape_of(y)[0]): y's row indices, sized when the function runs",
        arange_},
       {"eye", "N, M=None, k=0, dtype=\"float64\"", "N x M with ones on the k-th diagonal", eye_},
       {"array", "object, dtype=None", "an array from nested lists: bools give bool, integers int64, floats floatX",

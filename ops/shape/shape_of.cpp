@@ -1,6 +1,8 @@
 // ShapeOf's rules: the shape as an int64 vector of the input's rank (ops/shape/shape_of.h).
 #include "ops/shape/shape_of.h"
 
+#include "ops/alloc/arange_like.h"
+
 namespace tgc {
 
 std::vector<Type> ShapeOf::infer_types(const std::vector<Type>& inputs) const {
@@ -23,6 +25,8 @@ std::vector<std::shared_ptr<Variable>> ShapeOf::grad(const Node&,
   return {nullptr};
 }
 
-bool reads_only_metadata(const Op& op) { return dynamic_cast<const ShapeOf*>(&op) != nullptr; }
+bool reads_only_metadata(const Op& op) {
+  return dynamic_cast<const ShapeOf*>(&op) != nullptr || dynamic_cast<const ArangeLike*>(&op) != nullptr;
+}
 
 }  // namespace tgc

@@ -21,8 +21,8 @@ class ShapeOf : public Op {
       const Node& node, const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 };
 
-// Whether `op` reads nothing of its inputs but their metadata (ShapeOf): placement leaves its
-// inputs where they are.
+// Whether `op` reads nothing of its inputs but their metadata (ShapeOf, ArangeLike): placement
+// leaves its inputs where they are.
 bool reads_only_metadata(const Op& op);
 
 }  // namespace tgc

@@ -179,13 +179,20 @@ void bind_creation(nb::module_& m) {
         nb::arg("value"), "Theano's fill: like's shape, value's dtype.");
   m.def("arange",
         [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dt) {
-          for (nb::handle b : {start, stop, step}) reject_symbolic_size(b);  // a clear error for x.shape[0]
+          // Theano's arange(y.shape[0]): the indices of a dim known when the function runs.
+          const bool from_zero = stop.is_none() || (!nb::isinstance<Var>(start) && nb::cast<double>(start) == 0);
+          nb::handle n = stop.is_none() ? start : stop;
+          if (nb::isinstance<Var>(n) && from_zero && !nb::isinstance<Var>(step) && nb::cast<double>(step) == 1 &&
+              dt.is_none())
+            return arange(nb::cast<Var>(n));
+          for (nb::handle b : {start, stop, step}) reject_symbolic_size(b);  // a clear error otherwise
           const double first = nb::cast<double>(start), by = nb::cast<double>(step);
           if (stop.is_none()) return arange(0, first, by, opt_dtype(dt));
           return arange(first, nb::cast<double>(stop), by, opt_dtype(dt));
         },
         nb::arg("start"), nb::arg("stop") = nb::none(), nb::arg("step") = 1, nb::arg("dtype") = nb::none(),
-        "NumPy's arange (int64 for whole numbers, else floatX).");
+        "NumPy's arange (int64 for whole numbers, else floatX); arange(x.shape[i]) gives the indices of x's axis i "
+        "(int64), its size read when the function runs.");
   m.def("eye", [](int64_t n, std::optional<int64_t> m_, int64_t k, nb::handle dt) { return eye(n, m_, k, opt_dtype(dt)); },
         nb::arg("n"), nb::arg("m") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(),
         "An n x m tensor with ones on the k-th diagonal.");

@@ -98,9 +98,23 @@ def test_a_draw_of_size_x_shape_takes_xs_shape():
     assert set(np.unique(out)) <= {0.0, 1.0}
 
 
+def test_theanos_negative_log_likelihood():
+    # The deep learning tutorial's cost: -mean(log(p)[arange(y.shape[0]), y]).
+    p = T.dmatrix("p")
+    y = T.lvector("y")
+    nll = -T.mean(T.log(p)[T.arange(y.shape[0]), y])
+    f = tgc.function([p, y], [nll, tgc.grad(nll, p)])
+    pv = np.array([[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]])
+    cost, g = f(pv, np.array([0, 1]))
+    np.testing.assert_allclose(cost, -(np.log(0.5) + np.log(0.8)) / 2)
+    np.testing.assert_allclose(g, [[-1, 0, 0], [0, -0.625, 0]])
+    with pytest.raises(tgc.TypeError, match="not a dim of a tensor"):
+        T.arange(T.lscalar("n"))
+
+
 def test_a_symbolic_size_is_a_clear_error():
     m = T.matrix("m")
-    for build in (lambda: T.zeros((m.shape[0], 3)), lambda: T.arange(m.shape[0]), lambda: m.reshape((m.shape[0], -1)),
+    for build in (lambda: T.zeros((m.shape[0], 3)), lambda: T.arange(1, m.shape[0]), lambda: m.reshape((m.shape[0], -1)),
                   lambda: T.reshape(m, (m.shape[1], -1))):
         with pytest.raises(tgc.TypeError, match="a size is a symbolic value") as info:
             build()

@@ -23,6 +23,9 @@ Var fill(const Var& like, const Var& value);
 // when start, stop and step are all whole numbers, else floatX.
 Var arange(double start, double stop, double step = 1, std::optional<DType> dtype = std::nullopt);
 Var arange(double stop);  // 0 .. stop-1
+// 0 .. n-1 for n = shape_of(x)[i], a dim known only when the function runs (Theano's
+// arange(y.shape[0]): a batch's row indices); int64. Any other symbolic stop is a TypeError.
+Var arange(const Var& stop);
 // NumPy's eye: n x m (m = n by default) with ones on the k-th diagonal.
 Var eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
         std::optional<DType> dtype = std::nullopt);

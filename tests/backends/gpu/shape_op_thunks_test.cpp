@@ -1,7 +1,7 @@
 // ReduceCount and SumToLike on each GPU API: the gradients of a mean and of a
 // broadcast stay on the device (the only transfers are the function's own inputs and
 // outputs), match the cpu, and a size-1 dim broadcast at run time still sums correctly;
-// x.shape of a device value reads no element of it.
+// x.shape of a device value reads no element of it, and arange(y.shape[0]) runs there.
 #include "backends/gpu/shape_op_thunks.h"
 
 #include <gtest/gtest.h>
@@ -57,6 +57,20 @@ TEST(GpuShapeOps, ShapeOfADeviceValueReadsNoElement) {
   std::vector<Tensor> r = f({a});
   EXPECT_EQ(r[0].to_host().to_vector<int64_t>(), (std::vector<int64_t>{6, 3}));
   expect_matches_cpu({x}, {mean_by_hand}, {a}, 1e-5, 1e-6);
+}
+
+TEST(GpuShapeOps, TheanosNegativeLogLikelihoodRunsOnTheDevice) {
+  TGC_REQUIRE_GPU();
+  // arange(y.shape[0]) is an arange kernel sized from y's metadata: no host node.
+  Var p = matrix("p", DType::Float32);
+  Var y = vector("y", DType::Int64);
+  Var nll = -mean(log(p)[{arange(shape_of(y)[0]), y}]);
+  FunctionOptions options = on(gpu_test::api());
+  options.config["assert_no_cpu_op"] = "raise";
+  Function f = function({p, y}, {nll, grad(nll, p)}, {}, options);
+  EXPECT_EQ(count_of(f, "ArangeLike"), 0) << "runs as the device's arange";
+  const std::vector<Tensor> args{uniform({9, 4}, 8) + 0.1, Tensor::from_vector<int64_t>({0, 3, 1, 2, 2, 0, 3, 1, 0})};
+  expect_matches_cpu({p, y}, {nll, grad(nll, p)}, args, 1e-5, 1e-6);
 }
 
 TEST(GpuShapeOps, SumToLikeSumsADimBroadcastAtRunTime) {
