@@ -1,4 +1,5 @@
-// The registries of device_kernels.h: one dense copy per device kind and one cast, under a lock.
+// The registries of device_kernels.h: one dense copy and one peer copy per device kind, and one
+// cast, under a lock.
 #include "runtime/device_kernels.h"
 
 #include <map>
@@ -13,6 +14,7 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<DeviceKind, DenseCopy> by_kind;
+  std::map<DeviceKind, PeerCopy> peer_by_kind;
   DeviceCast cast;
 };
 Registry& registry() {
@@ -52,6 +54,23 @@ std::optional<Tensor> device_cast(const Tensor& x, DType dtype) {
   }
   if (!cast) return std::nullopt;
   return cast(x, dtype);
+}
+
+void register_peer_copy(DeviceKind kind, PeerCopy copy) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  if (copy) registry().peer_by_kind[kind] = std::move(copy);
+  else registry().peer_by_kind.erase(kind);
+}
+
+bool peer_copy(const Tensor& src, const Tensor& dst) {
+  PeerCopy copy;
+  {
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    auto it = registry().peer_by_kind.find(src.device().kind());
+    if (it == registry().peer_by_kind.end() || dst.device().kind() != src.device().kind()) return false;
+    copy = it->second;
+  }
+  return copy(src, dst);
 }
 
 }  // namespace tgc

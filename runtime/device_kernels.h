@@ -7,6 +7,8 @@
 //   so Tensor::copy of a device view stays on the device.
 // - Cast: Tensor::astype of a device tensor; the eager layer lends its cast (one fused kernel
 //   on the tensor's device, frontend/api/eager/eager_ops.cpp).
+// - Peer copy: Tensor::to between two devices of one kind (cuda:0 to cuda:1); the CUDA
+//   backend lends a copy between GPUs (backends/cuda/cuda_peer_copy.cpp), without the host.
 #pragma once
 
 #include <functional>
@@ -39,5 +41,17 @@ void register_device_cast(DeviceCast cast);
 
 // The registered cast of x (a device tensor); nullopt when none is registered or it declined.
 std::optional<Tensor> device_cast(const Tensor& x, DType dtype);
+
+// dst = src, two C-contiguous tensors of one dtype and shape on two devices of one `kind`:
+// after the work queued on src's device so far, and src's memory stays valid until the copy
+// ran. Returns false when it cannot (then the caller copies through the host). The caller
+// holds both devices' locks.
+using PeerCopy = std::function<bool(const Tensor& src, const Tensor& dst)>;
+
+// The peer copy for devices of `kind` (null removes it).
+void register_peer_copy(DeviceKind kind, PeerCopy copy);
+
+// The registered peer copy of src's device kind; false when there is none, or it declined.
+bool peer_copy(const Tensor& src, const Tensor& dst);
 
 }  // namespace tgc

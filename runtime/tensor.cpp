@@ -253,10 +253,50 @@ Tensor Tensor::astype(DType dtype) const {
   return on_host() ? out : out.to(device());
 }
 
+namespace {
+
+// From one device to another: a peer copy where the kind lends one (two GPUs), otherwise
+// through the host (cuda to opencl, or a device pair without peer access).
+Tensor between_devices(const Tensor& t, Device& device) {
+  const Tensor src = t.contiguous();  // on t's device
+  Tensor out = Tensor::empty(src.dtype(), src.shape(), device);
+  {
+    // Both devices' locks outside calls, taken in one order (by address) so that two copies
+    // in opposite directions cannot wait for each other.
+    const bool outside_calls = t_device_locks_held == 0;
+    DeviceWorkMutex* first = &device_work_mutex(src.device());
+    DeviceWorkMutex* second = &device_work_mutex(device);
+    if (second < first) std::swap(first, second);
+    if (outside_calls) {
+      first->lock();
+      second->lock();
+    }
+    bool copied = false;
+    try {
+      copied = peer_copy(src, out);
+    } catch (...) {
+      if (outside_calls) {
+        second->unlock();
+        first->unlock();
+      }
+      throw;
+    }
+    if (outside_calls) {
+      second->unlock();
+      first->unlock();
+    }
+    if (copied) return out;
+  }
+  return src.to(host_device()).to(device);
+}
+
+}  // namespace
+
 Tensor Tensor::to(Device& device) const {
   if (pending_) return eval().to(device);
 
   if (&device == &this->device()) return copy();
+  if (!on_host() && device.kind() != DeviceKind::Host) return between_devices(*this, device);
   // The device end of the copy (the other is the host), locked outside calls.
   DeviceUseLock use(on_host() ? device : this->device());
   if (!on_host() && !is_contiguous()) {
