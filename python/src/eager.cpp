@@ -87,7 +87,29 @@ void bind_eager(nb::module_& m, nb::class_<DeviceArray>& cls) {
              nb::object k = nb::borrow(key);
              return wrap(eager([&](const std::vector<Var>& v) { return nb::cast<Var>(nb::cast(v[0])[k]); }, {a.tensor}));
            },
-           "NumPy indexing, computed on the array's device.");
+           "NumPy indexing, computed on the array's device.")
+      .def("__setitem__",
+           [](DeviceArray& a, nb::handle key, nb::handle value) {
+             // mxnet's a[1:3] = v, PyCUDA's a_gpu[...] = v: written into the array's own memory.
+             if (a.tensor.is_pending()) {  // a lazy result gets memory of its own first
+               Tensor computed = a.tensor.eval();  // a copy: eval() refers into a.tensor's own value
+               a.tensor = std::move(computed);
+               a.view = nb::object();
+             }
+             Tensor v = is_number(value) ? Tensor::full(a.tensor.dtype(), {}, nb::cast<double>(value))
+                                         : operand_tensor(value);
+             if (v.dtype() != a.tensor.dtype()) v = v.astype(a.tensor.dtype());
+             if (&v.device() != &a.tensor.device()) v = v.to(a.tensor.device());
+             // Any NumPy index (slices, integers, arrays): the array with those elements set,
+             // computed on its device, then written over the array.
+             nb::object k = nb::borrow(key);
+             const Tensor updated = eager(
+                 [&](const std::vector<Var>& t) { return set_subtensor(nb::cast<Var>(nb::cast(t[0])[k]), t[1]); },
+                 {a.tensor, v});
+             assign(a.tensor, updated);
+           },
+           "NumPy's assignment a[key] = value (value broadcast and cast to the array's dtype), written into "
+           "the array's memory on its device: every view and DLPack importer of it sees the new values.");
   for (const char* name : {"sum", "mean", "max", "min", "prod"}) {
     const std::string n = name;
     cls.def(name,

@@ -77,3 +77,23 @@ def test_half_arrays_compute_in_float32_and_round_once():
     # float32 sum of the two halves, rounded once: NumPy's float16 rounding of the same sum.
     expected = np.float16(np.float32(np.float16(0.1)) + np.float32(np.float16(0.2)))
     assert nd.sum(c).get() == expected
+
+
+OPENCL = any(line.startswith("opencl") and " available" in line for line in tgc.devices())
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("opencl", marks=pytest.mark.skipif(
+    not OPENCL, reason="no OpenCL device in this build or machine"))])
+def test_setitem_writes_into_the_array(device):
+    want = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a = nd.array(want, device=device)
+    lazy = a * 2  # recorded before the writes: keeps the values it read
+    for key, value in [(1, -1.0), ((slice(None), 2), np.float32(7)), (([0, 2], 0), np.array([100, 200])),
+                       (slice(0, 2), np.ones(4, dtype=np.float64))]:
+        a[key] = value
+        want[key] = value
+        np.testing.assert_array_equal(np.asarray(a), want)
+    np.testing.assert_array_equal(np.asarray(lazy), np.arange(12, dtype=np.float32).reshape(3, 4) * 2)
+    b = a + 1  # a pending result gets memory of its own, then takes the write
+    b[0, 0] = -5
+    assert np.asarray(b)[0, 0] == -5 and np.asarray(a)[0, 0] == want[0, 0]

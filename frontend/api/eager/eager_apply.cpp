@@ -159,6 +159,7 @@ Tensor eager(const std::function<Var(const std::vector<Var>&)>& f, const std::ve
   if (lazy) {
     const Shape shape = b.shape_of(nodes, out);
     auto expr = std::make_shared<EagerExpr>(out, b.leaves(), b.device(), total);
+    remember_recorded(expr);
     Tensor pending = Tensor::pending(expr, out.dtype(), shape);
     if (total > kMaxRecordedNodes) pending.eval();
     return pending;

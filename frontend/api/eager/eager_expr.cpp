@@ -1,4 +1,5 @@
-// EagerExpr: computes a recorded eager graph once, then keeps only its value.
+// EagerExpr: computes a recorded eager graph once, then keeps only its value; the list of
+// graphs not computed yet that writes consult.
 #include "frontend/api/eager/eager_expr.h"
 
 #include "frontend/api/eager/eager_run.h"
@@ -42,6 +43,52 @@ bool EagerExpr::recorded(Var& expr, std::vector<Leaf>& leaves, int& nodes) const
   leaves = leaves_;
   nodes = nodes_;
   return true;
+}
+
+bool EagerExpr::reads(const Buffer* buffer) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (done_.load(std::memory_order_relaxed)) return false;
+  for (const Leaf& leaf : leaves_)
+    // A pending leaf is a graph of its own (remembered too); its value is fresh memory.
+    if (!leaf.value.is_pending() && leaf.value.buffer().get() == buffer) return true;
+  return false;
+}
+
+namespace {
+
+struct Remembered {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<EagerExpr>> exprs;
+  size_t since_prune = 0;
+};
+Remembered& remembered() {
+  static Remembered* r = new Remembered;  // kept for the process: tensors may die at exit
+  return *r;
+}
+
+}  // namespace
+
+void remember_recorded(const std::shared_ptr<EagerExpr>& expr) {
+  Remembered& r = remembered();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (++r.since_prune >= 64) {  // the list stays about as long as the live graphs
+    std::erase_if(r.exprs, [](const std::weak_ptr<EagerExpr>& e) { return e.expired(); });
+    r.since_prune = 0;
+  }
+  r.exprs.push_back(expr);
+}
+
+void compute_readers_of(const Buffer* buffer) {
+  std::vector<std::shared_ptr<EagerExpr>> live;
+  {
+    Remembered& r = remembered();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const std::weak_ptr<EagerExpr>& e : r.exprs)
+      if (std::shared_ptr<EagerExpr> x = e.lock()) live.push_back(std::move(x));
+  }
+  // Outside the list's lock: computing one may free others, whose release takes no lock here.
+  for (const std::shared_ptr<EagerExpr>& e : live)
+    if (e->reads(buffer)) e->value();
 }
 
 }  // namespace tgc::eager_impl

@@ -48,6 +48,8 @@ class EagerExpr final : public PendingValue {
   // The recorded graph, for an operation that extends it; false once computed (the graph
   // is gone then: the value is a leaf like any tensor).
   bool recorded(Var& expr, std::vector<Leaf>& leaves, int& nodes) const;
+  // Whether the graph, not computed yet, reads `buffer` (one of its leaves' memory).
+  bool reads(const Buffer* buffer) const;
 
  private:
   mutable std::mutex mutex_;
@@ -59,5 +61,11 @@ class EagerExpr final : public PendingValue {
   std::string description_;  // kept after the graph is released, for errors
   Tensor result_;
 };
+
+// Recorded graphs not computed yet, for writes into tensors (assign, eager_assign.cpp): a graph
+// reads its leaves when it runs, so a write into a leaf's memory computes it first.
+void remember_recorded(const std::shared_ptr<EagerExpr>& expr);
+// Computes every remembered graph that reads `buffer`.
+void compute_readers_of(const Buffer* buffer);
 
 }  // namespace tgc::eager_impl

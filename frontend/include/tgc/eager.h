@@ -141,4 +141,17 @@ Tensor index(const Tensor& x, const std::vector<Index>& index);
 // NumPy's take: x[indices] along axis (flattened x without one); indices an integer tensor.
 Tensor take(const Tensor& x, const Tensor& indices, std::optional<int> axis = std::nullopt);
 
+// ---- Writes (mxnet's a[:] = v and a[1:3] = v; PyCUDA's a_gpu[...] = v) ---------------------
+// Writes `value` into the elements of `dst` that NumPy's basic index selects (all of them
+// without an index), in place: broadcast to them and cast to dst's dtype as NumPy's
+// assignment does. Every tensor sharing dst's memory sees the new values; recorded (lazily
+// fused) results that read that memory are computed first, with the values from before the
+// write. A value that shares dst's memory is copied first (a[1:] = a[:-1] works). On dst's
+// device; a pending dst is a ValueError (eval() it first); an index array is a TypeError
+// (write the result of set_subtensor instead).
+void assign(const Tensor& dst, const Tensor& value);
+void assign(const Tensor& dst, double value);
+void assign(const Tensor& dst, const std::vector<Index>& index, const Tensor& value);
+void assign(const Tensor& dst, const std::vector<Index>& index, double value);
+
 }  // namespace tgc

@@ -37,6 +37,18 @@ TEST(CudaEager, ResultsStayOnTheDeviceAndEqualTheHosts) {
   EXPECT_TRUE(tensors_equal(index(m, {3, slice(2, 9)}).to_host(), index(m.to_host(), {3, slice(2, 9)}).to_host()));
 }
 
+TEST(CudaEager, WritesGoIntoTheTensorsMemory) {
+  TGC_REQUIRE_CUDA();
+  // assign() on the device: a dense row, a strided column, a lazy result keeping old values.
+  Tensor a = nd::arange(0, 12, 1, DType::Float32, gpu_device()).reshape({3, 4}).eval();
+  const Tensor doubled = a * 2.0f;
+  assign(a, {1}, 5.0);
+  assign(a, {Slice{}, 3}, Tensor::from_vector<float>({-1, -2, -3}));
+  EXPECT_EQ(a.to_host().contiguous().to_vector<float>(),
+            (std::vector<float>{0, 1, 2, -1, 5, 5, 5, -2, 8, 9, 10, -3}));
+  EXPECT_EQ(doubled.to_host().to_vector<float>()[5], 10.0f) << "computed before the write";
+}
+
 TEST(CudaEager, CreationFillsOnTheDevice) {
   TGC_REQUIRE_CUDA();
   const Tensor z = nd::zeros({3, 4}, DType::Float32, gpu_device());
