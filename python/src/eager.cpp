@@ -57,6 +57,38 @@ void bind_eager(nb::module_& m, nb::class_<DeviceArray>& cls) {
   op("__floordiv__", "__rfloordiv__", &floor_div);
   op("__mod__", "__rmod__", &mod);
   op("__pow__", "__rpow__", &pow);
+  // a += b writes into a's memory, as NumPy and mxnet do (every view of a sees it), under
+  // NumPy's same_kind rule: an integer array does not take float results, nor a bool one
+  // numbers. A pending a gets memory of its own first.
+  auto in_place = [&](const char* name, Binary fn) {
+    cls.def(name,
+            [fn](nb::handle self, nb::handle b) {
+              DeviceArray& a = nb::cast<DeviceArray&>(self);
+              if (a.tensor.is_pending()) {
+                Tensor computed = a.tensor.eval();  // a copy: eval() refers into a.tensor's own value
+                a.tensor = std::move(computed);
+                a.view = nb::object();
+              }
+              const Tensor result = nb::cast<DeviceArray&>(binary(a, b, fn, false)).tensor;
+              const DType to = a.tensor.dtype(), from = result.dtype();
+              const bool widens_kind = (to == DType::Bool && from != DType::Bool) ||
+                                       (is_integer(to) && is_float(from));
+              if (widens_kind)
+                throw TypeError("in-place operation: a " + std::string(dtype_name(from)) + " result cannot go into a " +
+                                    std::string(dtype_name(to)) + " array (NumPy's same_kind rule)",
+                                "", "write a = a <op> b to get a new array of the result's dtype");
+              assign(a.tensor, result);
+              return nb::borrow(self);
+            },
+            nb::is_operator());
+  };
+  in_place("__iadd__", &add);
+  in_place("__isub__", &sub);
+  in_place("__imul__", &mul);
+  in_place("__itruediv__", &true_div);
+  in_place("__ifloordiv__", &floor_div);
+  in_place("__imod__", &mod);
+  in_place("__ipow__", &pow);
   op("__lt__", nullptr, &lt);
   op("__le__", nullptr, &le);
   op("__gt__", nullptr, &gt);

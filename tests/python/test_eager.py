@@ -97,3 +97,20 @@ def test_setitem_writes_into_the_array(device):
     b = a + 1  # a pending result gets memory of its own, then takes the write
     b[0, 0] = -5
     assert np.asarray(b)[0, 0] == -5 and np.asarray(a)[0, 0] == want[0, 0]
+
+
+def test_in_place_operators_write_into_the_array():
+    a = nd.array(np.arange(4, dtype=np.float32))
+    same = a
+    exported = np.from_dlpack(a)  # a view of a's memory (host arrays)
+    a += 1
+    a *= nd.array(np.full(4, 2, dtype=np.float32))
+    assert a is same
+    np.testing.assert_array_equal(np.asarray(a), [2, 4, 6, 8])
+    np.testing.assert_array_equal(exported, [2, 4, 6, 8])
+    i = nd.array(np.arange(3))
+    i += 2
+    np.testing.assert_array_equal(np.asarray(i), [2, 3, 4])
+    with pytest.raises(tgc.TypeError, match="same_kind"):
+        i /= 2
+    np.testing.assert_array_equal(np.asarray(i), [2, 3, 4])
