@@ -29,6 +29,7 @@
 #include "frontend/api/call_context.h"
 #include "frontend/api/call_site.h"
 #include "frontend/api/default_updates.h"
+#include "frontend/api/graphs_only.h"
 #include "frontend/api/shape_guard.h"
 #include "frontend/api/shared_locks.h"
 #include "ops/collective/collective_op.h"
@@ -243,6 +244,8 @@ struct Function::Impl {
     // calls (runtime/call_replay.h); nullptr otherwise.
     std::unique_ptr<CallReplay> replay;
     std::function<ReplayUpdates()> replay_updates;  // the updates' value slots and targets
+    // Made under a GraphsOnlyScope (frontend/api/graphs_only.h): optimized, never linked.
+    bool graphs_only = false;
   };
 
   std::string name;
@@ -365,6 +368,9 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   f.check_args(args);
   SharedLocks locks(f.lock_plan);
   Impl::Variant& v = f.variant_for_call(locks);
+  if (v.graphs_only)
+    throw ConfigError("function '" + f.name + "' was made for its graph only (tgc show) and cannot be called", f.name,
+                      "make it outside tgc show's graphs-only mode");
   std::unique_lock<std::mutex> profiling;
   if (v.profiler) profiling = std::unique_lock<std::mutex>(v.profile_mutex);
   CallContextPool::Lease context(*v.contexts);
@@ -592,6 +598,21 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   }
   ctx.trace = nullptr;  // the block's events are gone
   double optimizer_s = seconds_since(t0);
+  // The compile log (log_compiles): the phases so far, and the passes' times when asked.
+  auto print_compile_log = [&] {
+    for (const PassTiming& t : v->optimizer_timings) v->phases.passes.push_back({t.name, t.seconds});
+    if (config.log_compiles == "false") return;
+    std::string label = name;
+    if (!variants.empty()) label += " (program " + std::to_string(variants.size() + 1) + ")";
+    log_message(LogKind::CompileLog, format_compile_log(label, v->phases, log, config.log_compiles == "passes"));
+  };
+  if (graphs_only()) {  // tgc show: the optimized graph is all that is asked for, no kernel
+    v->graphs_only = true;
+    v->phases.setup_s = setup_s;
+    v->phases.optimize_s = optimizer_s;
+    print_compile_log();
+    return v;
+  }
 
   auto t1 = std::chrono::steady_clock::now();
   {
@@ -617,12 +638,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   v->phases.codegen_s = log.codegen_seconds();
   v->phases.load_s = log.load_seconds();
   v->phases.link_s = std::max(0.0, link_total_s - v->phases.codegen_s - v->phases.load_s);
-  for (const PassTiming& t : v->optimizer_timings) v->phases.passes.push_back({t.name, t.seconds});
-  if (config.log_compiles != "false") {
-    std::string label = name;
-    if (!variants.empty()) label += " (program " + std::to_string(variants.size() + 1) + ")";
-    log_message(LogKind::CompileLog, format_compile_log(label, v->phases, log, config.log_compiles == "passes"));
-  }
+  print_compile_log();
 
   if (config.profile) {
     // A program compiled again for other shared shapes is profiled apart, under the shapes.

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "frontend/api/graphs_only.h"
 #include "frontend/cli/errors.h"
 #include "frontend/cli/json_output.h"
 #include "frontend/printing/graph_dot.h"
@@ -36,6 +37,9 @@ CLI::App* add_show_command(CLI::App& app, ShowArgs& args) {
 }
 
 int show_command(const ShowArgs& args, const GlobalFlags& flags) {
+  // The graphs are all show prints: the functions are optimized, not linked (no kernel is
+  // generated, compiled or loaded for them).
+  GraphsOnlyScope graphs_only;
   lang::TgProgram program = load_program(args.file, flags, LoadFor::Inspecting, args.trace_rewrites);
   const lang::TgFunction& fn = select_function(program, args.fn);
   const bool raw = args.stage == "raw";

@@ -5,6 +5,7 @@
 
 #include <unordered_set>
 
+#include "frontend/api/graphs_only.h"
 #include "ops/core/node.h"
 #include "runtime/rank_limit.h"
 
@@ -108,6 +109,7 @@ Tensor to_tensor(const Value& v, Context& ctx, Pos pos, std::string_view what) {
   FunctionOptions opts;
   opts.config = ctx.options.config;
   opts.name = "value at " + ctx.src.file() + ":" + std::to_string(pos.line);
+  GraphsOnlyScope::Suspend computed_now;  // a value needed now is computed, also under tgc show
   Function f = function({}, {x}, {}, opts);
   return f()[0];
 }

@@ -1,6 +1,7 @@
 // --log-compiles and TGC_FLAGS=log_compiles=... through the tgc binary: `tgc run` and
-// `tgc show` print each function's compile lines on stderr (and nothing on stdout), a second
-// run on the same cache misses nothing, and a bad value names the flag.
+// `tgc show` print each function's compile lines on stderr (and nothing on stdout), show's
+// without kernels (it does not link), a second run on the same cache misses nothing, and a
+// bad value names the flag.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -42,6 +43,21 @@ TEST(CliLogCompiles, ShowTakesTheFlagWithPasses) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("tgc: compile 'f': ")) << r.err;
   EXPECT_THAT(r.err, HasSubstr("tgc: compile 'f':   pass fuse_elemwise: ")) << r.err;
+}
+
+// tgc show prints graphs: its functions are optimized, not linked, so no kernel is generated,
+// compiled or loaded for them (a call would; frontend/api/graphs_only.h). A value the program
+// computes while loading is still computed.
+TEST(CliLogCompiles, ShowMakesNoKernel) {
+  ScratchDir scratch;
+  const std::string program = scratch.write("p.tg", kProgram);
+  CliResult shown = run_tgc({"show", program, "--log-compiles"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.err, HasSubstr("tgc: compile 'f': ")) << shown.err;
+  EXPECT_THAT(shown.err, Not(HasSubstr("kernel"))) << shown.err;
+  CliResult ran = run_tgc({"run", program, "--log-compiles"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.err, HasSubstr("kernel")) << "the same function, run, does make kernels:\n" << ran.err;
 }
 
 TEST(CliLogCompiles, ABadValueNamesTheFlag) {
