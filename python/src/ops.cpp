@@ -17,6 +17,43 @@ std::vector<Var> as_vars(nb::handle seq) {
   return out;
 }
 
+// Theano's zeros((x.shape[0], 3)): a shape whose entries are numbers or dims of tensors known
+// only when the function runs. The value is allocated with 1 in those dims, then broadcast by
+// fill over each symbolic dim's index vector (arange(x.shape[i]) laid along that axis): the
+// result's size there is read from x's metadata on each call. Any other symbolic entry is the
+// TypeError arange gives.
+bool has_symbolic_entry(nb::handle shape) {
+  if (nb::isinstance<Var>(shape)) return true;
+  if (!nb::isinstance<nb::sequence>(shape) || nb::isinstance<nb::str>(shape)) return false;
+  for (nb::handle d : shape)
+    if (nb::isinstance<Var>(d)) return true;
+  return false;
+}
+
+Var alloc_symbolic(const Var& value, nb::handle shape) {
+  std::vector<nb::object> dims;
+  if (nb::isinstance<Var>(shape)) {
+    if (nb::cast<Var>(shape).ndim() != 0)
+      throw TypeError("a whole symbolic shape (such as x.shape) given as a size", "",
+                      "zeros_like(x), ones_like(x) or fill(x, value) make a tensor of x's shape; or give the dims: "
+                      "zeros((x.shape[0], 3))");
+    dims.push_back(nb::borrow(shape));  // one dim: alloc(v, x.shape[0])
+  } else {
+    for (nb::handle d : shape) dims.push_back(nb::borrow(d));
+  }
+  std::vector<int64_t> fixed;
+  for (const nb::object& d : dims) fixed.push_back(nb::isinstance<Var>(d) ? 1 : nb::cast<int64_t>(d));
+  Var out = alloc(value, fixed);
+  const int ndim = static_cast<int>(dims.size());
+  for (int i = 0; i < ndim; ++i) {
+    if (!nb::isinstance<Var>(dims[i])) continue;
+    std::vector<int> along(ndim, -1);  // the index vector as axis i, size-1 axes elsewhere
+    along[i] = 0;
+    out = fill(dimshuffle(arange(nb::cast<Var>(dims[i])), along), out);
+  }
+  return out;
+}
+
 std::optional<DType> opt_dtype(nb::handle dt) {
   if (dt.is_none()) return std::nullopt;
   return as_dtype(dt);
@@ -167,12 +204,27 @@ void bind_shapes(nb::module_& m) {
 }
 
 void bind_creation(nb::module_& m) {
-  m.def("alloc", [](nb::handle v, nb::handle shape) { return alloc(as_var(v), as_shape(shape)); }, nb::arg("value"),
-        nb::arg("shape"), "A tensor of the given static shape holding value (broadcast).");
-  m.def("zeros", [](nb::handle shape, nb::handle dt) { return zeros(as_shape(shape), opt_dtype(dt)); },
-        nb::arg("shape"), nb::arg("dtype") = nb::none(), "A tensor of zeros (dtype: floatX).");
-  m.def("ones", [](nb::handle shape, nb::handle dt) { return ones(as_shape(shape), opt_dtype(dt)); }, nb::arg("shape"),
-        nb::arg("dtype") = nb::none(), "A tensor of ones (dtype: floatX).");
+  m.def("alloc",
+        [](nb::handle v, nb::handle shape) {
+          return has_symbolic_entry(shape) ? alloc_symbolic(as_var(v), shape) : alloc(as_var(v), as_shape(shape));
+        },
+        nb::arg("value"),
+        nb::arg("shape"),
+        "A tensor of the given shape holding value (broadcast); a dim may be x.shape[i], read when the function runs.");
+  m.def("zeros",
+        [](nb::handle shape, nb::handle dt) {
+          return has_symbolic_entry(shape) ? alloc_symbolic(constant(0.0, opt_dtype(dt).value_or(floatX())), shape)
+                                           : zeros(as_shape(shape), opt_dtype(dt));
+        },
+        nb::arg("shape"), nb::arg("dtype") = nb::none(),
+        "A tensor of zeros (dtype: floatX); a dim may be x.shape[i] (Theano's zeros((x.shape[0], n))).");
+  m.def("ones",
+        [](nb::handle shape, nb::handle dt) {
+          return has_symbolic_entry(shape) ? alloc_symbolic(constant(1.0, opt_dtype(dt).value_or(floatX())), shape)
+                                           : ones(as_shape(shape), opt_dtype(dt));
+        },
+        nb::arg("shape"),
+        nb::arg("dtype") = nb::none(), "A tensor of ones (dtype: floatX); a dim may be x.shape[i].");
   m.def("zeros_like", [](nb::handle x) { return zeros_like(as_var(x)); }, nb::arg("x"), "Zeros shaped and typed like x.");
   m.def("ones_like", [](nb::handle x) { return ones_like(as_var(x)); }, nb::arg("x"), "Ones shaped and typed like x.");
   m.def("fill", [](nb::handle like, nb::handle v) { return fill(as_var(like), as_var(v)); }, nb::arg("like"),

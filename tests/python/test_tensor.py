@@ -112,9 +112,23 @@ def test_theanos_negative_log_likelihood():
         T.arange(T.lscalar("n"))
 
 
+def test_new_tensors_with_a_dim_read_when_the_function_runs():
+    # Theano's zeros((x.shape[1], n_hidden)): a recurrent net's first state for a batch.
+    x = T.tensor3("x")  # (time, batch, features)
+    h0 = T.zeros((x.shape[1], 5))
+    both = T.ones((2, x.shape[0], x.shape[2]), dtype="int64")
+    f = tgc.function([x], [h0, both, T.alloc(np.float32(7), x.shape[1])])
+    a, b, c = f(np.zeros((4, 3, 2), dtype=np.float32))
+    assert a.shape == (3, 5) and a.dtype == np.float32 and not a.any()
+    assert b.shape == (2, 4, 2) and b.dtype == np.int64 and (b == 1).all()
+    np.testing.assert_array_equal(c, [7, 7, 7])
+    with pytest.raises(tgc.TypeError, match="zeros_like"):
+        T.zeros(x.shape)
+
+
 def test_a_symbolic_size_is_a_clear_error():
     m = T.matrix("m")
-    for build in (lambda: T.zeros((m.shape[0], 3)), lambda: T.arange(1, m.shape[0]), lambda: m.reshape((m.shape[0], -1)),
+    for build in (lambda: T.arange(1, m.shape[0]), lambda: m.reshape((m.shape[0], -1)),
                   lambda: T.reshape(m, (m.shape[1], -1))):
         with pytest.raises(tgc.TypeError, match="a size is a symbolic value") as info:
             build()
