@@ -22,18 +22,6 @@ struct Member {
   int64_t size;
 };
 
-// `v`'s shape when every dim is known (the type's, or the shape facts').
-std::optional<Shape> known_shape(const Variable& v, ShapeEquivalence& shapes) {
-  if (v.type().fully_known()) return v.type().shape;
-  Shape out;
-  for (DimId d : shapes.dims(v)) {
-    std::optional<int64_t> size = shapes.known(d);
-    if (!size) return std::nullopt;
-    out.push_back(*size);
-  }
-  return out;
-}
-
 // Whether `v` is computed from any of `outputs` (a bucket member's result): fusing its
 // all_reduce into that bucket would make the bucket wait for itself.
 bool depends_on(const Variable* v, const std::unordered_set<const Variable*>& outputs) {
@@ -86,7 +74,7 @@ bool bucket_collectives(Graph& graph, const PassContext& ctx) {
     const auto* ar = dynamic_cast<const AllReduce*>(&n->op());
     if (!ar || ar->kind() != CollectiveOpKind::Sum) continue;
     const Variable& in = *n->inputs()[0];
-    const std::optional<Shape> shape = known_shape(in, shapes);
+    const std::optional<Shape> shape = shapes.known_shape(in);
     const size_t bytes = shape ? static_cast<size_t>(shape_numel(*shape)) * dtype_size(in.type().dtype) : 0;
     if (!shape || bytes == 0 || bytes >= kBucketSmallBytes) {
       close();  // keeps its own call, and the order: later small ones start a new bucket

@@ -29,25 +29,6 @@ const O* op_of(const Node& n) {
   return dynamic_cast<const O*>(&n.op());
 }
 
-// Each dim of v: its size where the type or the shape facts give it, else nullopt.
-std::vector<std::optional<int64_t>> known_dims(const Variable& v, ShapeEquivalence& shapes) {
-  std::vector<std::optional<int64_t>> out;
-  const Type& t = v.type();
-  if (t.fully_known()) return {t.shape.begin(), t.shape.end()};
-  for (DimId d : shapes.dims(v)) out.push_back(shapes.known(d));
-  return out;
-}
-
-// v's shape when every dim is known.
-std::optional<Shape> known_shape(const Variable& v, ShapeEquivalence& shapes) {
-  Shape out;
-  for (const std::optional<int64_t>& d : known_dims(v, shapes)) {
-    if (!d) return std::nullopt;
-    out.push_back(*d);
-  }
-  return out;
-}
-
 bool is_identity_pattern(const std::vector<int>& pattern, int ndim) {
   if (static_cast<int>(pattern.size()) != ndim) return false;
   for (int i = 0; i < ndim; ++i)
@@ -64,7 +45,7 @@ std::vector<VarPtr> useless_reshape(Node& n, const RewriteEnv& env) {
   const VarPtr& x = n.inputs()[0];
   const Shape& target = r->target();
   if (static_cast<int>(target.size()) != x->type().ndim()) return {};
-  const std::vector<std::optional<int64_t>> dims = known_dims(*x, env.shapes);
+  const std::vector<std::optional<int64_t>> dims = env.shapes.known_dims(*x);
   bool free = false;
   int64_t known = 1;
   for (size_t d = 0; d < target.size(); ++d) {
@@ -107,14 +88,14 @@ std::vector<VarPtr> dimshuffle_dimshuffle(Node& n, const RewriteEnv&) {
 
 std::vector<VarPtr> useless_alloc(Node& n, const RewriteEnv& env) {
   const auto* a = op_of<Alloc>(n);
-  if (!a || known_shape(*n.inputs()[0], env.shapes) != a->shape()) return {};
+  if (!a || env.shapes.known_shape(*n.inputs()[0]) != a->shape()) return {};
   return {n.inputs()[0]};
 }
 
 // The like's values were never read; with a known shape its expression is not needed either.
 std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv& env) {
   if (!op_of<Fill>(n)) return {};
-  const std::optional<Shape> out = known_shape(*n.output_raw(0), env.shapes);
+  const std::optional<Shape> out = env.shapes.known_shape(*n.output_raw(0));
   if (!out) return {};
   return {apply1(std::make_shared<Alloc>(*out), {n.inputs()[1]})};
 }
@@ -122,7 +103,7 @@ std::vector<VarPtr> fill_to_alloc(Node& n, const RewriteEnv& env) {
 std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv& env) {
   const auto* rc = op_of<ReduceCount>(n);
   if (!rc) return {};
-  const std::vector<std::optional<int64_t>> dims = known_dims(*n.inputs()[0], env.shapes);
+  const std::vector<std::optional<int64_t>> dims = env.shapes.known_dims(*n.inputs()[0]);
   const int ndim = static_cast<int>(dims.size());
   std::vector<bool> reduced = reduced_mask(rc->axes(), ndim);
   int64_t count = 1;
@@ -141,7 +122,7 @@ std::vector<VarPtr> static_reduce_count(Node& n, const RewriteEnv& env) {
 
 std::vector<VarPtr> static_shape_of(Node& n, const RewriteEnv& env) {
   if (!op_of<ShapeOf>(n)) return {};
-  const std::optional<Shape> shape = known_shape(*n.inputs()[0], env.shapes);
+  const std::optional<Shape> shape = env.shapes.known_shape(*n.inputs()[0]);
   if (!shape) return {};
   return {Variable::constant(Tensor::from_vector(std::vector<int64_t>(shape->begin(), shape->end())))};
 }
@@ -149,14 +130,14 @@ std::vector<VarPtr> static_shape_of(Node& n, const RewriteEnv& env) {
 std::vector<VarPtr> static_arange_like(Node& n, const RewriteEnv& env) {
   const auto* a = op_of<ArangeLike>(n);
   if (!a) return {};
-  const std::optional<int64_t> size = known_dims(*n.inputs()[0], env.shapes).at(a->axis());
+  const std::optional<int64_t> size = env.shapes.known_dims(*n.inputs()[0]).at(a->axis());
   if (!size) return {};
   return {apply1(std::make_shared<Arange>(0, static_cast<double>(*size), 1, DType::Int64), {})};
 }
 
 std::vector<VarPtr> static_reshape_like(Node& n, const RewriteEnv& env) {
   if (!op_of<ReshapeLike>(n)) return {};  // before reading input 1: other ops may have one input
-  const std::optional<Shape> like = known_shape(*n.inputs()[1], env.shapes);
+  const std::optional<Shape> like = env.shapes.known_shape(*n.inputs()[1]);
   if (!like) return {};
   return {apply1(std::make_shared<Reshape>(*like), {n.inputs()[0]})};
 }
@@ -168,7 +149,7 @@ std::vector<VarPtr> static_split_like(Node& n, const RewriteEnv& env) {
   const int axis = normalize_axis(sl->axis(), x->type().ndim(), "split_like");
   std::vector<int64_t> sizes;
   for (size_t i = 1; i < n.inputs().size(); ++i) {
-    const std::optional<int64_t> s = known_dims(*n.inputs()[i], env.shapes)[static_cast<size_t>(axis)];
+    const std::optional<int64_t> s = env.shapes.known_dims(*n.inputs()[i])[static_cast<size_t>(axis)];
     if (!s) return {};
     sizes.push_back(*s);
   }

@@ -60,6 +60,23 @@ std::optional<int64_t> ShapeEquivalence::known(DimId d) const {
   return dim.size;
 }
 
+std::vector<std::optional<int64_t>> ShapeEquivalence::known_dims(const Variable& v) {
+  const Type& t = v.type();
+  if (t.fully_known()) return {t.shape.begin(), t.shape.end()};
+  std::vector<std::optional<int64_t>> out;
+  for (DimId d : dims(v)) out.push_back(known(d));
+  return out;
+}
+
+std::optional<Shape> ShapeEquivalence::known_shape(const Variable& v) {
+  Shape out;
+  for (const std::optional<int64_t>& d : known_dims(v)) {
+    if (!d) return std::nullopt;
+    out.push_back(*d);
+  }
+  return out;
+}
+
 DimId ShapeEquivalence::join(DimId a, DimId b) {
   if (a == b) return a;
   const std::optional<int64_t> ka = known(a), kb = known(b);

@@ -51,6 +51,10 @@ class ShapeEquivalence {
 
   // The size of `d` when it is known statically.
   std::optional<int64_t> known(DimId d) const;
+  // Each dim of v: its size where the type or the shape facts give it, else nullopt.
+  std::vector<std::optional<int64_t>> known_dims(const Variable& v);
+  // v's shape when every dim is known.
+  std::optional<Shape> known_shape(const Variable& v);
   // The id of a known size.
   DimId constant(int64_t size);
   // The broadcast of two dims (see the class comment).
