@@ -6,17 +6,15 @@
 #include <tgc/shape.h>
 
 #include "frontend/api/call_site.h"
+#include "frontend/api/index_spec_of.h"
 #include "ops/core/apply.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/subtensor/subtensor.h"
 
 namespace tgc {
 
-namespace {
-
-Var index_var(const Var& x, const std::vector<Index>& index) {
+IndexSpec index_spec_of(const std::vector<Index>& index, std::vector<Var>& arrays) {
   IndexSpec spec;
-  std::vector<VarPtr> inputs{checked_ptr(x)};
   for (const Index& i : index) {
     if (const auto* n = std::get_if<int64_t>(&i.entry)) {
       spec.entries.push_back(IndexEntry::integer(*n));
@@ -26,9 +24,19 @@ Var index_var(const Var& x, const std::vector<Index>& index) {
       spec.entries.push_back(IndexEntry::new_axis());
     } else {
       spec.entries.push_back(IndexEntry::array());
-      inputs.push_back(checked_ptr(std::get<Var>(i.entry)));
+      arrays.push_back(std::get<Var>(i.entry));
     }
   }
+  return spec;
+}
+
+namespace {
+
+Var index_var(const Var& x, const std::vector<Index>& index) {
+  std::vector<Var> arrays;
+  IndexSpec spec = index_spec_of(index, arrays);
+  std::vector<VarPtr> inputs{checked_ptr(x)};
+  for (const Var& a : arrays) inputs.push_back(checked_ptr(a));
   if (spec.has_arrays()) return Var(apply1(std::make_shared<AdvancedSubtensor>(std::move(spec)), std::move(inputs)));
   return Var(apply1(std::make_shared<Subtensor>(std::move(spec)), std::move(inputs)));
 }

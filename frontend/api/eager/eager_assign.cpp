@@ -7,7 +7,7 @@
 
 #include "backends/gpu/device_copy.h"
 #include "frontend/api/eager/eager_expr.h"
-#include "ops/subtensor/index_spec.h"
+#include "frontend/api/index_spec_of.h"
 #include "runtime/device_lock.h"
 
 namespace tgc {
@@ -15,20 +15,12 @@ namespace {
 
 // The elements of `dst` that NumPy's basic index `index` selects: a view of dst's memory.
 Tensor basic_view(const Tensor& dst, const std::vector<Index>& index) {
-  IndexSpec spec;
-  for (const Index& i : index) {
-    if (const auto* n = std::get_if<int64_t>(&i.entry)) {
-      spec.entries.push_back(IndexEntry::integer(*n));
-    } else if (const auto* s = std::get_if<Slice>(&i.entry)) {
-      spec.entries.push_back(IndexEntry::slice(s->start, s->stop, s->step));
-    } else if (std::holds_alternative<NewAxis>(i.entry)) {
-      spec.entries.push_back(IndexEntry::new_axis());
-    } else {
-      throw TypeError("assign(): an index entry is a symbolic Var", "assign",
-                      "index with numbers, slices and newaxis; for an index array, write "
-                      "assign(x, eager(set_subtensor(...)))");
-    }
-  }
+  std::vector<Var> arrays;
+  const IndexSpec spec = index_spec_of(index, arrays);
+  if (!arrays.empty())
+    throw TypeError("assign(): an index entry is a symbolic Var", "assign",
+                    "index with numbers, slices and newaxis; for an index array, write "
+                    "assign(x, eager(set_subtensor(...)))");
   const IndexLayout l = resolve_index("assign", spec, dst.shape(), dst.strides(), {});
   return dst.view(l.view_shape, l.view_strides, dst.offset() + l.view_offset);
 }
@@ -48,15 +40,15 @@ void write(const Tensor& dst, const Tensor& value) {
     gpu::copy_strided(*gpu, src, dst);  // src's strides (0 for a broadcast value) read on the device
     return;
   }
-  // A strided selection (a column, every other row): its memory span goes to the host, takes
-  // the values there and comes back, one dense copy each way.
-  int64_t hi = 0;
-  for (int d = 0; d < dst.ndim(); ++d) hi += (dst.shape()[d] - 1) * dst.strides()[d];
+  // A strided selection (a column, every other row, a reversed slice): its memory span goes to
+  // the host, takes the values there and comes back, one dense copy each way.
+  int64_t lo = 0, hi = 0;  // the lowest and highest element offsets from dst's first element
+  for (int d = 0; d < dst.ndim(); ++d) (dst.strides()[d] < 0 ? lo : hi) += (dst.shape()[d] - 1) * dst.strides()[d];
   const size_t item = dtype_size(dst.dtype());
-  const Tensor span = Tensor::view_of(dst.buffer(), dst.dtype(), {hi + 1}, {1}, dst.offset());
+  const Tensor span = Tensor::view_of(dst.buffer(), dst.dtype(), {hi - lo + 1}, {1}, dst.offset() + lo);
   Tensor host = span.to(host_device());
-  copy_elements(src.to(host_device()), host.view(dst.shape(), dst.strides(), 0));
-  dst.device().copy_from_host(span.raw_data(), host.raw_data(), static_cast<size_t>(hi + 1) * item,
+  copy_elements(src.to(host_device()), host.view(dst.shape(), dst.strides(), -lo));
+  dst.device().copy_from_host(span.raw_data(), host.raw_data(), static_cast<size_t>(hi - lo + 1) * item,
                               dst.device().default_stream());
   dst.device().synchronize();  // the host copy dies with this scope
 }

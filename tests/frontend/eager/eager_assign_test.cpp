@@ -39,6 +39,9 @@ TEST_P(Assign, WholeTensorsSlicesAndColumns) {
   assign(a, {1}, on(Tensor::from_vector<float>({-1, -2, -3, -4})));  // a row: a dense selection
   assign(a, {Slice{}, 2}, 7.0);                                     // a column: strided, a scalar broadcast
   EXPECT_EQ(values(a), (std::vector<float>{0, 1, 7, 3, -1, -2, 7, -4, 8, 9, 7, 11}));
+  // A reversed column: a negative stride.
+  assign(a, {Slice{std::nullopt, std::nullopt, -1}, 0}, on(Tensor::from_vector<float>({30, 20, 10})));
+  EXPECT_EQ(values(a), (std::vector<float>{10, 1, 7, 3, 20, -2, 7, -4, 30, 9, 7, 11}));
   assign(a, Tensor::from_vector<float>({5, 6, 7, 8}));  // every row, from the host
   EXPECT_EQ(values(a), (std::vector<float>{5, 6, 7, 8, 5, 6, 7, 8, 5, 6, 7, 8}));
 }
