@@ -261,31 +261,17 @@ Tensor between_devices(const Tensor& t, Device& device) {
   const Tensor src = t.contiguous();  // on t's device
   Tensor out = Tensor::empty(src.dtype(), src.shape(), device);
   {
-    // Both devices' locks outside calls, taken in one order (by address) so that two copies
-    // in opposite directions cannot wait for each other.
-    const bool outside_calls = t_device_locks_held == 0;
-    DeviceWorkMutex* first = &device_work_mutex(src.device());
-    DeviceWorkMutex* second = &device_work_mutex(device);
-    if (second < first) std::swap(first, second);
-    if (outside_calls) {
-      first->lock();
-      second->lock();
+    // Both devices' locks outside calls (a call holds its device's already), taken in one
+    // order (by address) so that two copies in opposite directions cannot wait for each other.
+    std::unique_lock<DeviceWorkMutex> first_lock, second_lock;
+    if (t_device_locks_held == 0) {
+      DeviceWorkMutex* first = &device_work_mutex(src.device());
+      DeviceWorkMutex* second = &device_work_mutex(device);
+      if (second < first) std::swap(first, second);
+      first_lock = std::unique_lock<DeviceWorkMutex>(*first);
+      second_lock = std::unique_lock<DeviceWorkMutex>(*second);
     }
-    bool copied = false;
-    try {
-      copied = peer_copy(src, out);
-    } catch (...) {
-      if (outside_calls) {
-        second->unlock();
-        first->unlock();
-      }
-      throw;
-    }
-    if (outside_calls) {
-      second->unlock();
-      first->unlock();
-    }
-    if (copied) return out;
+    if (peer_copy(src, out)) return out;
   }
   return src.to(host_device()).to(device);
 }

@@ -42,6 +42,14 @@ nb::object binary(const DeviceArray& a, nb::handle b, Binary fn, bool reflected)
 
 Device& device_named(const std::string& name) { return device(name); }
 
+// Before a write into `a` (a[key] = v, a += b): a lazy result gets memory of its own.
+void make_concrete(DeviceArray& a) {
+  if (!a.tensor.is_pending()) return;
+  Tensor computed = a.tensor.eval();  // a copy: eval() refers into a.tensor's own value
+  a.tensor = std::move(computed);
+  a.view = nb::object();
+}
+
 }  // namespace
 
 void bind_eager(nb::module_& m, nb::class_<DeviceArray>& cls) {
@@ -59,16 +67,12 @@ void bind_eager(nb::module_& m, nb::class_<DeviceArray>& cls) {
   op("__pow__", "__rpow__", &pow);
   // a += b writes into a's memory, as NumPy and mxnet do (every view of a sees it), under
   // NumPy's same_kind rule: an integer array does not take float results, nor a bool one
-  // numbers. A pending a gets memory of its own first.
+  // numbers.
   auto in_place = [&](const char* name, Binary fn) {
     cls.def(name,
             [fn](nb::handle self, nb::handle b) {
               DeviceArray& a = nb::cast<DeviceArray&>(self);
-              if (a.tensor.is_pending()) {
-                Tensor computed = a.tensor.eval();  // a copy: eval() refers into a.tensor's own value
-                a.tensor = std::move(computed);
-                a.view = nb::object();
-              }
+              make_concrete(a);
               const Tensor result = nb::cast<DeviceArray&>(binary(a, b, fn, false)).tensor;
               const DType to = a.tensor.dtype(), from = result.dtype();
               const bool widens_kind = (to == DType::Bool && from != DType::Bool) ||
@@ -123,11 +127,7 @@ void bind_eager(nb::module_& m, nb::class_<DeviceArray>& cls) {
       .def("__setitem__",
            [](DeviceArray& a, nb::handle key, nb::handle value) {
              // mxnet's a[1:3] = v, PyCUDA's a_gpu[...] = v: written into the array's own memory.
-             if (a.tensor.is_pending()) {  // a lazy result gets memory of its own first
-               Tensor computed = a.tensor.eval();  // a copy: eval() refers into a.tensor's own value
-               a.tensor = std::move(computed);
-               a.view = nb::object();
-             }
+             make_concrete(a);
              Tensor v = is_number(value) ? Tensor::full(a.tensor.dtype(), {}, nb::cast<double>(value))
                                          : operand_tensor(value);
              if (v.dtype() != a.tensor.dtype()) v = v.astype(a.tensor.dtype());
