@@ -368,9 +368,7 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   f.check_args(args);
   SharedLocks locks(f.lock_plan);
   Impl::Variant& v = f.variant_for_call(locks);
-  if (v.graphs_only)
-    throw ConfigError("function '" + f.name + "' was made for its graph only (tgc show) and cannot be called", f.name,
-                      "make it outside tgc show's graphs-only mode");
+  TGC_INTERNAL_CHECK(!v.graphs_only, "function '" + f.name + "' was made for its graph only (GraphsOnlyScope) and called");
   std::unique_lock<std::mutex> profiling;
   if (v.profiler) profiling = std::unique_lock<std::mutex>(v.profile_mutex);
   CallContextPool::Lease context(*v.contexts);

@@ -1,6 +1,6 @@
 // Functions made for their graphs alone (tgc show): while a GraphsOnlyScope lives on a thread,
 // function() builds and optimizes the graph but does not link it, so no kernel is generated,
-// compiled or loaded; calling such a function is a ConfigError. A value the program needs now
+// compiled or loaded; calling such a function is a bug (an InternalError). A value the program needs now
 // (a .tg constant expression, computed by a function of its own) is made under a
 // GraphsOnlyScope::Suspend, which links as usual.
 #pragma once

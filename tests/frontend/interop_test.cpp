@@ -63,7 +63,9 @@ TEST(Interop, LayoutsATensorCannotHaveAreRefused) {
   EXPECT_THROW(adopt_memory(reinterpret_cast<char*>(owned.data()) + 1, DType::Float64, {2}, {1}, host_device(),
                             [&] { ++released; }),
                ValueError);
-  EXPECT_EQ(released, 2) << "refused memory is handed back too";
+  EXPECT_THROW(adopt_memory(owned.data(), DType::Float64, {3}, {}, host_device(), [&] { ++released; }), ValueError);
+  EXPECT_THROW(adopt_memory(owned.data(), DType::Float64, {-1}, {1}, host_device(), [&] { ++released; }), ValueError);
+  EXPECT_EQ(released, 4) << "refused memory is handed back too";
 }
 
 TEST(Interop, TheHostHasNoNativeStream) { EXPECT_EQ(native_stream(host_device()), 0u); }

@@ -77,6 +77,8 @@ TEST_P(Assign, ErrorsSayWhatToDoInstead) {
   catch_error<ShapeError>([&] { assign(a, Tensor::from_vector<float>({1, 2, 3})); });  // (3,) into (3, 4)
   auto i = catch_error<ValueError>([&] { assign(a, {5}, 0.0); });
   EXPECT_NE(std::string(i.what()).find("out of"), std::string::npos) << i.what();
+  auto v = catch_error<TypeError>([&] { assign(a, {vector("idx", DType::Int64)}, 0.0); });
+  EXPECT_NE(std::string(v.what()).find("set_subtensor"), std::string::npos) << v.what();
   EXPECT_EQ(values(a), values(grid().to(dev()))) << "a failed write wrote nothing";
 }
 
