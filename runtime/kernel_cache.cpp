@@ -3,6 +3,7 @@
 // its size cap. The entry format is runtime/cache_entry.*, the miss explanations
 // kernel_cache_explain.cpp.
 #include "runtime/kernel_cache.h"
+#include "runtime/kernel_uses.h"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -126,6 +127,7 @@ std::optional<std::shared_ptr<const KernelBlob>> KernelCache::get(const KernelCa
   std::unique_lock lock(mutex_);
   if (auto it = memory_.find(text); it != memory_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second.age);
+    note_kernel_use(*this, key);
     return it->second.blob;
   }
   if (!disk_usable(/*creating=*/false)) {
@@ -176,10 +178,12 @@ std::optional<std::shared_ptr<const KernelBlob>> KernelCache::get(const KernelCa
   cache_files::touch(file.fd.get());  // the eviction clock: used now
   auto shared = std::make_shared<const KernelBlob>(std::move(*payload));
   remember(text, shared);
+  note_kernel_use(*this, key);
   return shared;
 }
 
 void KernelCache::put(const KernelCacheKey& key, KernelBlob blob) {
+  note_kernel_use(*this, key);
   std::string text = key.text();
   KernelBlob file = disk_ok_ ? cache_entry::encode(text, blob) : KernelBlob();
   std::lock_guard lock(mutex_);

@@ -19,6 +19,7 @@
 #include "backends/cpu/libmvec_table.h"
 #include "runtime/compile_log.h"
 #include "runtime/error.h"
+#include "runtime/kernel_uses.h"
 #include "runtime/parallel_jobs.h"
 
 namespace tgc::cpu {
@@ -288,7 +289,10 @@ std::shared_ptr<const LinkedKernel> KernelCompiler::link(const Kernel& kernel, c
   const std::string text = key.text();
   std::lock_guard lock(mutex_);
   if (auto it = linked_.find(text); it != linked_.end())
-    if (std::shared_ptr<const LinkedKernel> live = it->second.lock()) return live;
+    if (std::shared_ptr<const LinkedKernel> live = it->second.lock()) {
+      note_kernel_use(cache_, key);  // a function saved with its kernels ships this one too
+      return live;
+    }
   if (linked_.size() >= sweep_at_) {
     std::erase_if(linked_, [](const auto& slot) { return slot.second.expired(); });
     sweep_at_ = std::max<size_t>(64, 2 * linked_.size());

@@ -29,6 +29,7 @@
 #include "frontend/api/call_context.h"
 #include "frontend/api/call_site.h"
 #include "frontend/api/default_updates.h"
+#include "frontend/api/function_access.h"
 #include "frontend/api/graphs_only.h"
 #include "frontend/api/shape_guard.h"
 #include "frontend/api/shared_locks.h"
@@ -42,6 +43,7 @@
 #include "runtime/device_lock.h"
 #include "runtime/executor.h"
 #include "runtime/interrupt.h"
+#include "runtime/kernel_uses.h"
 #include "runtime/log.h"
 #include "runtime/profiler.h"
 
@@ -280,6 +282,8 @@ struct Function::Impl {
   // the device its work goes to (nullptr on device=cpu): docs/api.md#threads.
   LockPlan lock_plan;
   DeviceWorkMutex* device_mutex = nullptr;
+  // The kernel-cache entries every compile and call of this function used: what save() ships.
+  KernelUses kernel_uses;
 
   void check_args(const std::vector<Tensor>& args) const;
   // Argument i as this rank's program reads it: its part along the split axis (a view) when
@@ -289,8 +293,9 @@ struct Function::Impl {
   // rank's shared values rank 0's (a function's replicas start equal and so stay equal).
   void set_up_data_parallel(const DataParallel& dp);
   // Optimizes and links raw_graph under `guard`'s facts; `setup_s`: the time spent making the
-  // backends for it (0 for a later program of the same function).
-  std::unique_ptr<Variant> compile(ShapeGuard guard, double setup_s);
+  // backends for it (0 for a later program of the same function). With `optimized` (a loaded
+  // function's saved program, optimized under the same facts), links a copy of it instead.
+  std::unique_ptr<Variant> compile(ShapeGuard guard, double setup_s, const Graph* optimized = nullptr);
   // The program for the shared values' shapes now: a kept one whose facts hold, or a new one.
   // The caller holds the shared variables' locks.
   Variant& variant_for_shared_shapes();
@@ -373,6 +378,8 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   if (v.profiler) profiling = std::unique_lock<std::mutex>(v.profile_mutex);
   CallContextPool::Lease context(*v.contexts);
   std::vector<Tensor>& slots = context->slots;
+  // Kernels built on a first launch (a GPU row kernel) belong to the function too.
+  KernelUseScope kernel_uses(&f.kernel_uses);
 
   const Program& prog = v.linked.program;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -536,7 +543,7 @@ std::vector<std::string> Function::toposort() const {
   return out;
 }
 
-std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guard, double setup_s) {
+std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guard, double setup_s, const Graph* optimized) {
   const auto t0 = std::chrono::steady_clock::now();
   // Every kernel compiled or loaded while this program links reports its time (and, when the
   // log is printed, why the cache missed) here.
@@ -544,7 +551,8 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   CompileLogScope log_scope(&log);
   auto v = std::make_unique<Variant>();
   v->guard = std::move(guard);
-  v->graph = data_parallel.group ? distribute(raw_graph, data_parallel, &v->optimizer_warnings)
+  v->graph = optimized                ? Graph::clone_of(optimized->inputs(), optimized->outputs())
+             : data_parallel.group ? distribute(raw_graph, data_parallel, &v->optimizer_warnings)
                                  : Graph::clone_of(raw_graph.inputs(), raw_graph.outputs());
   std::unordered_set<const SharedValue*> device_shared;  // the shared values that live on the device
   // Kept until linking: loops (Scan) optimize their inner graphs with the function's pipeline.
@@ -557,7 +565,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
       ctx.placement.host_reason = [dev](const Node& n) { return dev->host_reason(n); };
       for (size_t k = 0; k < num_outputs; ++k)
         ctx.placement.output_locations.push_back(device_result ? dev->device_kind() : DeviceKind::Host);
-      const std::unordered_set<const SharedValue*> kept = device_kept_shared(v->graph, num_outputs, update_targets, *dev);
+      const std::unordered_set<const SharedValue*> kept = device_kept_shared(optimized ? raw_graph : v->graph, num_outputs, update_targets, *dev);
       for (auto& target : update_targets)
         ctx.placement.output_locations.push_back(shared_lives_on_device(*target) || kept.count(target.get())
                                                      ? dev->device_kind()
@@ -579,7 +587,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     ctx.warnings = &v->optimizer_warnings;
     ctx.host_reasons = &v->host_reasons;
     ctx.updates = update_outputs;
-    v->optimizer_timings = optimize(v->graph, ctx);
+    if (!optimized) v->optimizer_timings = optimize(v->graph, ctx);
     for (const RewriteEvent& e : events)
       v->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
     if (device_backend) {
@@ -619,6 +627,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     std::unique_lock<DeviceWorkMutex> device_lock;
     if (device_mutex) device_lock = std::unique_lock<DeviceWorkMutex>(*device_mutex);
     LoopCompileContext loops{backend.get(), device_backend.get(), &ctx, memory_plan_enabled(config)};
+    KernelUseScope uses(&kernel_uses);
     v->linked = link(v->graph, *backend,
                      LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs, &loops});
   }
@@ -906,6 +915,83 @@ void clear_default_update(const Shared& var) { unregister_default_update(checked
 Var default_update(const Shared& var) {
   VarPtr u = registered_default_update(checked_ptr(var)->storage().get());
   return u ? Var(u) : Var();
+}
+
+std::vector<Shared> Function::shared_variables() const {
+  const Impl& f = *impl_;
+  std::vector<Shared> out;
+  std::unordered_set<const SharedValue*> seen;
+  for (Variable* root : f.raw_graph.roots())
+    if (root->kind() == Variable::Kind::Shared && seen.insert(root->storage().get()).second)
+      out.push_back(Shared(Variable::shared(root->storage())));
+  for (const auto& target : f.update_targets)
+    if (seen.insert(target.get()).second) out.push_back(Shared(Variable::shared(target)));
+  return out;
+}
+
+FunctionParts FunctionAccess::parts(const Function& fn) {
+  Function::Impl& f = *fn.impl_;
+  if (f.data_parallel.group)
+    throw ValueError("function '" + f.name + "' is data-parallel and cannot be saved: its ranks live in this launch", "save",
+                     "save the function built without data_parallel, and make it data-parallel where it is loaded");
+  std::lock_guard<std::mutex> lock(f.compile_mutex);
+  const Function::Impl::Variant& v = *f.current.load();
+  if (v.graphs_only)
+    throw ValueError("function '" + f.name + "' was made for its graph only (tgc show) and cannot be saved", "save",
+                     "make the function outside GraphsOnlyScope");
+  FunctionParts p;
+  p.name = f.name;
+  p.config = f.config;
+  p.borrow_outputs = f.borrow_outputs;
+  p.device_result = f.device_result;
+  p.raw_graph = Graph::clone_of(f.raw_graph.inputs(), f.raw_graph.outputs());
+  p.num_outputs = f.num_outputs;
+  p.update_targets = f.update_targets;
+  p.optimized = Graph::clone_of(v.graph.inputs(), v.graph.outputs());
+  p.facts = v.guard.facts();
+  p.kernels = f.kernel_uses.uses();
+  return p;
+}
+
+Function FunctionAccess::make(FunctionParts parts) {
+  InterruptScope interruptible;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto impl = std::make_unique<Function::Impl>();
+  Function::Impl& f = *impl;
+  f.name = std::move(parts.name);
+  f.config = std::move(parts.config);
+  f.borrow_outputs = parts.borrow_outputs;
+  f.device_result = parts.device_result;
+  f.num_outputs = parts.num_outputs;
+  f.update_targets = std::move(parts.update_targets);
+  f.raw_graph = std::move(parts.raw_graph);
+  for (const VarPtr& in : f.raw_graph.inputs()) f.user_inputs.push_back(Var(in));
+  f.update_outputs.assign(f.num_outputs, nullptr);
+  for (const auto& target : f.update_targets) f.update_outputs.push_back(target.get());
+  f.backend = make_host_backend(f.config);
+  f.device_backend = make_device_backend(f.config);
+  if (f.config.optimizer != "none") f.shared_shapes = SharedShapeHistory(f.raw_graph);
+  {
+    std::vector<const SharedValue*> read, updated;
+    for (const Variable* root : f.raw_graph.roots())
+      if (root->kind() == Variable::Kind::Shared) read.push_back(root->storage().get());
+    for (const auto& target : f.update_targets) updated.push_back(target.get());
+    f.lock_plan = make_lock_plan(read, updated);
+  }
+  if (f.device_backend && f.device_backend->device()) f.device_mutex = &device_work_mutex(*f.device_backend->device());
+  std::vector<std::string> log;
+  ShapeGuard guard;
+  {
+    SharedLocks locks(f.lock_plan);
+    guard = f.shared_shapes.facts_now(log);
+  }
+  // The saved program assumed these shapes; values of other shapes (set before the save
+  // without a call since) get a program optimized for theirs, as a call would.
+  const bool same_facts = parts.optimized && guard.facts() == parts.facts;
+  const double setup_s = seconds_since(t0);
+  f.variants.push_back(f.compile(std::move(guard), setup_s, same_facts ? &*parts.optimized : nullptr));
+  f.current.store(f.variants.back().get());
+  return Function(std::move(impl));
 }
 
 }  // namespace tgc

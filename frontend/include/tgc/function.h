@@ -145,10 +145,15 @@ class Function {
   // docs/optimizations.md#shape-facts).
   int compiled_programs() const;
   const Profiler* profiler() const;
+  // The shared variables the function reads or updates, each once, in the order its graph
+  // meets them. For a function made by load_function (<tgc/save.h>), the variables the load
+  // made: read a trained parameter with f.shared_variables()[k].get_value(), or find it by name.
+  std::vector<Shared> shared_variables() const;
 
  private:
   friend Function function(const std::vector<Var>&, const std::vector<Var>&, const Updates&,
                            const FunctionOptions&);
+  friend struct FunctionAccess;  // saving and loading (frontend/api/function_access.h)
   struct Impl;
   explicit Function(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

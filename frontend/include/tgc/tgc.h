@@ -22,6 +22,7 @@
 #include <tgc/printing.h>
 #include <tgc/random.h>
 #include <tgc/reductions.h>
+#include <tgc/save.h>
 #include <tgc/scan.h>
 #include <tgc/shape.h>
 #include <tgc/var.h>
