@@ -113,6 +113,12 @@ SavedFile parse_saved_file(std::string_view bytes, const std::string& source, co
   return file;
 }
 
+bool looks_like_saved_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[sizeof kMagic] = {};
+  return in.read(head, sizeof head) && std::string_view(head, sizeof head) == std::string_view(kMagic, sizeof kMagic);
+}
+
 SavedFile read_saved_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))

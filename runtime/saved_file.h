@@ -33,6 +33,9 @@ void write_saved_file(const std::string& path, const SavedFile& file);
 // Reads and checks a file write_saved_file wrote. `what` names the file's kind in errors
 // ("saved function"). IOError naming the path and the problem.
 SavedFile read_saved_file(const std::string& path, const std::string& what);
+// Whether the file at `path` begins as a saved file does (its magic): how `tgc run` tells a
+// saved function from a .tg program. False for anything unreadable.
+bool looks_like_saved_file(const std::string& path);
 // The same on bytes in memory; `source` names them in errors.
 SavedFile parse_saved_file(std::string_view bytes, const std::string& source, const std::string& what);
 

@@ -933,7 +933,7 @@ FunctionParts FunctionAccess::parts(const Function& fn) {
   Function::Impl& f = *fn.impl_;
   if (f.data_parallel.group)
     throw ValueError("function '" + f.name + "' is data-parallel and cannot be saved: its ranks live in this launch", "save",
-                     "save the function built without data_parallel, and make it data-parallel where it is loaded");
+                     "save a function made without data_parallel: a saved function runs in one process");
   std::lock_guard<std::mutex> lock(f.compile_mutex);
   const Function::Impl::Variant& v = *f.current.load();
   if (v.graphs_only)

@@ -1,4 +1,4 @@
-// The tgc command line: global flags, the subcommands run, show, emit, devices, cache and launch, and the
+// The tgc command line: global flags, the subcommands run, show, emit, compile, devices, cache and launch, and the
 // exit codes (0 ok, 2 user error, 1 tgc bug). Each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -10,6 +10,7 @@
 #include <tgc/tgc.h>
 
 #include "frontend/cli/cache_command.h"
+#include "frontend/cli/compile_command.h"
 #include "frontend/cli/devices_command.h"
 #include "frontend/cli/emit_command.h"
 #include "frontend/cli/errors.h"
@@ -35,12 +36,14 @@ int main(int argc, char** argv) {
   EmitArgs emit_args;
   CacheArgs cache_args;
   LaunchArgs launch_args;
+  CompileArgs compile_args;
   CLI::App* run = add_run_command(app, run_args);
   CLI::App* show = add_show_command(app, show_args);
   CLI::App* emit = add_emit_command(app, emit_args);
   CLI::App* devices = add_devices_command(app);
   CLI::App* cache = add_cache_command(app, cache_args);
   CLI::App* launch = add_launch_command(app, launch_args);
+  CLI::App* compile = add_compile_command(app, compile_args);
 
   // tgc launch's PROGRAM ARGS... are not parsed as tgc's.
   std::vector<std::string> words(argv, argv + argc);
@@ -74,6 +77,8 @@ int main(int argc, char** argv) {
       code = cache_command(cache_args, flags);
     else if (launch->parsed())
       code = launch_command(launch_args, launched);
+    else if (compile->parsed())
+      code = compile_command(compile_args, flags);
     else
       fmt::print("{}", app.help());
     finish_stdout();

@@ -4,11 +4,37 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <tgc/save.h>
+
 #include "ops/core/graph.h"
+#include "runtime/saved_file.h"
 #include "runtime/error.h"
 #include "runtime/suggest.h"
 
 namespace tgc::cli {
+
+namespace {
+
+// A saved file's functions as a program's: named as saved, inputs and outputs labelled by
+// their graph's names.
+lang::TgProgram load_saved_program(const std::string& path, const std::map<std::string, std::string>& config) {
+  LoadOptions options;
+  options.config = config;
+  lang::TgProgram program;
+  program.file = path;
+  for (Function& f : load_functions(path, options)) {
+    std::vector<std::string> inputs, outputs;
+    const Graph& raw = f.raw_graph();
+    for (size_t i = 0; i < raw.inputs().size(); ++i)
+      inputs.push_back(raw.inputs()[i]->name().empty() ? fmt::format("input{}", i) : raw.inputs()[i]->name());
+    for (size_t i = 0; i < f.num_outputs(); ++i) outputs.push_back(raw.outputs()[i]->label());
+    const std::string name = f.name();
+    program.functions.push_back(lang::TgFunction{name, std::move(inputs), std::move(outputs), {}, std::move(f)});
+  }
+  return program;
+}
+
+}  // namespace
 
 lang::TgProgram load_program(const std::string& path, const GlobalFlags& flags, LoadFor purpose,
                              bool trace_rewrites) {
@@ -18,6 +44,8 @@ lang::TgProgram load_program(const std::string& path, const GlobalFlags& flags, 
     options.config["profile"] = "false";
     options.config.erase("profile_trace");
   }
+  // A file `tgc compile` (or save()) wrote: its functions, compiled already.
+  if (path != "-" && looks_like_saved_file(path)) return load_saved_program(path, options.config);
   options.trace_rewrites = trace_rewrites;
   return lang::load_file(path, options);
 }

@@ -23,6 +23,7 @@ class Arange : public Op {
   // The number of values; throws ValueError for a zero step or a bool dtype.
   int64_t length() const;
   double start() const { return start_; }
+  double stop() const { return stop_; }
   double step() const { return step_; }
   DType dtype() const { return dtype_; }
 

@@ -74,8 +74,8 @@ std::shared_ptr<const Op> read_op(const Json& j, OpReadContext& ctx) {
     return op;
   } catch (const Json::exception& e) {
     throw IOError("the op '" + tag + "' has bad fields (" + e.what() + "): " + fields.dump().substr(0, 200));
-  } catch (const IOError&) {
-    throw;
+  } catch (const IOError& e) {
+    throw IOError("the op '" + tag + "' has bad fields: " + std::string(e.what()));
   } catch (const Error& e) {
     // The op's constructor refused the fields (a TypeError, a ValueError...): the file is bad.
     throw IOError("the op '" + tag + "' could not be made from its fields: " + std::string(e.what()));

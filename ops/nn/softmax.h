@@ -24,6 +24,7 @@ class Softmax : public Op {
 
   int axis() const { return axis_; }
   bool log() const { return log_; }
+  DType floatx() const { return floatx_; }
 
   // "Softmax{axis=1}", "LogSoftmax{axis=0}"; floatX shown only when not float32.
   std::string name() const override;

@@ -18,6 +18,7 @@ class IncSubtensor : public Op {
       : mode_(mode), spec_(std::move(spec)), inplace_(inplace) {}
   Mode mode() const { return mode_; }
   const IndexSpec& spec() const { return spec_; }
+  bool inplace() const { return inplace_; }
 
   // Inputs: {x, value, index arrays in entry order}.
   // "IncSubtensor{Set;1, ::2}", "IncSubtensor{Inc;array}", "IncSubtensor{Inc;array;inplace}".

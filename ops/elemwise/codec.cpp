@@ -1,0 +1,47 @@
+// The codec of the elemwise family (ops/core/op_codec.h): Elemwise's scalar op, cast target,
+// floatX and in-place input. floatX is always written: a file read under another config's
+// floatX must give the same op.
+#include <memory>
+#include <string>
+
+#include "ops/core/op_codec.h"
+#include "ops/elemwise/elemwise.h"
+#include "runtime/error.h"
+
+namespace tgc {
+namespace {
+
+// {"scalar_op": "add", "cast_to": null, "floatx": "float32", "inplace": -1}
+Json write_elemwise(const Elemwise& op, OpWriteContext&) {
+  return Json{{"scalar_op", scalar_op_to_json(op.kind())},
+              {"cast_to", optional_dtype_to_json(op.cast_to())},
+              {"floatx", dtype_to_json(op.floatx())},
+              {"inplace", op.inplace_input(0)}};
+}
+
+// The in-place input: -1 or the index of one of the row's `arity` inputs, as an integer
+// (1.0 and "1" are refused, as is any number that only wraps into range).
+int inplace_from_json(const Json& j, int arity) {
+  const bool ok = j.is_number_unsigned() ? j.get<uint64_t>() < static_cast<uint64_t>(arity)
+                                         : j.is_number_integer() && j.get<int64_t>() >= -1 && j.get<int64_t>() < arity;
+  if (!ok) throw IOError("Elemwise: inplace " + j.dump() + " is not -1 or one of its " + std::to_string(arity) + " inputs");
+  return j.get<int>();
+}
+
+// The constructor checks these fields only as invariants (a bug if broken); a file breaking
+// them is a bad file, so they are checked here first.
+std::shared_ptr<const Op> read_elemwise(const Json& f, OpReadContext&) {
+  const ScalarOpKind kind = scalar_op_from_json(f.at("scalar_op"));
+  const std::optional<DType> cast_to = optional_dtype_from_json(f.at("cast_to"));
+  const DType floatx = dtype_from_json(f.at("floatx"));
+  const int inplace = inplace_from_json(f.at("inplace"), scalar_op_info(kind).arity);
+  if (cast_to.has_value() != (kind == ScalarOpKind::Cast))
+    throw IOError("Elemwise: cast_to is given exactly for cast: " + f.dump());
+  if (!is_float(floatx)) throw IOError("Elemwise: floatx is not a float dtype: " + f.dump());
+  return std::make_shared<Elemwise>(kind, cast_to, floatx, inplace);
+}
+
+[[maybe_unused]] const bool registered = register_op_codec<Elemwise>("Elemwise", write_elemwise, read_elemwise);
+
+}  // namespace
+}  // namespace tgc

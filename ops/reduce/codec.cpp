@@ -1,0 +1,119 @@
+// The codecs of the reduce family (ops/core/op_codec.h): CAReduce, Mean, ReduceCount and
+// ArgReduce, and the fields (ops/reduce/codec_fields.h) that the nn codecs share.
+// floatX is always written: a file read under another config's floatX must give the same op.
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "ops/reduce/arg_reduce.h"
+#include "ops/reduce/careduce.h"
+#include "ops/reduce/codec_fields.h"
+#include "ops/reduce/mean.h"
+#include "ops/reduce/reduce_count.h"
+#include "runtime/error.h"
+
+namespace tgc {
+
+Json reduce_axes_to_json(const ReduceAxes& axes) { return axes ? Json(*axes) : Json(); }
+
+ReduceAxes reduce_axes_from_json(const Json& j) {
+  if (j.is_null()) return std::nullopt;
+  if (!j.is_array()) throw IOError("reduction axes are neither null nor a list: " + j.dump());
+  std::vector<int> axes;
+  for (const Json& a : j) {
+    axes.push_back(axis_from_json(a));
+    if (axes.size() > 1 && axes[axes.size() - 2] >= axes.back())
+      throw IOError("reduction axes are not sorted and distinct: " + j.dump());
+  }
+  return axes;
+}
+
+int axis_from_json(const Json& j) {
+  constexpr int kMax = std::numeric_limits<int>::max();
+  const bool ok = j.is_number_unsigned() ? j.get<uint64_t>() <= static_cast<uint64_t>(kMax)
+                                         : j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() <= kMax;
+  if (!ok) throw IOError("an axis is not a non-negative int: " + j.dump());
+  return j.get<int>();
+}
+
+DType floatx_from_json(const Json& j) {
+  const DType floatx = dtype_from_json(j);
+  if (!is_float(floatx)) throw IOError("floatx is not a float dtype: " + j.dump());
+  return floatx;
+}
+
+namespace {
+
+// Every ReduceKind; a file names one by reduce_kind_name ("Sum").
+constexpr ReduceKind kReduceKinds[] = {ReduceKind::Sum, ReduceKind::Prod, ReduceKind::Max,
+                                       ReduceKind::Min, ReduceKind::All,  ReduceKind::Any};
+
+ReduceKind reduce_kind_from_json(const Json& j) {
+  const std::string name = j.get<std::string>();
+  for (ReduceKind kind : kReduceKinds)
+    if (reduce_kind_name(kind) == name) return kind;
+  throw IOError("the reduction '" + name + "' is not known to this tgc");
+}
+
+// {"kind": "Max", "axes": [1], "keepdims": false, "identity_when_empty": true}
+Json write_careduce(const CAReduce& op, OpWriteContext&) {
+  return Json{{"kind", reduce_kind_name(op.kind())},
+              {"axes", reduce_axes_to_json(op.axes())},
+              {"keepdims", op.keepdims()},
+              {"identity_when_empty", op.identity_when_empty()}};
+}
+
+std::shared_ptr<const Op> read_careduce(const Json& f, OpReadContext&) {
+  const ReduceKind kind = reduce_kind_from_json(f.at("kind"));
+  const bool identity_when_empty = f.at("identity_when_empty").get<bool>();
+  if (identity_when_empty && kind != ReduceKind::Max && kind != ReduceKind::Min)
+    throw IOError("identity_when_empty is for Max and Min only: " + f.dump());
+  return std::make_shared<CAReduce>(kind, reduce_axes_from_json(f.at("axes")), f.at("keepdims").get<bool>(),
+                                    identity_when_empty);
+}
+
+// {"axes": null, "keepdims": true, "floatx": "float32"}
+Json write_mean(const Mean& op, OpWriteContext&) {
+  return Json{{"axes", reduce_axes_to_json(op.axes())},
+              {"keepdims", op.keepdims()},
+              {"floatx", dtype_to_json(op.floatx())}};
+}
+
+std::shared_ptr<const Op> read_mean(const Json& f, OpReadContext&) {
+  return std::make_shared<Mean>(reduce_axes_from_json(f.at("axes")), f.at("keepdims").get<bool>(),
+                                floatx_from_json(f.at("floatx")));
+}
+
+// {"axes": [0], "dtype": "float64"}
+Json write_reduce_count(const ReduceCount& op, OpWriteContext&) {
+  return Json{{"axes", reduce_axes_to_json(op.axes())}, {"dtype", dtype_to_json(op.dtype())}};
+}
+
+std::shared_ptr<const Op> read_reduce_count(const Json& f, OpReadContext&) {
+  return std::make_shared<ReduceCount>(reduce_axes_from_json(f.at("axes")), dtype_from_json(f.at("dtype")));
+}
+
+// {"kind": "argmax", "axis": 1, "keepdims": false}; axis null for the flattened tensor.
+Json write_arg_reduce(const ArgReduce& op, OpWriteContext&) {
+  return Json{{"kind", op.kind() == ArgKind::Argmax ? "argmax" : "argmin"},
+              {"axis", op.axis() ? Json(*op.axis()) : Json()},
+              {"keepdims", op.keepdims()}};
+}
+
+std::shared_ptr<const Op> read_arg_reduce(const Json& f, OpReadContext&) {
+  const std::string kind = f.at("kind").get<std::string>();
+  if (kind != "argmax" && kind != "argmin") throw IOError("ArgReduce: the kind '" + kind + "' is not argmax or argmin");
+  const Json& axis = f.at("axis");
+  return std::make_shared<ArgReduce>(kind == "argmax" ? ArgKind::Argmax : ArgKind::Argmin,
+                                     axis.is_null() ? std::nullopt : std::optional<int>(axis_from_json(axis)),
+                                     f.at("keepdims").get<bool>());
+}
+
+[[maybe_unused]] const bool registered =
+    register_op_codec<CAReduce>("CAReduce", write_careduce, read_careduce) &&
+    register_op_codec<Mean>("Mean", write_mean, read_mean) &&
+    register_op_codec<ReduceCount>("ReduceCount", write_reduce_count, read_reduce_count) &&
+    register_op_codec<ArgReduce>("ArgReduce", write_arg_reduce, read_arg_reduce);
+
+}  // namespace
+}  // namespace tgc

@@ -1,0 +1,75 @@
+// Codecs of the shape family (ops/core/op_codec.h): Flatten, ShapeOf, Reshape, DimShuffle and
+// ReshapeLike, written to a saved function's JSON and read back.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops/core/op_codec.h"
+#include "ops/shape/dimshuffle.h"
+#include "ops/shape/flatten.h"
+#include "ops/shape/reshape.h"
+#include "ops/shape/reshape_like.h"
+#include "ops/shape/shape_of.h"
+#include "runtime/error.h"
+
+namespace tgc {
+namespace {
+
+// An integer of the field `key` that fits I: nlohmann's get<int>() would quietly take 1.5 or true.
+template <class I>
+I integer_value(const Json& j, const char* key) {
+  if (j.is_number_unsigned() && std::in_range<I>(j.get<uint64_t>())) return static_cast<I>(j.get<uint64_t>());
+  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<I>(j.get<int64_t>()))
+    return static_cast<I>(j.get<int64_t>());
+  throw IOError(std::string("the field '") + key + "' holds no integer in range: " + j.dump());
+}
+
+template <class I>
+I integer_field(const Json& f, const char* key) {
+  return integer_value<I>(f.at(key), key);
+}
+
+template <class I>
+std::vector<I> integers_field(const Json& f, const char* key) {
+  const Json& j = f.at(key);
+  if (!j.is_array()) throw IOError(std::string("the field '") + key + "' is not a list: " + j.dump());
+  std::vector<I> out;
+  for (const Json& e : j) out.push_back(integer_value<I>(e, key));
+  return out;
+}
+
+Json write_flatten(const Flatten& op, OpWriteContext&) { return Json{{"ndim", op.ndim()}}; }
+std::shared_ptr<const Op> read_flatten(const Json& f, OpReadContext&) {
+  return std::make_shared<Flatten>(integer_field<int>(f, "ndim"));
+}
+
+Json write_shape_of(const ShapeOf&, OpWriteContext&) { return Json::object(); }
+std::shared_ptr<const Op> read_shape_of(const Json&, OpReadContext&) { return std::make_shared<ShapeOf>(); }
+
+Json write_reshape(const Reshape& op, OpWriteContext&) { return Json{{"target", op.target()}}; }
+std::shared_ptr<const Op> read_reshape(const Json& f, OpReadContext&) {
+  return std::make_shared<Reshape>(integers_field<int64_t>(f, "target"));
+}
+
+// The pattern as the op holds it (-1 for a new axis); user_name is the function the user
+// called (transpose, squeeze...), which error messages name.
+Json write_dimshuffle(const DimShuffle& op, OpWriteContext&) {
+  return Json{{"pattern", op.pattern()}, {"user_name", op.user_name()}};
+}
+std::shared_ptr<const Op> read_dimshuffle(const Json& f, OpReadContext&) {
+  return std::make_shared<DimShuffle>(integers_field<int>(f, "pattern"), f.at("user_name").get<std::string>());
+}
+
+Json write_reshape_like(const ReshapeLike&, OpWriteContext&) { return Json::object(); }
+std::shared_ptr<const Op> read_reshape_like(const Json&, OpReadContext&) { return std::make_shared<ReshapeLike>(); }
+
+[[maybe_unused]] const bool registered =
+    register_op_codec<Flatten>("Flatten", write_flatten, read_flatten) &&
+    register_op_codec<ShapeOf>("ShapeOf", write_shape_of, read_shape_of) &&
+    register_op_codec<Reshape>("Reshape", write_reshape, read_reshape) &&
+    register_op_codec<DimShuffle>("DimShuffle", write_dimshuffle, read_dimshuffle) &&
+    register_op_codec<ReshapeLike>("ReshapeLike", write_reshape_like, read_reshape_like);
+
+}  // namespace
+}  // namespace tgc
