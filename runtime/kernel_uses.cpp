@@ -1,11 +1,16 @@
 // The thread's record of kernel-cache entries used (runtime/kernel_uses.h).
 #include "runtime/kernel_uses.h"
 
+#include <atomic>
+
 namespace tgc {
 
 namespace {
 thread_local KernelUses* current_uses = nullptr;
+std::atomic<uint64_t> next_id{1};
 }  // namespace
+
+KernelUses::KernelUses() : id_(next_id++) {}
 
 void KernelUses::add(KernelCache& cache, const KernelCacheKey& key) {
   std::string text = key.text();
@@ -23,6 +28,8 @@ std::vector<KernelUses::Use> KernelUses::uses() const {
 
 KernelUseScope::KernelUseScope(KernelUses* uses) : previous_(current_uses) { current_uses = uses; }
 KernelUseScope::~KernelUseScope() { current_uses = previous_; }
+
+KernelUses* current_kernel_uses() { return current_uses; }
 
 void note_kernel_use(KernelCache& cache, const KernelCacheKey& key) {
   if (current_uses) current_uses->add(cache, key);

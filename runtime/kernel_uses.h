@@ -5,6 +5,7 @@
 // previous function made without asking the cache (cpu::KernelCompiler::link).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,11 +22,15 @@ class KernelUses {
     KernelCache* cache;  // process-wide (kernel_cache_for): outlives every function
     KernelCacheKey key;
   };
+  KernelUses();
   void add(KernelCache& cache, const KernelCacheKey& key);
+  // Unique in the process (an address may be reused by a later record).
+  uint64_t id() const { return id_; }
   // Each entry once, in key order.
   std::vector<Use> uses() const;
 
  private:
+  const uint64_t id_;
   mutable std::mutex mutex_;
   std::map<std::string, Use> uses_;  // by key text
 };
@@ -44,5 +49,8 @@ class KernelUseScope {
 
 // Adds the entry to the thread's record, if one is current (a thread-local read otherwise).
 void note_kernel_use(KernelCache& cache, const KernelCacheKey& key);
+// The thread's record, or null: for tables that keep a kernel for the process and note its
+// entries once per record (backends/gpu/process_modules.h).
+KernelUses* current_kernel_uses();
 
 }  // namespace tgc

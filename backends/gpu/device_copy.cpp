@@ -1,5 +1,6 @@
 // The copy kernels, loaded once per device; the strided copy's and the byte copy's launches.
 #include "backends/gpu/device_copy.h"
+#include "backends/gpu/process_modules.h"
 
 #include <algorithm>
 #include <map>
@@ -28,20 +29,15 @@ const bool g_dense_copy_registered = [] {
 }();
 
 GpuModule& copy_module(GpuDevice& device) {
-  static std::mutex mutex;
-  static auto* modules = new std::map<GpuDevice*, std::unique_ptr<GpuModule>>();  // process lifetime
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& m = (*modules)[&device];
-  if (!m) {
+  return process_module(device, "copy", 0, [&] {
     const cfam::Dialect dialect = device.dialect();
     ModuleSource source;
     source.label = "copy kernels";
     source.entries = cfam::render_copy_kernels(dialect).entries;
     source.cache_dir = global_config().cache_dir;
     source.render = [dialect](int only_entry) { return cfam::render_copy_kernels(dialect, only_entry).code; };
-    m = device.load_module(std::move(source));
-  }
-  return *m;
+    return source;
+  });
 }
 
 // Blocks for a grid-stride loop over `units` work items of `threads` each: enough to fill

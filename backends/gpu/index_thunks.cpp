@@ -2,6 +2,7 @@
 // and strides (size-1 dims dropped, mergeable dims merged, int32 offsets where they fit) and
 // enqueues them on the device's stream; zero-size results launch nothing.
 #include "backends/gpu/index_thunks.h"
+#include "backends/gpu/process_modules.h"
 
 #include <fmt/format.h>
 
@@ -46,11 +47,7 @@ using Blob = std::vector<int64_t>;
 // entries, and NVRTC takes 23 s to make a sm_90 cubin of the whole unit against 0.06-0.3 s
 // per entry (measured with this build's NVRTC 13); PoCL builds per entry anyway.
 GpuModule& index_module(GpuDevice& device, int entry, const std::string& cache_dir) {
-  static std::mutex mutex;
-  static std::map<std::pair<GpuDevice*, int>, std::unique_ptr<GpuModule>> modules;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<GpuModule>& m = modules[{&device, entry}];
-  if (!m) {
+  return process_module(device, "index", entry, [&] {
     const cfam::Dialect dialect = device.dialect();
     ModuleSource source;
     const std::string name = cfam::index_entry_name(cfam::index_kernels(dialect).at(static_cast<size_t>(entry)));
@@ -59,9 +56,8 @@ GpuModule& index_module(GpuDevice& device, int entry, const std::string& cache_d
     // The unit with only this entry defined, whichever of its one entry is asked for.
     source.render = [dialect, entry](int /*only_entry*/) { return cfam::render_index(dialect, entry); };
     source.cache_dir = cache_dir;
-    m = device.load_module(std::move(source));
-  }
-  return *m;
+    return source;
+  });
 }
 
 // What a thunk launches with.

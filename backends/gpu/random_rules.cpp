@@ -1,6 +1,7 @@
 // The random-draw rule and its thunk: the draw's elements over a grid of threads, each making
 // whole Philox blocks (render_random.h); the module of each entry is built once per device.
 #include "backends/gpu/random_rules.h"
+#include "backends/gpu/process_modules.h"
 
 #include <fmt/format.h>
 
@@ -19,11 +20,7 @@ namespace tgc::gpu {
 namespace {
 
 GpuModule& random_module(GpuDevice& device, int entry, const std::string& cache_dir) {
-  static std::mutex mutex;
-  static std::map<std::tuple<GpuDevice*, int>, std::unique_ptr<GpuModule>> modules;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<GpuModule>& m = modules[{&device, entry}];
-  if (!m) {
+  return process_module(device, "random", entry, [&] {
     const cfam::Dialect dialect = device.dialect();
     ModuleSource source;
     const std::string name = cfam::random_entry_name(cfam::random_kernels().at(static_cast<size_t>(entry)));
@@ -32,9 +29,8 @@ GpuModule& random_module(GpuDevice& device, int entry, const std::string& cache_
     source.render = [dialect, entry](int /*only_entry*/) { return cfam::render_random(dialect, entry); };
     source.fast_math = false;  // the draws' bits must not depend on fast math
     source.cache_dir = cache_dir;
-    m = device.load_module(std::move(source));
-  }
-  return *m;
+    return source;
+  });
 }
 
 cfam::RandomDist dist_of(Distribution d) {

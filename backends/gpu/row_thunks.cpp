@@ -2,6 +2,7 @@
 // rows) and the reduced ones (a row), collapses each group, and launches one row entry with a
 // block per row (a grid-stride loop over rows beyond the grid's cap).
 #include "backends/gpu/row_thunks.h"
+#include "backends/gpu/process_modules.h"
 
 #include <fmt/format.h>
 
@@ -36,11 +37,8 @@ using cfam::kRowMaxRank;
 // launches one or two of the unit's entries.
 GpuModule& row_module(GpuDevice& device, int entry, const cfam::RowOptions& options, bool fast_math,
                       const std::string& cache_dir) {
-  static std::mutex mutex;
-  static std::map<std::tuple<GpuDevice*, int, bool, bool>, std::unique_ptr<GpuModule>> modules;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<GpuModule>& m = modules[{&device, entry, options.float32_in_double, fast_math}];
-  if (!m) {
+  const int variant = entry * 4 + (options.float32_in_double ? 2 : 0) + (fast_math ? 1 : 0);
+  return process_module(device, "row", variant, [&] {
     const cfam::Dialect dialect = device.dialect();
     ModuleSource source;
     const std::string name = cfam::row_entry_name(cfam::row_kernels().at(static_cast<size_t>(entry)));
@@ -49,9 +47,8 @@ GpuModule& row_module(GpuDevice& device, int entry, const cfam::RowOptions& opti
     source.render = [dialect, options, entry](int /*only_entry*/) { return cfam::render_rows(dialect, options, entry); };
     source.fast_math = fast_math;
     source.cache_dir = cache_dir;
-    m = device.load_module(std::move(source));
-  }
-  return *m;
+    return source;
+  });
 }
 
 // ---- planning ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Codecs of the alloc family (ops/core/op_codec.h): Alloc, Fill, Arange, ArangeLike and Eye,
 // written to a saved function's JSON and read back.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -15,35 +16,13 @@
 namespace tgc {
 namespace {
 
-// An integer of the field `key` that fits I: nlohmann's get<int>() would quietly take 1.5 or true.
-template <class I>
-I integer_value(const Json& j, const char* key) {
-  if (j.is_number_unsigned() && std::in_range<I>(j.get<uint64_t>())) return static_cast<I>(j.get<uint64_t>());
-  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<I>(j.get<int64_t>()))
-    return static_cast<I>(j.get<int64_t>());
-  throw IOError(std::string("the field '") + key + "' holds no integer in range: " + j.dump());
-}
-
-template <class I>
-I integer_field(const Json& f, const char* key) {
-  return integer_value<I>(f.at(key), key);
-}
-
-template <class I>
-std::vector<I> integers_field(const Json& f, const char* key) {
-  const Json& j = f.at(key);
-  if (!j.is_array()) throw IOError(std::string("the field '") + key + "' is not a list: " + j.dump());
-  std::vector<I> out;
-  for (const Json& e : j) out.push_back(integer_value<I>(e, key));
-  return out;
-}
-
-// A number (nlohmann's get<double>() would take true). JSON prints doubles so that they read
-// back exactly; it has no NaN or infinity, which no Arange holds (its length() refuses them).
-double number_field(const Json& f, const char* key) {
-  const Json& j = f.at(key);
-  if (!j.is_number()) throw IOError(std::string("the field '") + key + "' is not a number: " + j.dump());
-  return j.get<double>();
+// A bound of an Arange: a number (true is not one), and finite: length() refuses the others,
+// so no Arange of a graph holds one, and the file's "inf" or "nan" is a bad file. JSON prints
+// doubles so that they read back exactly.
+double bound_field(const Json& f, const char* key) {
+  const double v = number_field(f, key);
+  if (!std::isfinite(v)) throw_bad_field(key, "finite number", f.at(key));
+  return v;
 }
 
 Json write_alloc(const Alloc& op, OpWriteContext&) { return Json{{"shape", op.shape()}}; }
@@ -58,7 +37,7 @@ Json write_arange(const Arange& op, OpWriteContext&) {
   return Json{{"start", op.start()}, {"stop", op.stop()}, {"step", op.step()}, {"dtype", dtype_to_json(op.dtype())}};
 }
 std::shared_ptr<const Op> read_arange(const Json& f, OpReadContext&) {
-  return std::make_shared<Arange>(number_field(f, "start"), number_field(f, "stop"), number_field(f, "step"),
+  return std::make_shared<Arange>(bound_field(f, "start"), bound_field(f, "stop"), bound_field(f, "step"),
                                   dtype_from_json(f.at("dtype")));
 }
 

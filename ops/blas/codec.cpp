@@ -2,6 +2,7 @@
 // ("dot" or "matmul", which words their errors), Gemm and Gemv their transpose and inplace
 // flags; Outer has no parameters.
 #include <memory>
+#include <string>
 
 #include "ops/blas/batched_dot.h"
 #include "ops/blas/dot.h"
@@ -15,7 +16,7 @@ namespace {
 
 // The user's call a product was built by; an empty one would word errors with nothing.
 std::string user_name_from_json(const Json& f, const char* tag) {
-  std::string name = f.at("user_name").get<std::string>();
+  std::string name = string_field(f, "user_name");
   if (name.empty()) throw IOError(std::string(tag) + ": the field 'user_name' is empty");
   return name;
 }
@@ -40,13 +41,13 @@ Json write_gemm(const Gemm& op, OpWriteContext&) {
   return Json{{"trans_a", op.trans_a()}, {"trans_b", op.trans_b()}, {"inplace", op.inplace()}};
 }
 std::shared_ptr<const Op> read_gemm(const Json& f, OpReadContext&) {
-  return std::make_shared<Gemm>(f.at("trans_a").get<bool>(), f.at("trans_b").get<bool>(), f.at("inplace").get<bool>());
+  return std::make_shared<Gemm>(bool_field(f, "trans_a"), bool_field(f, "trans_b"), bool_field(f, "inplace"));
 }
 
 // Gemv's B is a vector: there is no transB to keep.
 Json write_gemv(const Gemv& op, OpWriteContext&) { return Json{{"trans_a", op.trans_a()}, {"inplace", op.inplace()}}; }
 std::shared_ptr<const Op> read_gemv(const Json& f, OpReadContext&) {
-  return std::make_shared<Gemv>(f.at("trans_a").get<bool>(), f.at("inplace").get<bool>());
+  return std::make_shared<Gemv>(bool_field(f, "trans_a"), bool_field(f, "inplace"));
 }
 
 [[maybe_unused]] const bool registered = register_op_codec<Dot>("Dot", write_dot, read_dot) &&

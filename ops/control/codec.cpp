@@ -14,10 +14,9 @@ Json write_ifelse(const IfElse& op, OpWriteContext&) { return Json{{"outputs", o
 
 // IfElse's constructor takes any n; make_ifelse refuses 0, and so does a file.
 std::shared_ptr<const Op> read_ifelse(const Json& f, OpReadContext&) {
-  const Json& n = f.at("outputs");
-  if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > std::numeric_limits<int>::max() / 2)
-    throw IOError("IfElse: the field 'outputs' is not a positive count: " + n.dump());
-  return std::make_shared<IfElse>(n.get<int>());
+  const int n = integer_field<int>(f, "outputs");
+  if (n < 1 || n > std::numeric_limits<int>::max() / 2) throw_bad_field("outputs", "positive count", f.at("outputs"));
+  return std::make_shared<IfElse>(n);
 }
 
 [[maybe_unused]] const bool registered = register_op_codec<IfElse>("IfElse", write_ifelse, read_ifelse);

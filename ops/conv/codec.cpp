@@ -2,8 +2,11 @@
 // stride, padding or "same", dilation, groups, output_padding), checked on reading as the
 // user's call checks them; Conv2dGradInput adds whether conv_transpose2d built it, FusedConv2d
 // its epilogue (bias, or bias then relu).
+#include <algorithm>
 #include <array>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "ops/conv/conv2d.h"
 #include "ops/conv/fused_conv2d.h"
@@ -13,23 +16,21 @@
 namespace tgc {
 namespace {
 
-// Exactly N integers (nlohmann's own conversion would take a longer array, or 1.5 as 1).
+// Exactly N integers: integers_field's list, of the params' fixed length.
 template <size_t N>
-std::array<int64_t, N> ints_from_json(const Json& j, const std::string& tag, const char* field) {
+std::array<int64_t, N> fixed_integers_field(const Json& f, const char* key) {
+  const std::vector<int64_t> v = integers_field<int64_t>(f, key);
+  if (v.size() != N) throw_bad_field(key, "list of " + std::to_string(N) + " integers", f.at(key));
   std::array<int64_t, N> out{};
-  bool ok = j.is_array() && j.size() == N;
-  for (size_t i = 0; ok && i < N; ++i) {
-    ok = j[i].is_number_integer();
-    if (ok) out[i] = j[i].get<int64_t>();
-  }
-  if (!ok) throw IOError(tag + ": the field '" + field + "' is not " + std::to_string(N) + " integers: " + j.dump());
+  std::copy(v.begin(), v.end(), out.begin());
   return out;
 }
 
-ConvLayout layout_from_json(const Json& j, const std::string& tag) {
+ConvLayout layout_field(const Json& f, const char* key) {
+  const std::string name = string_field(f, key);
   for (ConvLayout l : {ConvLayout::NCHW, ConvLayout::NHWC})
-    if (j.is_string() && j.get<std::string>() == layout_name(l)) return l;
-  throw IOError(tag + ": the layout is not NCHW or NHWC: " + j.dump());
+    if (name == layout_name(l)) return l;
+  throw_bad_field(key, "layout NCHW or NHWC", f.at(key));
 }
 
 Json params_to_json(const Conv2dParams& p) {
@@ -41,15 +42,13 @@ Json params_to_json(const Conv2dParams& p) {
 // The params of `f`, checked as conv2d() checks the user's (ValueError naming `tag`).
 Conv2dParams params_from_json(const Json& f, const std::string& tag) {
   Conv2dParams p;
-  p.layout = layout_from_json(f.at("layout"), tag);
-  p.stride = ints_from_json<2>(f.at("stride"), tag, "stride");
-  p.dilation = ints_from_json<2>(f.at("dilation"), tag, "dilation");
-  p.pad = ints_from_json<4>(f.at("pad"), tag, "pad");
-  p.same = f.at("same").get<bool>();
-  const Json& groups = f.at("groups");
-  if (!groups.is_number_integer()) throw IOError(tag + ": the field 'groups' is not an integer: " + groups.dump());
-  p.groups = groups.get<int64_t>();
-  p.output_padding = ints_from_json<2>(f.at("output_padding"), tag, "output_padding");
+  p.layout = layout_field(f, "layout");
+  p.stride = fixed_integers_field<2>(f, "stride");
+  p.dilation = fixed_integers_field<2>(f, "dilation");
+  p.pad = fixed_integers_field<4>(f, "pad");
+  p.same = bool_field(f, "same");
+  p.groups = integer_field<int64_t>(f, "groups");
+  p.output_padding = fixed_integers_field<2>(f, "output_padding");
   p.check(tag);
   return p;
 }
@@ -65,7 +64,7 @@ Json write_grad_input(const Conv2dGradInput& op, OpWriteContext&) {
   return f;
 }
 std::shared_ptr<const Op> read_grad_input(const Json& f, OpReadContext&) {
-  return std::make_shared<Conv2dGradInput>(params_from_json(f, "Conv2dGradInput"), f.at("transpose").get<bool>());
+  return std::make_shared<Conv2dGradInput>(params_from_json(f, "Conv2dGradInput"), bool_field(f, "transpose"));
 }
 
 Json write_grad_weights(const Conv2dGradWeights& op, OpWriteContext&) { return params_to_json(op.params()); }
@@ -80,7 +79,7 @@ Json write_fused(const FusedConv2d& op, OpWriteContext&) {
   return f;
 }
 std::shared_ptr<const Op> read_fused(const Json& f, OpReadContext&) {
-  return std::make_shared<FusedConv2d>(params_from_json(f, "FusedConv2d"), f.at("relu").get<bool>());
+  return std::make_shared<FusedConv2d>(params_from_json(f, "FusedConv2d"), bool_field(f, "relu"));
 }
 
 [[maybe_unused]] const bool registered =

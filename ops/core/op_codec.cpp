@@ -3,6 +3,8 @@
 #include "ops/core/op_codec.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -90,6 +92,41 @@ std::vector<std::string> op_codec_tags() {
   std::vector<std::string> tags;
   for (const auto& [tag, codec] : r.by_tag) tags.push_back(tag);
   return tags;
+}
+
+void throw_bad_field(std::string_view field, std::string_view want, const Json& got) {
+  std::string text = got.dump();
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  throw IOError("the field '" + std::string(field) + "' holds no " + std::string(want) + ": " + text);
+}
+
+bool bool_field(const Json& fields, const char* key) {
+  const Json& j = fields.at(key);
+  if (!j.is_boolean()) throw_bad_field(key, "true or false", j);
+  return j.get<bool>();
+}
+
+std::string string_field(const Json& fields, const char* key) {
+  const Json& j = fields.at(key);
+  if (!j.is_string()) throw_bad_field(key, "string", j);
+  return j.get<std::string>();
+}
+
+Json number_to_json(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double number_from_json(const Json& j, std::string_view field) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  throw_bad_field(field, "number", j);
 }
 
 Json dtype_to_json(DType dtype) { return std::string(dtype_name(dtype)); }

@@ -16,7 +16,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <typeindex>
+#include <utility>
 #include <vector>
 
 #include "ops/core/op.h"
@@ -87,6 +89,39 @@ bool has_op_codec(const Op& op);
 // Every registered tag, sorted (tgc's tests check that each op class has one).
 std::vector<std::string> op_codec_tags();
 
+// IOError("the field 'F' holds no WANT: <the JSON, shortened>").
+[[noreturn]] void throw_bad_field(std::string_view field, std::string_view want, const Json& got);
+
+// Strict readers of a codec's fields. nlohmann's get<int>() would take 1.5, true or "1" and
+// wrap a number out of range; these refuse them with an IOError naming the field, so a
+// damaged file never becomes an op with a wrapped-around parameter.
+template <class I>
+I integer_from_json(const Json& j, std::string_view field) {
+  if (j.is_number_unsigned() && std::in_range<I>(j.get<uint64_t>())) return static_cast<I>(j.get<uint64_t>());
+  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<I>(j.get<int64_t>()))
+    return static_cast<I>(j.get<int64_t>());
+  throw_bad_field(field, "an integer in range", j);
+}
+template <class I>
+I integer_field(const Json& fields, const char* key) {
+  return integer_from_json<I>(fields.at(key), key);
+}
+template <class I>
+std::vector<I> integers_field(const Json& fields, const char* key) {
+  const Json& j = fields.at(key);
+  if (!j.is_array()) throw_bad_field(key, "a list of integers", j);
+  std::vector<I> out;
+  out.reserve(j.size());
+  for (const Json& e : j) out.push_back(integer_from_json<I>(e, key));
+  return out;
+}
+bool bool_field(const Json& fields, const char* key);
+std::string string_field(const Json& fields, const char* key);
+// A double, exactly: a finite value as a JSON number (printed so that it reads back to the
+// same bits, -0.0 included), the others as "inf", "-inf" or "nan" (JSON has no such numbers).
+Json number_to_json(double v);
+double number_from_json(const Json& j, std::string_view field);
+inline double number_field(const Json& fields, const char* key) { return number_from_json(fields.at(key), key); }
 // Field helpers shared by the codecs.
 Json dtype_to_json(DType dtype);  // "float32"
 DType dtype_from_json(const Json& j);

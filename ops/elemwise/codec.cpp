@@ -21,11 +21,12 @@ Json write_elemwise(const Elemwise& op, OpWriteContext&) {
 
 // The in-place input: -1 or the index of one of the row's `arity` inputs, as an integer
 // (1.0 and "1" are refused, as is any number that only wraps into range).
-int inplace_from_json(const Json& j, int arity) {
-  const bool ok = j.is_number_unsigned() ? j.get<uint64_t>() < static_cast<uint64_t>(arity)
-                                         : j.is_number_integer() && j.get<int64_t>() >= -1 && j.get<int64_t>() < arity;
-  if (!ok) throw IOError("Elemwise: inplace " + j.dump() + " is not -1 or one of its " + std::to_string(arity) + " inputs");
-  return j.get<int>();
+int inplace_field(const Json& f, int arity) {
+  const int inplace = integer_field<int>(f, "inplace");
+  if (inplace < -1 || inplace >= arity)
+    throw IOError("Elemwise: inplace " + std::to_string(inplace) + " is not -1 or one of its " + std::to_string(arity) +
+                  " inputs");
+  return inplace;
 }
 
 // The constructor checks these fields only as invariants (a bug if broken); a file breaking
@@ -34,7 +35,7 @@ std::shared_ptr<const Op> read_elemwise(const Json& f, OpReadContext&) {
   const ScalarOpKind kind = scalar_op_from_json(f.at("scalar_op"));
   const std::optional<DType> cast_to = optional_dtype_from_json(f.at("cast_to"));
   const DType floatx = dtype_from_json(f.at("floatx"));
-  const int inplace = inplace_from_json(f.at("inplace"), scalar_op_info(kind).arity);
+  const int inplace = inplace_field(f, scalar_op_info(kind).arity);
   if (cast_to.has_value() != (kind == ScalarOpKind::Cast))
     throw IOError("Elemwise: cast_to is given exactly for cast: " + f.dump());
   if (!is_float(floatx)) throw IOError("Elemwise: floatx is not a float dtype: " + f.dump());

@@ -14,29 +14,6 @@
 namespace tgc {
 namespace {
 
-// An integer of the field `key` that fits I: nlohmann's get<int>() would quietly take 1.5 or true.
-template <class I>
-I integer_value(const Json& j, const char* key) {
-  if (j.is_number_unsigned() && std::in_range<I>(j.get<uint64_t>())) return static_cast<I>(j.get<uint64_t>());
-  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<I>(j.get<int64_t>()))
-    return static_cast<I>(j.get<int64_t>());
-  throw IOError(std::string("the field '") + key + "' holds no integer in range: " + j.dump());
-}
-
-template <class I>
-I integer_field(const Json& f, const char* key) {
-  return integer_value<I>(f.at(key), key);
-}
-
-template <class I>
-std::vector<I> integers_field(const Json& f, const char* key) {
-  const Json& j = f.at(key);
-  if (!j.is_array()) throw IOError(std::string("the field '") + key + "' is not a list: " + j.dump());
-  std::vector<I> out;
-  for (const Json& e : j) out.push_back(integer_value<I>(e, key));
-  return out;
-}
-
 Json write_concatenate(const Concatenate& op, OpWriteContext&) { return Json{{"axis", op.axis()}}; }
 std::shared_ptr<const Op> read_concatenate(const Json& f, OpReadContext&) {
   return std::make_shared<Concatenate>(integer_field<int>(f, "axis"));

@@ -4,6 +4,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ops/core/op_codec.h"
 #include "ops/pool/pool2d.h"
@@ -12,25 +13,27 @@
 namespace tgc {
 namespace {
 
-// Two integers (nlohmann's own conversion would take a longer array, or 1.5 as 1).
-std::array<int64_t, 2> pair_from_json(const Json& j, const std::string& tag, const char* field) {
-  if (j.is_array() && j.size() == 2 && j[0].is_number_integer() && j[1].is_number_integer())
-    return {j[0].get<int64_t>(), j[1].get<int64_t>()};
-  throw IOError(tag + ": the field '" + field + "' is not 2 integers: " + j.dump());
+// Two integers: integers_field's list, of length 2.
+std::array<int64_t, 2> pair_field(const Json& f, const char* key) {
+  const std::vector<int64_t> v = integers_field<int64_t>(f, key);
+  if (v.size() != 2) throw_bad_field(key, "list of 2 integers", f.at(key));
+  return {v[0], v[1]};
 }
 
 const char* mode_name(PoolMode mode) { return mode == PoolMode::Max ? "max" : "avg"; }
 
-PoolMode mode_from_json(const Json& j, const std::string& tag) {
+PoolMode mode_field(const Json& f, const char* key) {
+  const std::string name = string_field(f, key);
   for (PoolMode m : {PoolMode::Max, PoolMode::Avg})
-    if (j.is_string() && j.get<std::string>() == mode_name(m)) return m;
-  throw IOError(tag + ": the mode is not max or avg: " + j.dump());
+    if (name == mode_name(m)) return m;
+  throw_bad_field(key, "mode max or avg", f.at(key));
 }
 
-ConvLayout layout_from_json(const Json& j, const std::string& tag) {
+ConvLayout layout_field(const Json& f, const char* key) {
+  const std::string name = string_field(f, key);
   for (ConvLayout l : {ConvLayout::NCHW, ConvLayout::NHWC})
-    if (j.is_string() && j.get<std::string>() == layout_name(l)) return l;
-  throw IOError(tag + ": the layout is not NCHW or NHWC: " + j.dump());
+    if (name == layout_name(l)) return l;
+  throw_bad_field(key, "layout NCHW or NHWC", f.at(key));
 }
 
 // count_include_pad is kept for max pooling too (where it does nothing), so the op read back
@@ -43,13 +46,13 @@ Json params_to_json(const Pool2dParams& p) {
 
 Pool2dParams params_from_json(const Json& f, const std::string& tag) {
   Pool2dParams p;
-  p.mode = mode_from_json(f.at("mode"), tag);
-  p.layout = layout_from_json(f.at("layout"), tag);
-  p.kernel = pair_from_json(f.at("kernel"), tag, "kernel");
-  p.stride = pair_from_json(f.at("stride"), tag, "stride");
-  p.pad = pair_from_json(f.at("pad"), tag, "pad");
-  p.ceil_mode = f.at("ceil_mode").get<bool>();
-  p.count_include_pad = f.at("count_include_pad").get<bool>();
+  p.mode = mode_field(f, "mode");
+  p.layout = layout_field(f, "layout");
+  p.kernel = pair_field(f, "kernel");
+  p.stride = pair_field(f, "stride");
+  p.pad = pair_field(f, "pad");
+  p.ceil_mode = bool_field(f, "ceil_mode");
+  p.count_include_pad = bool_field(f, "count_include_pad");
   p.check(tag);
   return p;
 }

@@ -13,17 +13,11 @@
 namespace tgc {
 namespace {
 
-int64_t int_field(const Json& f, const char* tag, const char* key) {
-  const Json& v = f.at(key);
-  if (!v.is_number_integer())
-    throw IOError(std::string(tag) + ": the field '" + key + "' is not an integer: " + v.dump());
-  return v.get<int64_t>();
-}
-
-Distribution distribution_from_json(const Json& j) {
+Distribution distribution_field(const Json& f, const char* key) {
+  const std::string name = string_field(f, key);
   for (Distribution d : {Distribution::Uniform, Distribution::Normal, Distribution::Integers})
-    if (j.is_string() && j.get<std::string>() == distribution_name(d)) return d;
-  throw IOError("RandomDraw: the distribution is not uniform, normal or randint: " + j.dump());
+    if (name == distribution_name(d)) return d;
+  throw_bad_field(key, "distribution uniform, normal or randint", f.at(key));
 }
 
 // low and high are kept for every distribution (only randint reads them), so the op read
@@ -36,25 +30,17 @@ Json write_draw(const RandomDraw& op, OpWriteContext&) {
               {"high", op.high()}};
 }
 std::shared_ptr<const Op> read_draw(const Json& f, OpReadContext&) {
-  std::optional<Shape> size;
-  const Json& s = f.at("size");
-  if (!s.is_null()) {
-    if (!s.is_array()) throw IOError("RandomDraw: the size is not null or a list of dims: " + s.dump());
-    size.emplace();
-    for (const Json& d : s) {
-      if (!d.is_number_integer()) throw IOError("RandomDraw: the size is not null or a list of dims: " + s.dump());
-      size->push_back(d.get<int64_t>());
-    }
-  }
+  std::optional<Shape> size;  // null: the `like` input's shape
+  if (!f.at("size").is_null()) size = integers_field<int64_t>(f, "size");
   // The constructor checks the rest: the dtype against the distribution, low < high, dims >= 0.
-  return std::make_shared<RandomDraw>(distribution_from_json(f.at("distribution")), dtype_from_json(f.at("dtype")),
-                                      std::move(size), int_field(f, "RandomDraw", "low"),
-                                      int_field(f, "RandomDraw", "high"));
+  return std::make_shared<RandomDraw>(distribution_field(f, "distribution"), dtype_from_json(f.at("dtype")),
+                                      std::move(size), integer_field<int64_t>(f, "low"),
+                                      integer_field<int64_t>(f, "high"));
 }
 
 Json write_permutation(const RandomPermutation& op, OpWriteContext&) { return Json{{"n", op.n()}}; }
 std::shared_ptr<const Op> read_permutation(const Json& f, OpReadContext&) {
-  return std::make_shared<RandomPermutation>(int_field(f, "RandomPermutation", "n"));
+  return std::make_shared<RandomPermutation>(integer_field<int64_t>(f, "n"));
 }
 
 [[maybe_unused]] const bool registered =

@@ -16,29 +16,6 @@
 namespace tgc {
 namespace {
 
-// An integer of the field `key` that fits I: nlohmann's get<int>() would quietly take 1.5 or true.
-template <class I>
-I integer_value(const Json& j, const char* key) {
-  if (j.is_number_unsigned() && std::in_range<I>(j.get<uint64_t>())) return static_cast<I>(j.get<uint64_t>());
-  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<I>(j.get<int64_t>()))
-    return static_cast<I>(j.get<int64_t>());
-  throw IOError(std::string("the field '") + key + "' holds no integer in range: " + j.dump());
-}
-
-template <class I>
-I integer_field(const Json& f, const char* key) {
-  return integer_value<I>(f.at(key), key);
-}
-
-template <class I>
-std::vector<I> integers_field(const Json& f, const char* key) {
-  const Json& j = f.at(key);
-  if (!j.is_array()) throw IOError(std::string("the field '") + key + "' is not a list: " + j.dump());
-  std::vector<I> out;
-  for (const Json& e : j) out.push_back(integer_value<I>(e, key));
-  return out;
-}
-
 Json write_flatten(const Flatten& op, OpWriteContext&) { return Json{{"ndim", op.ndim()}}; }
 std::shared_ptr<const Op> read_flatten(const Json& f, OpReadContext&) {
   return std::make_shared<Flatten>(integer_field<int>(f, "ndim"));
@@ -58,7 +35,7 @@ Json write_dimshuffle(const DimShuffle& op, OpWriteContext&) {
   return Json{{"pattern", op.pattern()}, {"user_name", op.user_name()}};
 }
 std::shared_ptr<const Op> read_dimshuffle(const Json& f, OpReadContext&) {
-  return std::make_shared<DimShuffle>(integers_field<int>(f, "pattern"), f.at("user_name").get<std::string>());
+  return std::make_shared<DimShuffle>(integers_field<int>(f, "pattern"), string_field(f, "user_name"));
 }
 
 Json write_reshape_like(const ReshapeLike&, OpWriteContext&) { return Json::object(); }

@@ -30,25 +30,16 @@ Json index_entry_to_json(const IndexEntry& e) {
   return Json();
 }
 
-// An integer of the field `key` that fits I: nlohmann's get<int>() would quietly take 1.5 or true.
-template <class I>
-I integer_value(const Json& j, const char* key) {
-  if (j.is_number_unsigned() && std::in_range<I>(j.get<uint64_t>())) return static_cast<I>(j.get<uint64_t>());
-  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<I>(j.get<int64_t>()))
-    return static_cast<I>(j.get<int64_t>());
-  throw IOError(std::string("the field '") + key + "' holds no integer in range: " + j.dump());
-}
-
 IndexEntry index_entry_from_json(const Json& j) {
-  const std::string kind = j.at("kind").get<std::string>();
-  if (kind == "int") return IndexEntry::integer(integer_value<int64_t>(j.at("index"), "index"));
+  const std::string kind = string_field(j, "kind");
+  if (kind == "int") return IndexEntry::integer(integer_field<int64_t>(j, "index"));
   if (kind == "newaxis") return IndexEntry::new_axis();
   if (kind == "array") return IndexEntry::array();
   if (kind != "slice") throw IOError("an index entry has the unknown kind '" + kind + "'");
   auto part = [&](const char* key) -> std::optional<int64_t> {
     const Json& v = j.at(key);  // present, null when absent from the slice
     if (v.is_null()) return std::nullopt;
-    return integer_value<int64_t>(v, key);
+    return integer_from_json<int64_t>(v, key);
   };
   IndexEntry e = IndexEntry::slice(part("start"), part("stop"), part("step"));
   if (e.step == 0) throw IOError("an index entry is a slice of step 0: " + j.dump());
@@ -92,10 +83,10 @@ Json write_inc_subtensor(const IncSubtensor& op, OpWriteContext&) {
               {"inplace", op.inplace()}};
 }
 std::shared_ptr<const Op> read_inc_subtensor(const Json& f, OpReadContext&) {
-  const std::string mode = f.at("mode").get<std::string>();
+  const std::string mode = string_field(f, "mode");
   if (mode != "set" && mode != "inc") throw IOError("an IncSubtensor has the unknown mode '" + mode + "'");
   return std::make_shared<IncSubtensor>(mode == "set" ? IncSubtensor::Mode::Set : IncSubtensor::Mode::Inc,
-                                        index_spec_from_json(f.at("index")), f.at("inplace").get<bool>());
+                                        index_spec_from_json(f.at("index")), bool_field(f, "inplace"));
 }
 
 [[maybe_unused]] const bool registered =

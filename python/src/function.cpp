@@ -12,6 +12,7 @@
 #include <nanobind/stl/pair.h>
 
 #include <tgc/printing.h>
+#include <tgc/save.h>
 
 #include "ops/core/graph.h"
 #include "python/src/bindings.h"
@@ -181,6 +182,44 @@ PyFunction compile(nb::handle inputs, nb::handle outputs, nb::handle updates, nb
   return PyFunction{std::move(*f), single, std::move(dtypes), std::move(names)};
 }
 
+// A loaded function as tgc.function makes them: its inputs' dtypes and names from its graph;
+// one output is returned as one array (whether it was saved from a list is not in the file).
+PyFunction wrap_loaded(Function f) {
+  std::vector<DType> dtypes;
+  std::vector<std::string> names;
+  for (const VarPtr& in : f.raw_graph().inputs()) {
+    dtypes.push_back(in->type().dtype);
+    names.push_back(in->name());
+  }
+  const bool single = f.num_outputs() == 1;
+  return PyFunction{std::move(f), single, std::move(dtypes), std::move(names)};
+}
+
+std::vector<const Function*> functions_of(nb::handle fns) {
+  std::vector<const Function*> out;
+  if (nb::isinstance<PyFunction>(fns)) {
+    out.push_back(&nb::cast<PyFunction&>(fns).f);
+    return out;
+  }
+  if (!nb::isinstance<nb::list>(fns) && !nb::isinstance<nb::tuple>(fns))
+    throw TypeError("save takes a tgc.Function or a list of them, got " + std::string(nb::repr(fns).c_str()), "save",
+                    "pass the function made by tgc.function");
+  for (nb::handle h : fns) {
+    if (!nb::isinstance<PyFunction>(h))
+      throw TypeError("save takes tgc.Function objects, got " + std::string(nb::repr(h).c_str()), "save",
+                      "pass functions made by tgc.function");
+    out.push_back(&nb::cast<PyFunction&>(h).f);
+  }
+  return out;
+}
+
+LoadOptions load_options(const std::map<std::string, std::string>& flags, const std::vector<Shared>& shared) {
+  LoadOptions options;
+  options.config = flags;
+  options.shared = shared;
+  return options;
+}
+
 }  // namespace
 
 void bind_function(nb::module_& m) {
@@ -214,7 +253,52 @@ void bind_function(nb::module_& m) {
                    "The optimizer's reports for the user (warn_float64).")
       .def_prop_ro("cuda_graph_status", [](const PyFunction& pf) { return pf.f.cuda_graph_status(); },
                    "How calls used CUDA graphs, in words ('' off the GPU).")
+      .def_prop_ro("shared_variables", [](const PyFunction& pf) { return pf.f.shared_variables(); },
+                   "The shared variables the function reads or updates (a loaded function's own ones).")
       .def("__repr__", [](const PyFunction& pf) { return "<tgc.Function '" + pf.f.name() + "'>"; });
+
+  m.def(
+      "save",
+      [](nb::handle fns, const std::string& path) {
+        std::vector<const Function*> list = functions_of(fns);
+        nb::gil_scoped_release released;
+        save(list, path);
+      },
+      nb::arg("functions"), nb::arg("path"), "Writes functions to one file (docs/save.md).");
+  m.def(
+      "load_function",
+      [](const std::string& path, const std::string& name, const std::map<std::string, std::string>& flags,
+         const std::vector<Shared>& shared) {
+        std::optional<Function> f;
+        {
+          nb::gil_scoped_release released;
+          f.emplace(load_function(path, name, load_options(flags, shared)));
+        }
+        return wrap_loaded(std::move(*f));
+      },
+      nb::arg("path"), nb::arg("name") = "", nb::arg("flags") = std::map<std::string, std::string>{},
+      nb::arg("shared") = std::vector<Shared>{}, "Loads one function of a saved file (docs/save.md).");
+  m.def(
+      "load_functions",
+      [](const std::string& path, const std::map<std::string, std::string>& flags, const std::vector<Shared>& shared) {
+        std::vector<Function> fns;
+        {
+          nb::gil_scoped_release released;
+          fns = load_functions(path, load_options(flags, shared));
+        }
+        nb::list out;
+        for (Function& f : fns) out.append(nb::cast(wrap_loaded(std::move(f))));
+        return out;
+      },
+      nb::arg("path"), nb::arg("flags") = std::map<std::string, std::string>{},
+      nb::arg("shared") = std::vector<Shared>{}, "Loads every function of a saved file (docs/save.md).");
+  m.def("saved_function_names", &saved_function_names, nb::arg("path"), "The names of a saved file's functions.");
+  m.def(
+      "save_shared", [](const std::vector<Shared>& vars, const std::string& path) { save_shared(vars, path); },
+      nb::arg("variables"), nb::arg("path"), "Writes a checkpoint of named shared variables (docs/save.md).");
+  m.def(
+      "load_shared", [](const std::vector<Shared>& vars, const std::string& path) { load_shared(vars, path); },
+      nb::arg("variables"), nb::arg("path"), "Sets named shared variables from a checkpoint, all or none.");
 
   m.def("function", &compile, nb::arg("inputs"), nb::arg("outputs") = nb::none(), nb::arg("updates") = nb::none(),
         nb::arg("givens") = nb::none(), nb::arg("name") = "", nb::arg("profile") = false,

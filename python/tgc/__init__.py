@@ -49,6 +49,7 @@ __all__ = [
     "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
     "grad", "ifelse", "scan", "until", "config", "tensor", "printing", "nd", "devices", "version",
     "RandomStreams", "set_default_update", "clear_default_update", "default_update", "TgcWarning",
+    "save", "load_function", "load_functions", "saved_function_names", "save_shared", "load_shared",
 ]
 
 
@@ -103,3 +104,46 @@ def _flag_text(value):
 def devices():
     """The devices this build of tgc can run on, one line each (what `tgc devices` prints)."""
     return _tgc.devices()
+
+
+def save(functions, path):
+    """Writes a tgc.Function, or a list of them sharing their shared variables, to one file
+    (docs/save.md): each function's graphs, configuration, shared values and compiled kernels.
+    tgc.load_function in another process loads it without optimizing or compiling again."""
+    return _tgc.save(functions, str(path))
+
+
+def load_function(path, name=None, shared=None, **flags):
+    """The function `name` of a saved file (None: the file must hold one). `shared`: shared
+    variables of this process to use instead of the file's of the same name. flags: config
+    keys on top of the saved ones (cache_dir=..., device=...). A loaded function with one
+    output returns one array."""
+    text_flags = {k: _flag_text(v) for k, v in flags.items()}
+    try:
+        return _tgc.load_function(str(path), name or "", text_flags, list(shared or []))
+    finally:
+        _warn_kept()
+
+
+def load_functions(path, shared=None, **flags):
+    """Every function of a saved file, in the order saved, over one set of shared variables."""
+    text_flags = {k: _flag_text(v) for k, v in flags.items()}
+    try:
+        return _tgc.load_functions(str(path), text_flags, list(shared or []))
+    finally:
+        _warn_kept()
+
+
+def saved_function_names(path):
+    """The names of the functions a saved file holds."""
+    return _tgc.saved_function_names(str(path))
+
+
+def save_shared(variables, path):
+    """A checkpoint: the values of named shared variables (each name once) to `path`."""
+    return _tgc.save_shared(list(variables), str(path))
+
+
+def load_shared(variables, path):
+    """Sets each shared variable from the checkpoint's value of its name; all or none."""
+    return _tgc.load_shared(list(variables), str(path))
