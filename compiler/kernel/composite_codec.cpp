@@ -8,7 +8,6 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,54 +23,19 @@ namespace {
 using Kind = KernelValue::Kind;
 
 // -- field helpers ---------------------------------------------------------------------
+// Integers, bools and strings are read by op_codec.h's strict field readers.
 
-// An integer that must be a JSON integer in T's range (a float or a string is a bad file,
-// not something to round).
-template <typename T>
-T int_value(const Json& v, std::string_view what) {
-  if (!v.is_number_integer()) throw IOError(fmt::format("the kernel field '{}' is not an integer: {}", what, v.dump()));
-  const bool fits = v.is_number_unsigned()
-                        ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
-                        : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                              v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max());
-  if (!fits) throw IOError(fmt::format("the kernel field '{}' is out of range: {}", what, v.dump()));
-  return v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>()) : static_cast<T>(v.get<int64_t>());
-}
-
-template <typename T>
-T int_field(const Json& j, const char* key) {
-  return int_value<T>(j.at(key), key);
-}
-
-const Json& list_field(const Json& j, const char* key) {
-  const Json& list = j.at(key);
-  if (!list.is_array()) throw IOError(fmt::format("the kernel field '{}' is not a list: {}", key, list.dump()));
-  return list;
-}
-
-template <typename T>
-std::vector<T> int_list(const Json& j, const char* key) {
-  std::vector<T> out;
-  for (const Json& v : list_field(j, key)) out.push_back(int_value<T>(v, key));
-  return out;
-}
-
-bool bool_field(const Json& j, const char* key) {
-  const Json& v = j.at(key);
-  if (!v.is_boolean()) throw IOError(fmt::format("the kernel field '{}' is not a bool: {}", key, v.dump()));
-  return v.get<bool>();
-}
-
-// A double as the 16 hex digits of its bit pattern: JSON numbers hold neither inf nor NaN,
-// nor -0.0 in every reader.
+// A double as the 16 hex digits of its bit pattern, not number_to_json's number: a NaN keeps
+// its sign and payload, and every reader gets -0.0 back, so the kernel comes back bit for bit.
 Json double_to_json(double x) { return fmt::format("{:016x}", std::bit_cast<uint64_t>(x)); }
 
-double double_from_json(const Json& j) {
-  const std::string s = j.is_string() ? j.get<std::string>() : std::string();
+double double_field(const Json& j, const char* key) {
+  const Json& v = j.at(key);
+  const std::string s = v.is_string() ? v.get<std::string>() : std::string();
   uint64_t bits = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), bits, 16);
   if (s.size() != 16 || ec != std::errc() || end != s.data() + s.size())
-    throw IOError("a kernel constant is not 16 hex digits of a double's bits: " + j.dump());
+    throw_bad_field(key, "16 hex digits of a double's bits", v);
   return std::bit_cast<double>(bits);
 }
 
@@ -85,18 +49,20 @@ std::string_view kind_name(Kind kind) {
   return "?";
 }
 
-Kind kind_from_json(const Json& j) {
+Kind kind_field(const Json& j, const char* key) {
+  const std::string name = string_field(j, key);
   for (Kind k : {Kind::Load, Kind::Constant, Kind::Op, Kind::Reduce})
-    if (j.is_string() && j.get<std::string>() == kind_name(k)) return k;
-  throw IOError("unknown kernel value kind: " + j.dump());
+    if (name == kind_name(k)) return k;
+  throw IOError("unknown kernel value kind: " + j.at(key).dump());
 }
 
 // The reader matching kernel_reduce_op_name.
-KernelReduceOp reduce_op_from_json(const Json& j) {
+KernelReduceOp reduce_op_field(const Json& j, const char* key) {
+  const std::string name = string_field(j, key);
   for (KernelReduceOp op : {KernelReduceOp::Sum, KernelReduceOp::Prod, KernelReduceOp::Max, KernelReduceOp::Min,
                             KernelReduceOp::All, KernelReduceOp::Any, KernelReduceOp::Mean})
-    if (j.is_string() && j.get<std::string>() == kernel_reduce_op_name(op)) return op;
-  throw IOError("unknown kernel reduction: " + j.dump());
+    if (name == kernel_reduce_op_name(op)) return op;
+  throw IOError("unknown kernel reduction: " + j.at(key).dump());
 }
 
 // -- the kernel ------------------------------------------------------------------------
@@ -121,18 +87,18 @@ Json value_to_json(const KernelValue& v) {
 
 KernelValue value_from_json(const Json& j) {
   KernelValue v;
-  v.kind = kind_from_json(j.at("kind"));
+  v.kind = kind_field(j, "kind");
   v.dtype = dtype_from_json(j.at("dtype"));
   switch (v.kind) {
-    case Kind::Load: v.input = int_field<int>(j, "input"); break;
+    case Kind::Load: v.input = integer_field<int>(j, "input"); break;
     case Kind::Constant:
-      v.constant = double_from_json(j.at("constant"));
-      v.int_constant = int_field<int64_t>(j, "int_constant");
+      v.constant = double_field(j, "constant");
+      v.int_constant = integer_field<int64_t>(j, "int_constant");
       break;
     case Kind::Op: v.op = scalar_op_from_json(j.at("op")); break;
-    case Kind::Reduce: v.reduce_op = reduce_op_from_json(j.at("reduce_op")); break;
+    case Kind::Reduce: v.reduce_op = reduce_op_field(j, "reduce_op"); break;
   }
-  if (j.contains("args")) v.args = int_list<int>(j, "args");
+  if (j.contains("args")) v.args = integers_field<int>(j, "args");
   if (j.contains("identity_when_empty")) v.identity_when_empty = bool_field(j, "identity_when_empty");
   return v;
 }
@@ -152,14 +118,14 @@ Json kernel_to_json(const Kernel& k) {
 
 Kernel kernel_from_json(const Json& j) {
   Kernel k;
-  k.ndim = int_field<int>(j, "ndim");
+  k.ndim = integer_field<int>(j, "ndim");
   for (const Json& in : list_field(j, "inputs"))
-    k.inputs.push_back(KernelInput{dtype_from_json(in.at("dtype")), int_field<int>(in, "ndim"),
-                                   int_list<int64_t>(in, "static_shape"), bool_field(in, "in_output_space")});
+    k.inputs.push_back(KernelInput{dtype_from_json(in.at("dtype")), integer_field<int>(in, "ndim"),
+                                   integers_field<int64_t>(in, "static_shape"), bool_field(in, "in_output_space")});
   for (const Json& v : list_field(j, "values")) k.values.push_back(value_from_json(v));
   for (const Json& o : list_field(j, "outputs"))
-    k.outputs.push_back(KernelOutput{int_field<int>(o, "value"), dtype_from_json(o.at("dtype"))});
-  k.reduce_axes = int_list<int>(j, "reduce_axes");
+    k.outputs.push_back(KernelOutput{integer_field<int>(o, "value"), dtype_from_json(o.at("dtype"))});
+  k.reduce_axes = integers_field<int>(j, "reduce_axes");
   k.keepdims = bool_field(j, "keepdims");
   // A malformed kernel is a bad file here, not a bug of lowering.
   try {
@@ -198,7 +164,7 @@ const bool registered = register_op_codec<Composite>(
       return j;
     },
     [](const Json& j, OpReadContext&) {
-      return composite_from(kernel_from_json(j), int_list<int>(j, "inplace"));
+      return composite_from(kernel_from_json(j), integers_field<int>(j, "inplace"));
     });
 
 }  // namespace

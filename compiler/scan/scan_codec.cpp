@@ -6,9 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <cstdint>
-#include <limits>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "compiler/scan/scan_op.h"
@@ -20,46 +18,7 @@ namespace tgc {
 namespace {
 
 // -- field helpers ---------------------------------------------------------------------
-
-template <typename T>
-T int_value(const Json& v, std::string_view what) {
-  if (!v.is_number_integer()) throw IOError(fmt::format("the scan field '{}' is not an integer: {}", what, v.dump()));
-  const bool fits = v.is_number_unsigned()
-                        ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
-                        : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                              v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max());
-  if (!fits) throw IOError(fmt::format("the scan field '{}' is out of range: {}", what, v.dump()));
-  return v.is_number_unsigned() ? static_cast<T>(v.get<uint64_t>()) : static_cast<T>(v.get<int64_t>());
-}
-
-template <typename T>
-T int_field(const Json& j, const char* key) {
-  return int_value<T>(j.at(key), key);
-}
-
-const Json& list_field(const Json& j, const char* key) {
-  const Json& list = j.at(key);
-  if (!list.is_array()) throw IOError(fmt::format("the scan field '{}' is not a list: {}", key, list.dump()));
-  return list;
-}
-
-std::vector<int> int_list(const Json& j, const char* key) {
-  std::vector<int> out;
-  for (const Json& v : list_field(j, key)) out.push_back(int_value<int>(v, key));
-  return out;
-}
-
-bool bool_field(const Json& j, const char* key) {
-  const Json& v = j.at(key);
-  if (!v.is_boolean()) throw IOError(fmt::format("the scan field '{}' is not a bool: {}", key, v.dump()));
-  return v.get<bool>();
-}
-
-std::string string_field(const Json& j, const char* key) {
-  const Json& v = j.at(key);
-  if (!v.is_string()) throw IOError(fmt::format("the scan field '{}' is not a string: {}", key, v.dump()));
-  return v.get<std::string>();
-}
+// Integers, bools and strings are read by op_codec.h's strict field readers.
 
 // -- the spec --------------------------------------------------------------------------
 
@@ -128,21 +87,23 @@ ScanSpec spec_from_json(const Json& j) {
   ScanSpec spec;
   spec.name = string_field(j, "name");
   for (const Json& s : list_field(j, "sequences"))
-    spec.sequences.push_back(ScanSequence{int_list(s, "offsets"), string_field(s, "name"), bool_field(s, "spans_steps")});
+    spec.sequences.push_back(
+        ScanSequence{integers_field<int>(s, "offsets"), string_field(s, "name"), bool_field(s, "spans_steps")});
   for (const Json& s : list_field(j, "states"))
-    spec.states.push_back(ScanState{int_list(s, "taps"), bool_field(s, "keep_history"), bool_field(s, "init_is_single")});
-  spec.num_outputs_per_step = int_field<int>(j, "num_outputs_per_step");
+    spec.states.push_back(
+        ScanState{integers_field<int>(s, "taps"), bool_field(s, "keep_history"), bool_field(s, "init_is_single")});
+  spec.num_outputs_per_step = integer_field<int>(j, "num_outputs_per_step");
   for (const Json& a : list_field(j, "accumulations"))
-    spec.accumulations.push_back(ScanAccumulation{int_list(a, "offsets"), string_field(a, "name")});
-  spec.num_non_sequences = int_field<int>(j, "num_non_sequences");
+    spec.accumulations.push_back(ScanAccumulation{integers_field<int>(a, "offsets"), string_field(a, "name")});
+  spec.num_non_sequences = integer_field<int>(j, "num_non_sequences");
   spec.has_until = bool_field(j, "has_until");
   spec.reverse = bool_field(j, "reverse");
-  if (!j.at("n_steps").is_null()) spec.n_steps = int_field<int64_t>(j, "n_steps");
+  if (!j.at("n_steps").is_null()) spec.n_steps = integer_field<int64_t>(j, "n_steps");
   spec.n_steps_input = bool_field(j, "n_steps_input");
-  spec.steps_from_input = int_field<int>(j, "steps_from_input");
-  spec.steps_from_sub = int_field<int64_t>(j, "steps_from_sub");
-  spec.truncate = int_field<int64_t>(j, "truncate");
-  spec.truncate_gradient = int_field<int64_t>(j, "truncate_gradient");
+  spec.steps_from_input = integer_field<int>(j, "steps_from_input");
+  spec.steps_from_sub = integer_field<int64_t>(j, "steps_from_sub");
+  spec.truncate = integer_field<int64_t>(j, "truncate");
+  spec.truncate_gradient = integer_field<int64_t>(j, "truncate_gradient");
   check_spec(spec);
   return spec;
 }

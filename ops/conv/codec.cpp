@@ -11,20 +11,9 @@
 #include "ops/conv/conv2d.h"
 #include "ops/conv/fused_conv2d.h"
 #include "ops/core/op_codec.h"
-#include "runtime/error.h"
 
 namespace tgc {
 namespace {
-
-// Exactly N integers: integers_field's list, of the params' fixed length.
-template <size_t N>
-std::array<int64_t, N> fixed_integers_field(const Json& f, const char* key) {
-  const std::vector<int64_t> v = integers_field<int64_t>(f, key);
-  if (v.size() != N) throw_bad_field(key, "list of " + std::to_string(N) + " integers", f.at(key));
-  std::array<int64_t, N> out{};
-  std::copy(v.begin(), v.end(), out.begin());
-  return out;
-}
 
 ConvLayout layout_field(const Json& f, const char* key) {
   const std::string name = string_field(f, key);
@@ -43,12 +32,12 @@ Json params_to_json(const Conv2dParams& p) {
 Conv2dParams params_from_json(const Json& f, const std::string& tag) {
   Conv2dParams p;
   p.layout = layout_field(f, "layout");
-  p.stride = fixed_integers_field<2>(f, "stride");
-  p.dilation = fixed_integers_field<2>(f, "dilation");
-  p.pad = fixed_integers_field<4>(f, "pad");
+  p.stride = fixed_integers_field<int64_t, 2>(f, "stride");
+  p.dilation = fixed_integers_field<int64_t, 2>(f, "dilation");
+  p.pad = fixed_integers_field<int64_t, 4>(f, "pad");
   p.same = bool_field(f, "same");
   p.groups = integer_field<int64_t>(f, "groups");
-  p.output_padding = fixed_integers_field<2>(f, "output_padding");
+  p.output_padding = fixed_integers_field<int64_t, 2>(f, "output_padding");
   p.check(tag);
   return p;
 }

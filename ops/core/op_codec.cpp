@@ -112,8 +112,14 @@ std::string string_field(const Json& fields, const char* key) {
   return j.get<std::string>();
 }
 
+const Json& list_field(const Json& fields, const char* key) {
+  const Json& j = fields.at(key);
+  if (!j.is_array()) throw_bad_field(key, "list", j);
+  return j;
+}
+
 Json number_to_json(double v) {
-  if (std::isnan(v)) return "nan";
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return v;
 }
@@ -123,6 +129,7 @@ double number_from_json(const Json& j, std::string_view field) {
   if (j.is_string()) {
     const std::string s = j.get<std::string>();
     if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "-nan") return -std::numeric_limits<double>::quiet_NaN();
     if (s == "inf") return std::numeric_limits<double>::infinity();
     if (s == "-inf") return -std::numeric_limits<double>::infinity();
   }
@@ -134,6 +141,12 @@ Json dtype_to_json(DType dtype) { return std::string(dtype_name(dtype)); }
 DType dtype_from_json(const Json& j) {
   if (!j.is_string()) throw IOError("a dtype is not a string: " + j.dump());
   return parse_dtype(j.get<std::string>());
+}
+
+DType float_dtype_field(const Json& fields, const char* key) {
+  const DType dtype = dtype_from_json(fields.at(key));
+  if (!is_float(dtype)) throw_bad_field(key, "float dtype", fields.at(key));
+  return dtype;
 }
 
 Json optional_dtype_to_json(const std::optional<DType>& dtype) { return dtype ? dtype_to_json(*dtype) : Json(); }

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -100,7 +102,7 @@ I integer_from_json(const Json& j, std::string_view field) {
   if (j.is_number_unsigned() && std::in_range<I>(j.get<uint64_t>())) return static_cast<I>(j.get<uint64_t>());
   if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<I>(j.get<int64_t>()))
     return static_cast<I>(j.get<int64_t>());
-  throw_bad_field(field, "an integer in range", j);
+  throw_bad_field(field, "integer in range", j);
 }
 template <class I>
 I integer_field(const Json& fields, const char* key) {
@@ -109,22 +111,35 @@ I integer_field(const Json& fields, const char* key) {
 template <class I>
 std::vector<I> integers_field(const Json& fields, const char* key) {
   const Json& j = fields.at(key);
-  if (!j.is_array()) throw_bad_field(key, "a list of integers", j);
+  if (!j.is_array()) throw_bad_field(key, "list of integers", j);
   std::vector<I> out;
   out.reserve(j.size());
   for (const Json& e : j) out.push_back(integer_from_json<I>(e, key));
   return out;
 }
+// A list of exactly N integers (a kernel's 2-d sizes, a 4-way padding).
+template <class I, size_t N>
+std::array<I, N> fixed_integers_field(const Json& fields, const char* key) {
+  const std::vector<I> v = integers_field<I>(fields, key);
+  if (v.size() != N) throw_bad_field(key, "list of " + std::to_string(N) + " integers", fields.at(key));
+  std::array<I, N> out{};
+  std::copy(v.begin(), v.end(), out.begin());
+  return out;
+}
+// The field's list (of objects a codec reads one by one).
+const Json& list_field(const Json& fields, const char* key);
 bool bool_field(const Json& fields, const char* key);
 std::string string_field(const Json& fields, const char* key);
-// A double, exactly: a finite value as a JSON number (printed so that it reads back to the
-// same bits, -0.0 included), the others as "inf", "-inf" or "nan" (JSON has no such numbers).
+// A double: a finite value as a JSON number (printed so that it reads back to the same bits,
+// -0.0 included), the others as "inf", "-inf", "nan" or "-nan" (JSON has no such numbers; a
+// NaN keeps its sign, not its payload).
 Json number_to_json(double v);
 double number_from_json(const Json& j, std::string_view field);
 inline double number_field(const Json& fields, const char* key) { return number_from_json(fields.at(key), key); }
 // Field helpers shared by the codecs.
 Json dtype_to_json(DType dtype);  // "float32"
 DType dtype_from_json(const Json& j);
+DType float_dtype_field(const Json& fields, const char* key);  // a float dtype: an op's floatX
 Json optional_dtype_to_json(const std::optional<DType>& dtype);  // null when absent
 std::optional<DType> optional_dtype_from_json(const Json& j);
 Json type_to_json(const Type& type);  // {"dtype": "float32", "shape": [-1, 3]}

@@ -34,11 +34,10 @@ int inplace_field(const Json& f, int arity) {
 std::shared_ptr<const Op> read_elemwise(const Json& f, OpReadContext&) {
   const ScalarOpKind kind = scalar_op_from_json(f.at("scalar_op"));
   const std::optional<DType> cast_to = optional_dtype_from_json(f.at("cast_to"));
-  const DType floatx = dtype_from_json(f.at("floatx"));
+  const DType floatx = float_dtype_field(f, "floatx");
   const int inplace = inplace_field(f, scalar_op_info(kind).arity);
   if (cast_to.has_value() != (kind == ScalarOpKind::Cast))
     throw IOError("Elemwise: cast_to is given exactly for cast: " + f.dump());
-  if (!is_float(floatx)) throw IOError("Elemwise: floatx is not a float dtype: " + f.dump());
   return std::make_shared<Elemwise>(kind, cast_to, floatx, inplace);
 }
 

@@ -8,17 +8,9 @@
 
 #include "ops/core/op_codec.h"
 #include "ops/pool/pool2d.h"
-#include "runtime/error.h"
 
 namespace tgc {
 namespace {
-
-// Two integers: integers_field's list, of length 2.
-std::array<int64_t, 2> pair_field(const Json& f, const char* key) {
-  const std::vector<int64_t> v = integers_field<int64_t>(f, key);
-  if (v.size() != 2) throw_bad_field(key, "list of 2 integers", f.at(key));
-  return {v[0], v[1]};
-}
 
 const char* mode_name(PoolMode mode) { return mode == PoolMode::Max ? "max" : "avg"; }
 
@@ -48,9 +40,9 @@ Pool2dParams params_from_json(const Json& f, const std::string& tag) {
   Pool2dParams p;
   p.mode = mode_field(f, "mode");
   p.layout = layout_field(f, "layout");
-  p.kernel = pair_field(f, "kernel");
-  p.stride = pair_field(f, "stride");
-  p.pad = pair_field(f, "pad");
+  p.kernel = fixed_integers_field<int64_t, 2>(f, "kernel");
+  p.stride = fixed_integers_field<int64_t, 2>(f, "stride");
+  p.pad = fixed_integers_field<int64_t, 2>(f, "pad");
   p.ceil_mode = bool_field(f, "ceil_mode");
   p.count_include_pad = bool_field(f, "count_include_pad");
   p.check(tag);

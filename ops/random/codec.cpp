@@ -8,7 +8,6 @@
 #include "ops/core/op_codec.h"
 #include "ops/random/random_draw.h"
 #include "ops/random/random_permutation.h"
-#include "runtime/error.h"
 
 namespace tgc {
 namespace {

@@ -1,9 +1,10 @@
 // The codecs of the reduce family (ops/core/op_codec.h): CAReduce, Mean, ReduceCount and
 // ArgReduce, and the fields (ops/reduce/codec_fields.h) that the nn codecs share.
 // floatX is always written: a file read under another config's floatX must give the same op.
-#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ops/reduce/arg_reduce.h"
 #include "ops/reduce/careduce.h"
@@ -16,31 +17,21 @@ namespace tgc {
 
 Json reduce_axes_to_json(const ReduceAxes& axes) { return axes ? Json(*axes) : Json(); }
 
-ReduceAxes reduce_axes_from_json(const Json& j) {
-  if (j.is_null()) return std::nullopt;
-  if (!j.is_array()) throw IOError("reduction axes are neither null nor a list: " + j.dump());
-  std::vector<int> axes;
-  for (const Json& a : j) {
-    axes.push_back(axis_from_json(a));
-    if (axes.size() > 1 && axes[axes.size() - 2] >= axes.back())
-      throw IOError("reduction axes are not sorted and distinct: " + j.dump());
-  }
+ReduceAxes reduce_axes_field(const Json& fields, const char* key) {
+  if (fields.at(key).is_null()) return std::nullopt;
+  std::vector<int> axes = integers_field<int>(fields, key);
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] < 0 || (i > 0 && axes[i - 1] >= axes[i]))
+      throw_bad_field(key, "sorted list of distinct non-negative axes", fields.at(key));
   return axes;
 }
 
-int axis_from_json(const Json& j) {
-  constexpr int kMax = std::numeric_limits<int>::max();
-  const bool ok = j.is_number_unsigned() ? j.get<uint64_t>() <= static_cast<uint64_t>(kMax)
-                                         : j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() <= kMax;
-  if (!ok) throw IOError("an axis is not a non-negative int: " + j.dump());
-  return j.get<int>();
+int axis_field(const Json& fields, const char* key) {
+  const int axis = integer_field<int>(fields, key);
+  if (axis < 0) throw_bad_field(key, "non-negative axis", fields.at(key));
+  return axis;
 }
 
-DType floatx_from_json(const Json& j) {
-  const DType floatx = dtype_from_json(j);
-  if (!is_float(floatx)) throw IOError("floatx is not a float dtype: " + j.dump());
-  return floatx;
-}
 
 namespace {
 
@@ -48,8 +39,8 @@ namespace {
 constexpr ReduceKind kReduceKinds[] = {ReduceKind::Sum, ReduceKind::Prod, ReduceKind::Max,
                                        ReduceKind::Min, ReduceKind::All,  ReduceKind::Any};
 
-ReduceKind reduce_kind_from_json(const Json& j) {
-  const std::string name = j.get<std::string>();
+ReduceKind reduce_kind_field(const Json& f, const char* key) {
+  const std::string name = string_field(f, key);
   for (ReduceKind kind : kReduceKinds)
     if (reduce_kind_name(kind) == name) return kind;
   throw IOError("the reduction '" + name + "' is not known to this tgc");
@@ -64,12 +55,11 @@ Json write_careduce(const CAReduce& op, OpWriteContext&) {
 }
 
 std::shared_ptr<const Op> read_careduce(const Json& f, OpReadContext&) {
-  const ReduceKind kind = reduce_kind_from_json(f.at("kind"));
-  const bool identity_when_empty = f.at("identity_when_empty").get<bool>();
+  const ReduceKind kind = reduce_kind_field(f, "kind");
+  const bool identity_when_empty = bool_field(f, "identity_when_empty");
   if (identity_when_empty && kind != ReduceKind::Max && kind != ReduceKind::Min)
     throw IOError("identity_when_empty is for Max and Min only: " + f.dump());
-  return std::make_shared<CAReduce>(kind, reduce_axes_from_json(f.at("axes")), f.at("keepdims").get<bool>(),
-                                    identity_when_empty);
+  return std::make_shared<CAReduce>(kind, reduce_axes_field(f, "axes"), bool_field(f, "keepdims"), identity_when_empty);
 }
 
 // {"axes": null, "keepdims": true, "floatx": "float32"}
@@ -80,8 +70,7 @@ Json write_mean(const Mean& op, OpWriteContext&) {
 }
 
 std::shared_ptr<const Op> read_mean(const Json& f, OpReadContext&) {
-  return std::make_shared<Mean>(reduce_axes_from_json(f.at("axes")), f.at("keepdims").get<bool>(),
-                                floatx_from_json(f.at("floatx")));
+  return std::make_shared<Mean>(reduce_axes_field(f, "axes"), bool_field(f, "keepdims"), float_dtype_field(f, "floatx"));
 }
 
 // {"axes": [0], "dtype": "float64"}
@@ -90,7 +79,7 @@ Json write_reduce_count(const ReduceCount& op, OpWriteContext&) {
 }
 
 std::shared_ptr<const Op> read_reduce_count(const Json& f, OpReadContext&) {
-  return std::make_shared<ReduceCount>(reduce_axes_from_json(f.at("axes")), dtype_from_json(f.at("dtype")));
+  return std::make_shared<ReduceCount>(reduce_axes_field(f, "axes"), dtype_from_json(f.at("dtype")));
 }
 
 // {"kind": "argmax", "axis": 1, "keepdims": false}; axis null for the flattened tensor.
@@ -101,12 +90,11 @@ Json write_arg_reduce(const ArgReduce& op, OpWriteContext&) {
 }
 
 std::shared_ptr<const Op> read_arg_reduce(const Json& f, OpReadContext&) {
-  const std::string kind = f.at("kind").get<std::string>();
+  const std::string kind = string_field(f, "kind");
   if (kind != "argmax" && kind != "argmin") throw IOError("ArgReduce: the kind '" + kind + "' is not argmax or argmin");
-  const Json& axis = f.at("axis");
   return std::make_shared<ArgReduce>(kind == "argmax" ? ArgKind::Argmax : ArgKind::Argmin,
-                                     axis.is_null() ? std::nullopt : std::optional<int>(axis_from_json(axis)),
-                                     f.at("keepdims").get<bool>());
+                                     f.at("axis").is_null() ? std::nullopt : std::optional<int>(axis_field(f, "axis")),
+                                     bool_field(f, "keepdims"));
 }
 
 [[maybe_unused]] const bool registered =

@@ -11,7 +11,6 @@
 #include "ops/shape/reshape.h"
 #include "ops/shape/reshape_like.h"
 #include "ops/shape/shape_of.h"
-#include "runtime/error.h"
 
 namespace tgc {
 namespace {

@@ -203,7 +203,7 @@ TEST(CompositeCodec, MalformedKernelsAreIOErrors) {
 
   Json fractional = good;
   fractional["fields"]["ndim"] = 1.5;
-  EXPECT_THAT(io_error_of(fractional), HasSubstr("not an integer"));
+  EXPECT_THAT(io_error_of(fractional), HasSubstr("the field 'ndim' holds no"));
 
   // Malformed reductions: a reduction op of no name, axes out of range.
   auto reduction = composite_of({x}, {sum(x, 1, true)});

@@ -352,7 +352,7 @@ TEST(ScanCodec, MalformedSpecsAreIOErrors) {
               }),
               HasSubstr("until"));
   EXPECT_THAT(io_error_with([](Json& f) { f["n_steps"] = -4; }), HasSubstr("n_steps is -4"));
-  EXPECT_THAT(io_error_with([](Json& f) { f["n_steps"] = "many"; }), HasSubstr("not an integer"));
+  EXPECT_THAT(io_error_with([](Json& f) { f["n_steps"] = "many"; }), HasSubstr("the field 'n_steps' holds no"));
   EXPECT_THAT(io_error_with([](Json& f) { f.erase("reverse"); }), HasSubstr("reverse"));
   EXPECT_THAT(io_error_with([](Json& f) { f["sequences"] = Json::array(); }), HasSubstr("no step count"));
   EXPECT_THAT(io_error_with([](Json& f) { f["step"]["inputs"] = Json::array(); }), HasSubstr("the step has 0 inputs"));
