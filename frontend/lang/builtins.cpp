@@ -77,6 +77,7 @@ std::vector<Builtin> build_table() {
   families.emplace_back(Family::ControlFlow, control_builtins());
   families.emplace_back(Family::ControlFlow, loop_builtins());
   families.emplace_back(Family::Functions, graph_builtins(Family::Functions));
+  families.emplace_back(Family::Functions, save_builtins());
   families.emplace_back(Family::Distributed, collective_builtins());
   std::vector<Builtin> table;
   for (auto& [family, rows] : families)

@@ -79,6 +79,7 @@ std::vector<BuiltinRow> math_builtins();
 std::vector<BuiltinRow> tensor_builtins(Family family);  // Reductions .. Creation
 std::vector<BuiltinRow> graph_builtins(Family family);   // Gradients, Functions
 std::vector<BuiltinRow> collective_builtins();          // Distributed: collectives, rank, world_size
+std::vector<BuiltinRow> save_builtins();                // Functions: save, load_function, checkpoints
 std::vector<BuiltinRow> control_builtins();             // ControlFlow: ifelse
 std::vector<BuiltinRow> loop_builtins();                // ControlFlow: scan, until
 std::vector<BuiltinRow> random_builtins();              // Random: RandomStreams and its symbolic draws

@@ -59,9 +59,13 @@ const std::map<std::string, std::string>& predefined_names() {
 
 void Evaluator::run(const Module& module) {
   for (const Stmt& s : module.statements) {
-    if (s.targets.empty())
+    if (s.targets.empty()) {
+      // A call made for what it does (save(f, "f.tgf")) gives None; any other value unused
+      // is a mistake (a graph built and dropped).
+      if (s.value->kind == Kind::Call && eval(*s.value, "").is_none()) continue;
       throw ctx_.src.error(s.value->start, "this expression's value is not used",
                            "assign it to a name: y = ...; a .tg file only builds graphs and functions");
+    }
     const std::string bound = s.targets.size() == 1 && s.targets[0]->kind == Kind::Name ? s.targets[0]->text : "";
     const Value v = eval(*s.value, bound);
     for (const ExprPtr& t : s.targets) assign(*t, v);

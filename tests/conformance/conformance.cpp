@@ -11,6 +11,7 @@
 #include "backends/backend_registry.h"
 #include "backends/cuda/cudnn_library.h"
 #include "compiler/kernel/composite_op.h"
+#include "compiler/serialize/graph_codec.h"
 #include "frontend/api/backend_choice.h"
 #include "frontend/api/eager/eager_run.h"
 #include "ops/core/graph.h"
@@ -155,6 +156,31 @@ Outcome call_eager(const std::string& backend, const Case& c, const std::vector<
   return out;
 }
 
+// Every graph the suite compiles also goes through the graph codec of saved functions
+// (docs/save.md) and must come back listing the same nodes: each op of each case, as the
+// optimizer left it for each backend, has a codec that keeps it. "" when it does, or when the
+// graph holds an op a file refuses by design (a collective, a CUDA source op).
+std::string codec_round_trip(const Graph& g) {
+  GraphWriter writer;
+  Json text;
+  try {
+    text = Json::parse(writer.write(g).dump());
+  } catch (const ValueError& e) {
+    const std::string what = e.what();
+    if (what.find("collective") != std::string::npos || what.find("CUDA source op") != std::string::npos) return "";
+    return "cannot be saved: " + what;
+  }
+  try {
+    GraphReader reader(Json::parse(writer.shared_table().dump()),
+                       [&](size_t i) { return std::string_view(writer.blobs().at(i)); });
+    const Graph back = reader.read_graph(text);
+    if (back.str() != g.str()) return "reads back as another graph:\n" + back.str();
+  } catch (const std::exception& e) {
+    return std::string("does not read back: ") + e.what();
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string check_case(const std::string& backend, const Case& c) {
@@ -183,6 +209,8 @@ std::string check_case(const std::string& backend, const Case& c) {
   } catch (const std::exception& e) {
     return header + "does not compile: " + e.what() + "\ngraph:\n" + ref->graph().str();
   }
+  if (std::string bad = codec_round_trip(f->graph()); !bad.empty())
+    return header + "its optimized graph " + bad + "\ngraph:\n" + f->graph().str();
   for (Node* node : f->graph().toposort()) {
     const auto* composite = dynamic_cast<const Composite*>(&node->op());
     if (!composite) continue;

@@ -65,6 +65,10 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"max_pool2d", "max_pool2d(tensor4('a'), 2)"}, {"avg_pool2d", "avg_pool2d(tensor4('a'), [3, 2], padding=1)"},
       {"batch_normalization_train", "batch_normalization_train(m, x, x, w, w)"},
       {"batch_normalization_test", "batch_normalization_test(m, x, x, x, x)"},
+      {"save", "save(load_function('" + npy_path + ".tgf'), '" + npy_path + ".save.tgf')"},
+      {"load_function", "load_function('" + npy_path + ".tgf')"},
+      {"save_shared", "save_shared([w], '" + npy_path + ".save.tgc')"},
+      {"load_shared", "load_shared([w], '" + npy_path + ".tgc')"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;
@@ -78,6 +82,12 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
 TEST(Builtins, EveryBuiltinCanBeCalled) {
   const std::string npy = ::testing::TempDir() + "/lang_builtins_test.npy";
   write_npy(npy, Tensor::from_vector<float>({1, 2}));
+  // The files the snippets of load_function and load_shared read.
+  {
+    Var x = vector("x");
+    save(function({x}, {x * 2}, {}, {.name = "twice"}), npy + ".tgf");
+    save_shared({shared(Tensor::full(DType::Float64, {3}, 2.0), "w")}, npy + ".tgc");
+  }
   const auto calls = snippets(npy);
   for (const Builtin& b : builtins()) {
     SCOPED_TRACE(b.name);

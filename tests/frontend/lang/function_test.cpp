@@ -236,3 +236,27 @@ TEST(Function, LoadFileReadsAndLabelsTheFile) {
 
 }  // namespace
 }  // namespace tgc::lang
+
+namespace tgc::lang {
+namespace {
+
+// save() and load_function() in .tg: the loaded function is a function of the loading program,
+// bound to its name, and continues from the saved values; errors point at the argument.
+TEST(SaveInTg, AProgramLoadsWhatAnotherSaved) {
+  const std::string path = ::testing::TempDir() + "/lang_save_test.tgf";
+  TgProgram first = test::load("w = shared(ones(2), name='w')\n"
+                               "step = function([], w.sum(), updates=[(w, w * 2)])\n"
+                               "save(step, '" + path + "')\n");
+  first.functions.at(0).function();  // after the save: the file keeps the values saved
+  TgProgram second = test::load("step = load_function('" + path + "')\n");
+  ASSERT_EQ(second.functions.size(), 1u);
+  EXPECT_EQ(second.functions[0].name, "step");
+  EXPECT_EQ(second.functions[0].function().at(0).to_vector<double>(), std::vector<double>{2});
+  EXPECT_EQ(second.functions[0].function().at(0).to_vector<double>(), std::vector<double>{4});
+  const SourceError e = test::load_error("f = load_function('" + path + ".missing')\n");
+  EXPECT_NE(std::string(e.what()).find("test.tg:1:"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find(".missing"), std::string::npos) << e.what();
+}
+
+}  // namespace
+}  // namespace tgc::lang
