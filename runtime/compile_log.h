@@ -89,6 +89,9 @@ struct CompilePhases {
   double codegen_s = 0;
   double link_s = 0;
   double load_s = 0;
+  // Kernels compiled from source or IR (not loaded from the kernel cache), every backend's:
+  // 0 for a warm start, or a saved function whose kernels were in its file.
+  int kernels_compiled = 0;
   std::vector<std::pair<std::string, double>> passes;  // in order, printed with `with_passes`
 };
 

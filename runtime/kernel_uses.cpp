@@ -29,7 +29,11 @@ std::vector<KernelUses::Use> KernelUses::uses() const {
 KernelUseScope::KernelUseScope(KernelUses* uses) : previous_(current_uses) { current_uses = uses; }
 KernelUseScope::~KernelUseScope() { current_uses = previous_; }
 
-KernelUses* current_kernel_uses() { return current_uses; }
+void note_kernel_uses_once(const std::vector<KernelUses::Use>& uses, uint64_t& noted) {
+  if (!current_uses || current_uses->id() == noted) return;
+  for (const KernelUses::Use& u : uses) current_uses->add(*u.cache, u.key);
+  noted = current_uses->id();
+}
 
 void note_kernel_use(KernelCache& cache, const KernelCacheKey& key) {
   if (current_uses) current_uses->add(cache, key);

@@ -49,8 +49,9 @@ class KernelUseScope {
 
 // Adds the entry to the thread's record, if one is current (a thread-local read otherwise).
 void note_kernel_use(KernelCache& cache, const KernelCacheKey& key);
-// The thread's record, or null: for tables that keep a kernel for the process and note its
-// entries once per record (backends/gpu/process_modules.h).
-KernelUses* current_kernel_uses();
+// For tables that keep a kernel for the process (backends/gpu/process_modules.h, cuBLASLt's
+// plans): notes `uses` in the thread's record on each use of the kernel, unless that record
+// (its id in `noted`) has them already, so a loop of one function's calls notes them once.
+void note_kernel_uses_once(const std::vector<KernelUses::Use>& uses, uint64_t& noted);
 
 }  // namespace tgc

@@ -16,6 +16,7 @@
 #include "backends/cuda/toolkit_libraries.h"
 #include "runtime/compile_log.h"
 #include "runtime/kernel_cache.h"
+#include "runtime/kernel_uses.h"
 
 namespace tgc::cuda {
 
@@ -32,6 +33,10 @@ struct LtGemm::Plan {
   cublasLtMatmulAlgo_t algo{};
   bool ok = false;     // some algorithm exists
   bool tuned = false;  // algo is the chosen one (timed, from the cache, or the only one)
+  // The kernel-cache entry of the choice, noted for each function that runs the plan (a saved
+  // function ships the choices its products used: docs/save.md).
+  std::vector<KernelUses::Use> choice;
+  uint64_t noted = 0;
   ~Plan() {
     if (la) cublaslt_api().MatrixLayoutDestroy(la);
     if (lb) cublaslt_api().MatrixLayoutDestroy(lb);
@@ -177,6 +182,7 @@ std::shared_ptr<LtGemm::Plan> LtGemm::plan_for(const LtProblem& p, const void* a
       if (std::memcmp(&c, (*blob)->data(), sizeof c) == 0) {
         plan->algo = c;
         plan->tuned = true;
+        plan->choice = {{&cache, key}};
         return plan;
       }
   }
@@ -238,6 +244,7 @@ std::shared_ptr<LtGemm::Plan> LtGemm::plan_for(const LtProblem& p, const void* a
   cudaEventDestroy(stop);
   device_.deallocate(scratch, out_bytes, device_.default_stream());
   plan->tuned = true;
+  plan->choice = {{&cache, key}};
   const auto* bytes = reinterpret_cast<const uint8_t*>(&plan->algo);
   cache.put(key, KernelBlob(bytes, bytes + sizeof plan->algo));
   return plan;
@@ -254,6 +261,7 @@ bool LtGemm::run(const LtProblem& p, double alpha, const void* a, const void* b,
   }
   const std::shared_ptr<Plan>& plan = last_plan_;
   if (!plan->ok) return false;
+  note_kernel_uses_once(plan->choice, plan->noted);  // under ctx.mutex, as the plan is shared
   if (p.bias)
     TGC_CUBLAS_CHECK(cublaslt_api().MatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
   const float alpha_f = static_cast<float>(alpha), beta_f = static_cast<float>(beta);

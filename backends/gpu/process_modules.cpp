@@ -30,12 +30,8 @@ std::map<std::tuple<GpuDevice*, std::string_view, int>, Entry>& table() {
   return *modules;
 }
 
-// Once per record: a loop of calls of one function notes the module on its first call only.
 GpuModule& noted(Entry& e) {
-  if (KernelUses* record = current_kernel_uses(); record && record->id() != e.noted) {
-    for (const KernelUses::Use& u : e.uses) record->add(*u.cache, u.key);
-    e.noted = record->id();
-  }
+  note_kernel_uses_once(e.uses, e.noted);
   return *e.module;
 }
 

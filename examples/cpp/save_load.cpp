@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   Function& served_train = served[0];
   Function& served_predict = served[1];
   std::printf("loaded %s and %s; kernels compiled at load: %s\n", served_train.name().c_str(),
-              served_predict.name().c_str(), served_train.compile_phases().codegen_s > 0 ? "some" : "none");
+              served_predict.name().c_str(), served_train.compile_phases().kernels_compiled > 0 ? "some" : "none");
   std::printf("same predictions: %s\n", same_bits(predict(data_x)[0], served_predict(data_x)[0]) ? "yes" : "no");
   bool in_step = true;
   for (int i = 0; i < 10; ++i) in_step = in_step && same_bits(train(data_x, data_y)[0], served_train(data_x, data_y)[0]);

@@ -644,6 +644,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   v->phases.optimize_s = optimizer_s;
   v->phases.codegen_s = log.codegen_seconds();
   v->phases.load_s = log.load_seconds();
+  for (const auto& [backend, times] : log.backends()) v->phases.kernels_compiled += times.compiled;
   v->phases.link_s = std::max(0.0, link_total_s - v->phases.codegen_s - v->phases.load_s);
   print_compile_log();
 

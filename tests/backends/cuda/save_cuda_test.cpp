@@ -43,7 +43,8 @@ std::string temp(const std::string& name) {
 std::set<std::string> kernel_keys(const std::string& path) {
   const SavedFile f = read_saved_file(path, "saved function");
   std::set<std::string> keys;
-  for (const auto& k : nlohmann::json::parse(f.manifest).at("kernels")) keys.insert(k.at("key").dump());
+  const nlohmann::json manifest = nlohmann::json::parse(f.manifest);  // alive for the loop
+  for (const auto& k : manifest.at("kernels")) keys.insert(k.at("key").dump());
   return keys;
 }
 
@@ -58,8 +59,9 @@ TEST(SaveCuda, ALoadedStepRunsWithoutACompileAndGivesTheSameBits) {
   Function f = net.make("step", temp("cache"));
   f(kIds, kLabels);  // the shared modules are built on a first call
   save(f, temp("step.tgf"));
+  EXPECT_GE(kernel_keys(temp("step.tgf")).size(), 10u) << testing::PrintToString(kernel_keys(temp("step.tgf")));
   Function g = load_function(temp("step.tgf"), "", {.config = {{"cache_dir", temp("empty")}}});
-  EXPECT_EQ(g.compile_phases().codegen_s, 0.0);
+  EXPECT_EQ(g.compile_phases().kernels_compiled, 0);
   for (int i = 0; i < 3; ++i) {
     Tensor a = f(kIds, kLabels)[0].to_host(), b = g(kIds, kLabels)[0].to_host();
     EXPECT_EQ(0, std::memcmp(a.raw_data(), b.raw_data(), a.nbytes())) << "step " << i;
@@ -78,7 +80,8 @@ TEST(SaveCuda, AFunctionSavedAfterAnotherBuiltTheSharedModulesShipsThemToo) {
   second(kIds, kLabels);  // finds the row, index and random modules built
   save(second, temp("second.tgf"));
   const std::set<std::string> a = kernel_keys(temp("first.tgf")), b = kernel_keys(temp("second.tgf"));
-  EXPECT_GE(a.size(), 3u);
+  // The composites' cubins, the row, index and random units', cuBLASLt's choices.
+  EXPECT_GE(a.size(), 10u) << "first: " << testing::PrintToString(a);
   EXPECT_EQ(a, b);
   std::filesystem::remove(temp("first.tgf"));
   std::filesystem::remove(temp("second.tgf"));
