@@ -20,7 +20,8 @@ CLI::App* add_compile_command(CLI::App& app, CompileArgs& args) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false)
       ->type_name("NAME");
-  compile->add_option("-o,--output", args.out, "the file to write (run it with: tgc run OUT.tgf)")
+  compile->add_option("-o,--output", args.out,
+                      "the file to write (run it with: tgc run OUT.tgf); OUT.tg writes a readable .tg program instead")
       ->required()
       ->type_name("OUT.tgf");
   return compile;
@@ -40,7 +41,9 @@ int compile_command(const CompileArgs& args, const GlobalFlags& flags) {
   } else {
     for (const std::string& name : args.fns) chosen.push_back(&select_function(program, name).function);
   }
-  save(chosen, args.out);
+  // OUT.tg: the functions as a readable .tg program (their arrays beside it), not a saved file.
+  if (args.out.size() > 3 && args.out.ends_with(".tg")) save_tg(chosen, args.out);
+  else save(chosen, args.out);
   std::string names;
   for (const Function* f : chosen) names += (names.empty() ? "" : ", ") + f->name();
   fmt::print("Saved {} ({}) to {}\n", chosen.size() == 1 ? "1 function" : fmt::format("{} functions", chosen.size()),

@@ -1,5 +1,6 @@
 // The .tg builtins of saved functions and checkpoints (docs/save.md): save(functions, path),
-// load_function(path, name=None), save_shared(variables, path), load_shared(variables, path).
+// load_function(path, name=None), save_shared(variables, path), load_shared(variables, path),
+// and op(tag, fields, *inputs), any op by its codec (what programs written from C++ graphs use).
 // Relative paths start at the .tg file's folder, as load()'s do.
 #include <fmt/format.h>
 
@@ -10,7 +11,9 @@
 #include "frontend/lang/builtins.h"
 #include "frontend/lang/context.h"
 #include "frontend/lang/value.h"
+#include "ops/core/apply.h"
 #include "ops/core/graph.h"
+#include "ops/core/op_codec.h"
 #include "runtime/error.h"
 
 namespace tgc::lang {
@@ -95,6 +98,42 @@ Value load_shared_(Args& a) {
   return Value();
 }
 
+// The context of op(): its fields are plain JSON; an op holding a tensor or a graph (a loop)
+// has no text form.
+class TextOpContext final : public OpReadContext {
+ public:
+  Tensor tensor(const Json&) override { throw IOError("this op holds a tensor, which op() cannot be given"); }
+  Subgraph graph(const Json&) override { throw IOError("this op holds a graph (a loop), which op() cannot be given"); }
+};
+
+// op(tag, fields, *inputs): any op of tgc by its codec's tag and fields (JSON text), applied to
+// the inputs: what write_tg_program prints for the ops the language has no call for (a
+// gradient's SumToLike, a random draw's state). One output gives a tensor, several a tuple.
+Value op_(Args& a) {
+  const std::string tag = a.string("tag");
+  Json fields;
+  try {
+    fields = Json::parse(a.string("fields"));
+  } catch (const Json::exception& e) {
+    a.fail("fields", std::string("the fields are not JSON: ") + e.what(), "give them as the text of a JSON object: '{\"axis\": 1}'");
+  }
+  std::shared_ptr<const Op> op = at_arg(a, "tag", [&] {
+    TextOpContext ctx;
+    return read_op(Json{{"op", tag}, {"fields", fields}}, ctx);
+  });
+  std::vector<VarPtr> inputs;
+  for (const ArgValue& v : a.rest()) {
+    if (!v.value.is_var() && !v.value.is_tensor())
+      a.fail_at(v.pos, "an input of op() is " + v.value.describe(), "give tensors");
+    inputs.push_back(v.value.is_var() ? v.value.as_var().ptr() : Var(constant(v.value.as_tensor())).ptr());
+  }
+  std::vector<VarPtr> outs = at_arg(a, "tag", [&] { return apply(op, inputs); });
+  if (outs.size() == 1) return Var(outs[0]);
+  std::vector<Value> items;
+  for (const VarPtr& o : outs) items.push_back(Var(o));
+  return Value::tuple(std::move(items));
+}
+
 }  // namespace
 
 std::vector<BuiltinRow> save_builtins() {
@@ -107,6 +146,10 @@ std::vector<BuiltinRow> save_builtins() {
        "a function saved by save or `tgc compile` (name: which one, when the file holds several)", load_function_},
       {"save_shared", "variables, path", "writes the values of named shared variables (a checkpoint)", save_shared_},
       {"load_shared", "variables, path", "sets named shared variables from a checkpoint, all or none", load_shared_},
+      {"op", "tag, fields, *inputs",
+       "any op by its saved-function tag and fields (JSON text), applied to inputs: what a program written from "
+       "C++ graphs (write_tg_program) uses where the language has no call: op('SumToLike', '{}', g, w)",
+       op_},
   };
 }
 

@@ -43,6 +43,20 @@ std::vector<Function> load_functions(const std::string& path, const LoadOptions&
 // The names of the functions a file holds, without loading them.
 std::vector<std::string> saved_function_names(const std::string& path);
 
+// A .tg program that builds `functions` again from their graphs as built (raw_graph()), for
+// reading and sharing a graph made in C++ (docs/save.md#as-a-tg-program): one assignment per
+// node, in the language's operators and calls where it has them and op(tag, fields, ...)
+// otherwise. `arrays`: the shared values and larger constants, (file name, value), that the
+// program load()s from files named `array_prefix`_<name>.npy. ValueError for a function
+// holding a loop (scan): save() keeps those.
+struct TgProgramText {
+  std::string source;
+  std::vector<std::pair<std::string, Tensor>> arrays;
+};
+TgProgramText write_tg_program(const std::vector<const Function*>& functions, const std::string& array_prefix);
+// write_tg_program to `path`, its arrays beside it (<path without .tg>_<name>.npy).
+void save_tg(const std::vector<const Function*>& functions, const std::string& path);
+
 // A checkpoint: the current values of `vars` (each named, each name once) to `path`.
 void save_shared(const std::vector<Shared>& vars, const std::string& path);
 // Sets each of `vars` from the value of the same name in the checkpoint (all or none: every
