@@ -10,10 +10,10 @@
 
 #include "ops/conv/conv2d.h"
 #include "ops/conv/fused_conv2d.h"
+#include "ops/conv/codec_fields.h"
 #include "ops/core/op_codec.h"
 
 namespace tgc {
-namespace {
 
 ConvLayout layout_field(const Json& f, const char* key) {
   const std::string name = string_field(f, key);
@@ -21,6 +21,8 @@ ConvLayout layout_field(const Json& f, const char* key) {
     if (name == layout_name(l)) return l;
   throw_bad_field(key, "layout NCHW or NHWC", f.at(key));
 }
+
+namespace {
 
 Json params_to_json(const Conv2dParams& p) {
   return Json{{"layout", layout_name(p.layout)}, {"stride", p.stride},     {"dilation", p.dilation},

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/conv/codec_fields.h"
 #include "ops/core/op_codec.h"
 #include "ops/pool/pool2d.h"
 
@@ -19,13 +20,6 @@ PoolMode mode_field(const Json& f, const char* key) {
   for (PoolMode m : {PoolMode::Max, PoolMode::Avg})
     if (name == mode_name(m)) return m;
   throw_bad_field(key, "mode max or avg", f.at(key));
-}
-
-ConvLayout layout_field(const Json& f, const char* key) {
-  const std::string name = string_field(f, key);
-  for (ConvLayout l : {ConvLayout::NCHW, ConvLayout::NHWC})
-    if (name == layout_name(l)) return l;
-  throw_bad_field(key, "layout NCHW or NHWC", f.at(key));
 }
 
 // count_include_pad is kept for max pooling too (where it does nothing), so the op read back

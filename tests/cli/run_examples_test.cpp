@@ -122,6 +122,17 @@ TEST(CliExamples, MlpTrainingStepLowersTheLoss) {
   EXPECT_GT(thirty->output("train", 1).at({}), one->output("train", 1).at({}));
 }
 
+TEST(CliExamples, LeNetLearnsTheGeneratedDigits) {
+  // 40 steps of LeNet-5 (examples/lenet.tg): the loss falls by half, and the accuracy on a
+  // second batch of the same digits rises well above chance (0.1).
+  auto one = run_ok({"run", example("lenet.tg"), "--iters", "1"});
+  auto forty = run_ok({"run", example("lenet.tg"), "--iters", "40"});
+  const double loss1 = one->output("train", 0).at({}), loss40 = forty->output("train", 0).at({});
+  EXPECT_GT(loss1, 2.0);  // about log(10)
+  EXPECT_LT(loss40, 0.6 * loss1);
+  EXPECT_GT(forty->output("train", 1).at({}), 0.4);
+}
+
 TEST(CliExamples, PrintOutputsShowsEveryCall) {
   CliResult r = run_tgc({"run", example("sumsq.tg"), "--iters", "2", "--print-outputs"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -50,4 +50,15 @@ inline void expect_codec_round_trip(const Op& op) {
   EXPECT_EQ(back->hash(), op.hash()) << op.name();
 }
 
+// An op's JSON (write_op's {"op", "fields"}) with one field replaced, or removed: the
+// malformed files the codecs' tests feed read_op.
+inline Json with_field(Json op, const char* key, Json value) {
+  op["fields"][key] = std::move(value);
+  return op;
+}
+inline Json without_field(Json op, const char* key) {
+  op["fields"].erase(key);
+  return op;
+}
+
 }  // namespace tgc::testing

@@ -69,6 +69,7 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"load_function", "load_function('" + npy_path + ".tgf')"},
       {"save_shared", "save_shared([w], '" + npy_path + ".save.tgc')"},
       {"load_shared", "load_shared([w], '" + npy_path + ".tgc')"},
+      {"op", "op('StopGradient', '{}', x)"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;

@@ -15,6 +15,7 @@ namespace {
 using testing::codec_round_trip;
 using testing::expect_codec_round_trip;
 using testing::MemoryOpContext;
+using testing::with_field;
 
 // The round trip, and the fields name() leaves out (floatX of a row that does not use it).
 void expect_same_elemwise(const Elemwise& op) {
@@ -68,23 +69,18 @@ TEST(ElemwiseCodec, MalformedFieldsAreIOErrors) {
   MemoryOpContext ctx;
   const Json good = write_op(Elemwise(ScalarOpKind::Add, std::nullopt, DType::Float32, 1), ctx);
   ASSERT_NO_THROW(read_op(good, ctx));
-  auto with = [&](const char* key, const Json& value) {
-    Json j = good;
-    j["fields"][key] = value;
-    return j;
-  };
-  EXPECT_THROW(read_op(with("scalar_op", 3), ctx), IOError);
-  EXPECT_THROW(read_op(with("scalar_op", "frobnicate"), ctx), IOError);
-  EXPECT_THROW(read_op(with("cast_to", "float32"), ctx), IOError);  // add takes no target
-  EXPECT_THROW(read_op(with("cast_to", "float31"), ctx), IOError);
-  EXPECT_THROW(read_op(with("floatx", "int32"), ctx), IOError);
-  EXPECT_THROW(read_op(with("floatx", true), ctx), IOError);
-  EXPECT_THROW(read_op(with("inplace", 2), ctx), IOError);  // add has inputs 0 and 1
-  EXPECT_THROW(read_op(with("inplace", -2), ctx), IOError);
-  EXPECT_THROW(read_op(with("inplace", 1.0), ctx), IOError);
-  EXPECT_THROW(read_op(with("inplace", "1"), ctx), IOError);
-  EXPECT_THROW(read_op(with("inplace", Json::parse("18446744073709551615")), ctx), IOError);
-  Json cast = with("scalar_op", "cast");  // cast needs a target
+  EXPECT_THROW(read_op(with_field(good, "scalar_op", 3), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "scalar_op", "frobnicate"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "cast_to", "float32"), ctx), IOError);  // add takes no target
+  EXPECT_THROW(read_op(with_field(good, "cast_to", "float31"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "floatx", "int32"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "floatx", true), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "inplace", 2), ctx), IOError);  // add has inputs 0 and 1
+  EXPECT_THROW(read_op(with_field(good, "inplace", -2), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "inplace", 1.0), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "inplace", "1"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "inplace", Json::parse("18446744073709551615")), ctx), IOError);
+  Json cast = with_field(good, "scalar_op", "cast");  // cast needs a target
   cast["fields"]["inplace"] = 0;
   EXPECT_THROW(read_op(cast, ctx), IOError);
   Json missing = good;

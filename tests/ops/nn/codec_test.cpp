@@ -25,6 +25,8 @@ namespace {
 using testing::codec_round_trip;
 using testing::expect_codec_round_trip;
 using testing::MemoryOpContext;
+using testing::with_field;
+using testing::without_field;
 
 TEST(NnCodec, SoftmaxAndLogSoftmax) {
   for (int axis : {0, 1, 3})
@@ -78,27 +80,19 @@ TEST(NnCodec, MalformedFieldsAreIOErrors) {
   const Json sce = write_op(SoftmaxCrossEntropy(1, -0.5), ctx);
   const Json lse = write_op(LogSumExp(std::vector<int>{0}, false, DType::Float32), ctx);
   for (const Json& good : {softmax, lsg, sce, lse}) ASSERT_NO_THROW(read_op(good, ctx)) << good.dump();
-  auto with = [](Json j, const char* key, const Json& value) {
-    j["fields"][key] = value;
-    return j;
-  };
-  auto without = [](Json j, const char* key) {
-    j["fields"].erase(key);
-    return j;
-  };
-  EXPECT_THROW(read_op(with(softmax, "axis", -1), ctx), IOError);
-  EXPECT_THROW(read_op(with(softmax, "axis", "1"), ctx), IOError);
-  EXPECT_THROW(read_op(with(softmax, "log", "yes"), ctx), IOError);
-  EXPECT_THROW(read_op(with(softmax, "floatx", "int8"), ctx), IOError);
-  EXPECT_THROW(read_op(without(softmax, "floatx"), ctx), IOError);
-  EXPECT_THROW(read_op(with(lsg, "axis", 1.5), ctx), IOError);
-  EXPECT_THROW(read_op(without(lsg, "axis"), ctx), IOError);
-  EXPECT_THROW(read_op(with(sce, "scale", "big"), ctx), IOError);
-  EXPECT_THROW(read_op(with(sce, "scale", true), ctx), IOError);
-  EXPECT_THROW(read_op(without(sce, "scale"), ctx), IOError);
-  EXPECT_THROW(read_op(with(lse, "axes", Json::array({1, 0})), ctx), IOError);
-  EXPECT_THROW(read_op(with(lse, "axes", 0), ctx), IOError);
-  EXPECT_THROW(read_op(with(lse, "floatx", "bool"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(softmax, "axis", -1), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(softmax, "axis", "1"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(softmax, "log", "yes"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(softmax, "floatx", "int8"), ctx), IOError);
+  EXPECT_THROW(read_op(without_field(softmax, "floatx"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(lsg, "axis", 1.5), ctx), IOError);
+  EXPECT_THROW(read_op(without_field(lsg, "axis"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(sce, "scale", "big"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(sce, "scale", true), ctx), IOError);
+  EXPECT_THROW(read_op(without_field(sce, "scale"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(lse, "axes", Json::array({1, 0})), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(lse, "axes", 0), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(lse, "floatx", "bool"), ctx), IOError);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ namespace {
 using testing::codec_round_trip;
 using testing::expect_codec_round_trip;
 using testing::MemoryOpContext;
+using testing::with_field;
+using testing::without_field;
 
 Tensor state(int64_t key, int64_t counter) { return Tensor::from_vector(std::vector<int64_t>{key, counter}, {2}); }
 
@@ -67,23 +69,18 @@ TEST(RandomCodec, RandomPermutation) {
 
 TEST(RandomCodec, MalformedFieldsAreIOErrors) {
   MemoryOpContext ctx;
-  const Json good = write_op(RandomDraw(Distribution::Integers, DType::Int64, Shape{3}, 0, 10), ctx)["fields"];
-  auto with = [&](const char* key, Json value) {
-    Json f = good;
-    f[key] = std::move(value);
-    return Json{{"op", "RandomDraw"}, {"fields", f}};
-  };
-  EXPECT_NO_THROW(read_op(Json{{"op", "RandomDraw"}, {"fields", good}}, ctx));
+  const Json good = write_op(RandomDraw(Distribution::Integers, DType::Int64, Shape{3}, 0, 10), ctx);
+  EXPECT_NO_THROW(read_op(good, ctx));
   EXPECT_THROW(read_op(Json{{"op", "RandomDraw"}, {"fields", Json::object()}}, ctx), IOError);
-  EXPECT_THROW(read_op(with("distribution", "poisson"), ctx), IOError);
-  EXPECT_THROW(read_op(with("dtype", "float33"), ctx), IOError);
-  EXPECT_THROW(read_op(with("size", 3), ctx), IOError);
-  EXPECT_THROW(read_op(with("size", {3, 1.5}), ctx), IOError);
-  EXPECT_THROW(read_op(with("low", "0"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "distribution", "poisson"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "dtype", "float33"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "size", 3), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "size", {3, 1.5}), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "low", "0"), ctx), IOError);
   // Out of range: the checks the draw's constructor makes.
-  EXPECT_THROW(read_op(with("size", {-2}), ctx), IOError);
-  EXPECT_THROW(read_op(with("high", 0), ctx), IOError);
-  EXPECT_THROW(read_op(with("dtype", "float32"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "size", {-2}), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "high", 0), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(good, "dtype", "float32"), ctx), IOError);
   EXPECT_THROW(read_op(Json{{"op", "RandomPermutation"}, {"fields", {{"n", -1}}}}, ctx), IOError);
   EXPECT_THROW(read_op(Json{{"op", "RandomPermutation"}, {"fields", {{"n", 2.5}}}}, ctx), IOError);
 }

@@ -18,6 +18,8 @@ namespace {
 
 using testing::expect_codec_round_trip;
 using testing::MemoryOpContext;
+using testing::with_field;
+using testing::without_field;
 
 const std::vector<ReduceAxes> kAxes = {std::nullopt, std::vector<int>{}, std::vector<int>{0},
                                        std::vector<int>{1}, std::vector<int>{0, 2}, std::vector<int>{1, 3, 4}};
@@ -61,31 +63,23 @@ TEST(ReduceCodec, MalformedFieldsAreIOErrors) {
   const Json mean = write_op(Mean(std::vector<int>{1}, true, DType::Float64), ctx);
   const Json count = write_op(ReduceCount(std::nullopt, DType::Float32), ctx);
   for (const Json& good : {careduce, arg, mean, count}) ASSERT_NO_THROW(read_op(good, ctx)) << good.dump();
-  auto with = [](Json j, const char* key, const Json& value) {
-    j["fields"][key] = value;
-    return j;
-  };
-  auto without = [](Json j, const char* key) {
-    j["fields"].erase(key);
-    return j;
-  };
-  EXPECT_THROW(read_op(with(careduce, "kind", "Mean"), ctx), IOError);
-  EXPECT_THROW(read_op(with(careduce, "kind", 2), ctx), IOError);
-  EXPECT_THROW(read_op(with(careduce, "axes", "0"), ctx), IOError);
-  EXPECT_THROW(read_op(with(careduce, "axes", Json::array({2, 0})), ctx), IOError);  // not canonical
-  EXPECT_THROW(read_op(with(careduce, "axes", Json::array({0, 0})), ctx), IOError);
-  EXPECT_THROW(read_op(with(careduce, "axes", Json::array({-1})), ctx), IOError);
-  EXPECT_THROW(read_op(with(careduce, "axes", Json::array({0.5})), ctx), IOError);
-  EXPECT_THROW(read_op(with(careduce, "keepdims", 0), ctx), IOError);
-  EXPECT_THROW(read_op(with(with(careduce, "kind", "Sum"), "identity_when_empty", true), ctx), IOError);
-  EXPECT_THROW(read_op(without(careduce, "identity_when_empty"), ctx), IOError);
-  EXPECT_THROW(read_op(with(arg, "kind", "argmid"), ctx), IOError);
-  EXPECT_THROW(read_op(with(arg, "axis", -1), ctx), IOError);
-  EXPECT_THROW(read_op(without(arg, "axis"), ctx), IOError);
-  EXPECT_THROW(read_op(with(mean, "floatx", "int64"), ctx), IOError);
-  EXPECT_THROW(read_op(without(mean, "keepdims"), ctx), IOError);
-  EXPECT_THROW(read_op(with(count, "dtype", "float31"), ctx), IOError);
-  EXPECT_THROW(read_op(without(count, "axes"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(careduce, "kind", "Mean"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(careduce, "kind", 2), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(careduce, "axes", "0"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(careduce, "axes", Json::array({2, 0})), ctx), IOError);  // not canonical
+  EXPECT_THROW(read_op(with_field(careduce, "axes", Json::array({0, 0})), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(careduce, "axes", Json::array({-1})), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(careduce, "axes", Json::array({0.5})), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(careduce, "keepdims", 0), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(with_field(careduce, "kind", "Sum"), "identity_when_empty", true), ctx), IOError);
+  EXPECT_THROW(read_op(without_field(careduce, "identity_when_empty"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(arg, "kind", "argmid"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(arg, "axis", -1), ctx), IOError);
+  EXPECT_THROW(read_op(without_field(arg, "axis"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(mean, "floatx", "int64"), ctx), IOError);
+  EXPECT_THROW(read_op(without_field(mean, "keepdims"), ctx), IOError);
+  EXPECT_THROW(read_op(with_field(count, "dtype", "float31"), ctx), IOError);
+  EXPECT_THROW(read_op(without_field(count, "axes"), ctx), IOError);
 }
 
 }  // namespace
