@@ -4,8 +4,10 @@
 // later stage strides 2 and projects its shortcut with a 1x1 conv), each conv followed by
 // batch normalization (running statistics kept as updates), relu after each block's sum,
 // global average pooling, a dense layer to the ten classes; softmax cross-entropy, SGD with
-// momentum 0.9. Prints the loss of each step.
+// momentum 0.9. Prints the loss of each step and the time per step after the first two. The
+// device is the configured one: TGC_FLAGS=device=cuda runs it on a GPU.
 //   build/examples/resnet18 [STEPS [BATCH]]      (default 20 steps of batch 32)
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -106,11 +108,18 @@ int main(int argc, char** argv) {
   std::printf("ResNet-18: %zu parameter tensors, batch %lld\n", p.trained.size(), static_cast<long long>(N));
 
   double first = 0, last = 0;
+  // The steps after the first two (which compile and tune): their time per step.
+  std::chrono::steady_clock::time_point t0;
   for (int step = 0; step < steps; ++step) {
+    if (step == 2) t0 = std::chrono::steady_clock::now();
     last = train()[0].item<double>();
     if (step == 0) first = last;
     std::printf("step %3d  loss %.4f\n", step, last);
   }
+  if (steps > 2)
+    std::printf("%.2f ms per step (steps 2 to %d)\n",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / (steps - 2),
+                steps - 1);
   if (steps > 1 && last < first / 2) std::printf("the network is learning\n");
   return 0;
 }
