@@ -37,6 +37,7 @@ struct Conv2dParams {
   std::array<int64_t, 4> resolved_pad(int64_t kh, int64_t kw) const;
   // Throws ValueError naming `what` (the user's call) when an attribute is out of range.
   void check(const std::string& what) const;
+  bool operator==(const Conv2dParams&) const = default;
 };
 
 // Axis positions of a rank-4 activation / weight for a layout.

@@ -32,6 +32,7 @@ struct Pool2dParams {
   void check(const std::string& what) const;
   // Output extent along axis i (0: height, 1: width) of an input extent `in`.
   int64_t out_size(int64_t in, int i) const;
+  bool operator==(const Pool2dParams&) const = default;
 };
 
 class Pool2d : public Op {

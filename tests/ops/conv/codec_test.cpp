@@ -15,11 +15,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
-using testing::with_field;
-using testing::without_field;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 // Parameter variants: the defaults, and each field away from its default.
 std::vector<Conv2dParams> variants() {
@@ -47,14 +43,9 @@ std::vector<Conv2dParams> variants() {
   return out;
 }
 
+// Every field (operator== of the params), with both descriptions on a mismatch.
 void expect_same_params(const Conv2dParams& a, const Conv2dParams& b) {
-  EXPECT_EQ(a.layout, b.layout);
-  EXPECT_EQ(a.stride, b.stride);
-  EXPECT_EQ(a.dilation, b.dilation);
-  EXPECT_EQ(a.pad, b.pad);
-  EXPECT_EQ(a.same, b.same);
-  EXPECT_EQ(a.groups, b.groups);
-  EXPECT_EQ(a.output_padding, b.output_padding);
+  EXPECT_TRUE(a == b) << a.describe() << " vs " << b.describe();
 }
 
 const Conv2dParams& params_of(const std::shared_ptr<const Op>& op) {

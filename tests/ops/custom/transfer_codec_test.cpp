@@ -11,9 +11,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 TEST(TransferCodec, HostToDeviceAndDeviceToHost) {
   expect_codec_round_trip(HostToDevice());

@@ -12,10 +12,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
-using testing::with_field;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 // The round trip, and the fields name() leaves out (floatX of a row that does not use it).
 void expect_same_elemwise(const Elemwise& op) {

@@ -12,8 +12,7 @@
 namespace tgc {
 namespace {
 
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 TEST(GradientCodec, StopGradientAndSumToLike) {
   expect_codec_round_trip(StopGradient());

@@ -12,9 +12,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 TEST(JoinCodec, ConcatenateAndStack) {
   for (int axis : {0, 1, 3, -1, -2}) {

@@ -22,11 +22,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
-using testing::with_field;
-using testing::without_field;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 TEST(NnCodec, SoftmaxAndLogSoftmax) {
   for (int axis : {0, 1, 3})

@@ -14,11 +14,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
-using testing::with_field;
-using testing::without_field;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 std::vector<Pool2dParams> variants() {
   std::vector<Pool2dParams> out;
@@ -38,14 +34,9 @@ std::vector<Pool2dParams> variants() {
   return out;
 }
 
+// Every field (operator== of the params), with both descriptions on a mismatch.
 void expect_same_params(const Pool2dParams& a, const Pool2dParams& b) {
-  EXPECT_EQ(a.mode, b.mode);
-  EXPECT_EQ(a.layout, b.layout);
-  EXPECT_EQ(a.kernel, b.kernel);
-  EXPECT_EQ(a.stride, b.stride);
-  EXPECT_EQ(a.pad, b.pad);
-  EXPECT_EQ(a.ceil_mode, b.ceil_mode);
-  EXPECT_EQ(a.count_include_pad, b.count_include_pad);
+  EXPECT_TRUE(a == b) << a.describe() << " vs " << b.describe();
 }
 
 TEST(PoolCodec, Pool2dAndItsGradientWithEveryVariant) {

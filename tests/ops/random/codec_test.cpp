@@ -15,11 +15,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
-using testing::with_field;
-using testing::without_field;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 Tensor state(int64_t key, int64_t counter) { return Tensor::from_vector(std::vector<int64_t>{key, counter}, {2}); }
 

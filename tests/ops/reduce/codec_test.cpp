@@ -16,10 +16,7 @@
 namespace tgc {
 namespace {
 
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
-using testing::with_field;
-using testing::without_field;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 const std::vector<ReduceAxes> kAxes = {std::nullopt, std::vector<int>{}, std::vector<int>{0},
                                        std::vector<int>{1}, std::vector<int>{0, 2}, std::vector<int>{1, 3, 4}};

@@ -14,9 +14,7 @@
 namespace tgc {
 namespace {
 
-using testing::codec_round_trip;
-using testing::expect_codec_round_trip;
-using testing::MemoryOpContext;
+using namespace tgc::testing;  // codec_round_trip, MemoryOpContext, with_field, ...
 
 TEST(ShapeCodec, Flatten) {
   for (int ndim : {1, 2, 4}) expect_codec_round_trip(Flatten(ndim));
