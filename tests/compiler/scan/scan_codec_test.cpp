@@ -18,6 +18,7 @@
 #include "backends/backend_registry.h"
 #include "compiler/scan/scan_op.h"
 #include "compiler/serialize/graph_codec.h"
+#include "nested_loops.h"
 #include "ops/core/node.h"
 #include "support/catch_error.h"
 #include "support/op_test_util.h"
@@ -264,13 +265,7 @@ TEST(ScanCodec, SharedVariablesReadAndUpdatedInsideTheStep) {
 
 TEST(ScanCodec, NestedLoops) {
   Var m = matrix("m", DType::Float64);
-  ScanResult outer = scan(
-      [](const std::vector<Var>& a) {
-        ScanResult inner = scan([](const std::vector<Var>& b) { return ScanStep{b[0] + b[1]}; }, {a[0]},
-                                {OutputInfo(zeros_like(a[0][0]))}, {}, {.name = "inner"});
-        return ScanStep{a[1] + inner[0][-1]};
-      },
-      {m}, {OutputInfo(zeros_like(m[0][0]))}, {}, {.name = "outer"});
+  ScanResult outer = test::nested_row_sums(m);
   const std::vector<const ScanOp*> loops = expect_loops_round_trip(
       to_ptrs({m}), to_ptrs(outer.outputs), {Tensor::from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, {3, 2})});
   ASSERT_EQ(loops.size(), 1u);

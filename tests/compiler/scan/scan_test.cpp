@@ -6,6 +6,8 @@
 
 #include <tgc/tgc.h>
 
+#include "nested_loops.h"
+
 #include "backends/backend_registry.h"
 #include "compiler/scan/scan_op.h"
 #include "ops/core/graph.h"
@@ -154,14 +156,7 @@ TEST(Scan, LoopInvariantWorkAndOuterVariablesAreLiftedOutOfTheStep) {
 
 TEST(Scan, NestedLoops) {
   Var m = matrix("m", DType::Float64);
-  // Row sums by an inner loop, accumulated by the outer one.
-  ScanResult outer = scan(
-      [](const std::vector<Var>& a) {
-        ScanResult inner = scan([](const std::vector<Var>& b) { return ScanStep{b[0] + b[1]}; }, {a[0]},
-                                {OutputInfo(zeros_like(a[0][0]))}, {}, {.name = "inner"});
-        return ScanStep{a[1] + inner[0][-1]};
-      },
-      {m}, {OutputInfo(zeros_like(m[0][0]))}, {}, {.name = "outer"});
+  ScanResult outer = test::nested_row_sums(m);
   for (const char* backend : {"reference", "llvm"}) {
     ForcedBackendForTests force(backend);
     Function f = function({m}, {outer[0]});
