@@ -23,6 +23,7 @@ struct Case {
   const char* fn;
   std::vector<std::string> inputs;
   int outputs;
+  std::vector<std::string> compile_flags{};  // more arguments of tgc compile
 };
 
 // Runs the example and its saved copy with the same arguments and compares every output's
@@ -30,7 +31,9 @@ struct Case {
 void expect_saved_runs_alike(const Case& c) {
   ScratchDir dir;
   const std::string saved = dir.path() + "/saved.tgf";
-  CliResult r = run_tgc({"compile", example(c.example), "--fn", c.fn, "-o", saved});
+  std::vector<std::string> compile = {"compile", example(c.example), "--fn", c.fn, "-o", saved};
+  compile.insert(compile.end(), c.compile_flags.begin(), c.compile_flags.end());
+  CliResult r = run_tgc(compile);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Saved 1 function (" + std::string(c.fn) + ") to " + saved), std::string::npos) << r.out;
 
@@ -64,6 +67,20 @@ TEST(CliCompile, SavedScanAndIfElse) {
   expect_saved_runs_alike({"scan_cumsum.tg", "cumsum", {"v=arange(1, 6, dtype='float32')"}, 1});
   expect_saved_runs_alike({"ifelse.tg", "choose", {"x=rand(8, 8, seed=1)", "limit=100"}, 2});
   expect_saved_runs_alike({"ifelse.tg", "choose", {"x=rand(8, 8, seed=1)", "limit=1"}, 2});
+}
+
+TEST(CliCompile, AWarmUpCallPutsTheSharedValuesBack) {
+  // The training step runs once before the save; the file still holds the program's start.
+  expect_saved_runs_alike({"logreg.tg", "train", {}, 2, {"--warm-up"}});
+  expect_saved_runs_alike({"dropout_mlp.tg", "train", {}, 1, {"--warm-up"}});
+  expect_saved_runs_alike(
+      {"ifelse.tg", "choose", {"x=rand(8, 8, seed=1)", "limit=1"}, 2, {"--warm-up", "--input", "x=ones(8, 8)", "--input", "limit=1"}});
+  CliResult r = run_tgc({"compile", example("ifelse.tg"), "--input", "limit=1", "-o", "/tmp/unused.tgf"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("add --warm-up"), std::string::npos) << r.err;
+  r = run_tgc({"compile", example("ifelse.tg"), "--warm-up", "-o", "/tmp/unused.tgf"});
+  EXPECT_EQ(r.exit_code, 2);  // the warm-up call's inputs are missing: named
+  EXPECT_NE(r.err.find("x"), std::string::npos) << r.err;
 }
 
 TEST(CliCompile, EveryFunctionByDefaultAndShowReadsTheSavedFile) {
