@@ -294,6 +294,14 @@ void bind_function(nb::module_& m) {
       nb::arg("shared") = std::vector<Shared>{}, "Loads every function of a saved file (docs/save.md).");
   m.def("saved_function_names", &saved_function_names, nb::arg("path"), "The names of a saved file's functions.");
   m.def(
+      "save_tg",
+      [](nb::handle fns, const std::string& path) {
+        std::vector<const Function*> list = functions_of(fns);
+        save_tg(list, path);
+      },
+      nb::arg("functions"), nb::arg("path"),
+      "Writes functions as a readable .tg program, their arrays as .npy files beside it (docs/save.md).");
+  m.def(
       "save_shared", [](const std::vector<Shared>& vars, const std::string& path) { save_shared(vars, path); },
       nb::arg("variables"), nb::arg("path"), "Writes a checkpoint of named shared variables (docs/save.md).");
   m.def(

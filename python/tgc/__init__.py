@@ -49,7 +49,7 @@ __all__ = [
     "IOError", "DeviceError", "CommError", "InternalError", "Function", "DeviceArray", "function", "shared",
     "grad", "ifelse", "scan", "until", "config", "tensor", "printing", "nd", "devices", "version",
     "RandomStreams", "set_default_update", "clear_default_update", "default_update", "TgcWarning",
-    "save", "load_function", "load_functions", "saved_function_names", "save_shared", "load_shared",
+    "save", "load_function", "load_functions", "saved_function_names", "save_shared", "load_shared", "save_tg",
 ]
 
 
@@ -147,3 +147,9 @@ def save_shared(variables, path):
 def load_shared(variables, path):
     """Sets each shared variable from the checkpoint's value of its name; all or none."""
     return _tgc.load_shared(list(variables), str(path))
+
+
+def save_tg(functions, path):
+    """Writes a tgc.Function (or a list) as a readable .tg program at `path`, their shared values
+    and larger constants as .npy files beside it; `tgc run path` builds the functions again."""
+    return _tgc.save_tg(functions, str(path))

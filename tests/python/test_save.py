@@ -71,3 +71,11 @@ def test_checkpoints_and_errors(tmp_path):
         tgc.load_function(tmp_path / "missing.tgf")
     with pytest.raises(tgc.TypeError):
         tgc.save([1, 2], tmp_path / "x.tgf")
+
+
+def test_a_function_written_as_a_tg_program_runs_from_the_cli(tmp_path):
+    train, _, _, (dx, dy) = logreg()
+    tgc.save_tg(train, tmp_path / "train.tg")
+    text = (tmp_path / "train.tg").read_text()
+    assert "train = function([x, y]" in text and "op('SumToLike'" in text
+    assert (tmp_path / "train_w.npy").exists()
