@@ -80,6 +80,7 @@ std::string format_compile_log(const std::string& name, const CompilePhases& p, 
   const double total = p.setup_s + p.optimize_s + p.codegen_s + p.link_s + p.load_s;
   std::string out = fmt::format("{}: {} (setup {}, optimize {}, codegen {}, link {}, load {})\n", head, ms(total),
                                 ms(p.setup_s), ms(p.optimize_s), ms(p.codegen_s), ms(p.link_s), ms(p.load_s));
+  if (p.program_from_cache) out += fmt::format("{}:   optimize: the program cache's graph, no pass run\n", head);
   if (with_passes)
     for (const auto& [pass, seconds] : p.passes)  // most passes take well under a millisecond
       out += fmt::format("{}:   pass {}: {:.2f} ms\n", head, pass, seconds * 1e3);

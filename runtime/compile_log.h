@@ -92,6 +92,8 @@ struct CompilePhases {
   // Kernels compiled from source or IR (not loaded from the kernel cache), every backend's:
   // 0 for a warm start, or a saved function whose kernels were in its file.
   int kernels_compiled = 0;
+  // The optimized graph came from the program cache (no pass ran).
+  bool program_from_cache = false;
   std::vector<std::pair<std::string, double>> passes;  // in order, printed with `with_passes`
 };
 

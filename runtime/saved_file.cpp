@@ -62,7 +62,7 @@ class Cursor {
 
 }  // namespace
 
-void write_saved_file(const std::string& path, const SavedFile& file) {
+std::string saved_file_bytes(const SavedFile& file) {
   std::string out(kMagic, sizeof kMagic);
   put_u32(out, kSavedFileVersion);
   put_u64(out, file.manifest.size());
@@ -71,6 +71,11 @@ void write_saved_file(const std::string& path, const SavedFile& file) {
   for (const std::string& b : file.blobs) put_u64(out, b.size());
   for (const std::string& b : file.blobs) out += b;
   out += hash128_hex(out);
+  return out;
+}
+
+void write_saved_file(const std::string& path, const SavedFile& file) {
+  const std::string out = saved_file_bytes(file);
 
   namespace fs = std::filesystem;
   const fs::path p(path);

@@ -27,6 +27,8 @@ struct SavedFile {
   std::vector<std::string> blobs;   // their bytes
 };
 
+// The bytes write_saved_file writes (for a container kept elsewhere: the program cache's entries).
+std::string saved_file_bytes(const SavedFile& file);
 // Writes `file` to `path` atomically (a temporary file renamed over it): a reader never sees
 // half a file, and a failed write leaves an existing file as it was. IOError naming the path.
 void write_saved_file(const std::string& path, const SavedFile& file);

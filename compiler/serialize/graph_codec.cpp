@@ -66,8 +66,9 @@ int GraphWriter::shared(const std::shared_ptr<SharedValue>& value) {
   if (inserted) {
     shared_.push_back(value);
     // Its value as it is now, once per file however many graphs read it.
-    shared_table_.push_back(
-        Json{{"name", value->name()}, {"type", type_to_json(value->type())}, {"value", tensor(value->current())}});
+    Json entry{{"name", value->name()}, {"type", type_to_json(value->type())}};
+    if (with_values_) entry["value"] = tensor(value->current());
+    shared_table_.push_back(std::move(entry));
   }
   return it->second;
 }

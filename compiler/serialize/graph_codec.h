@@ -21,6 +21,9 @@ namespace tgc {
 
 class GraphWriter final : public OpWriteContext {
  public:
+  // `with_values` false: the table names and types the shared variables without their values
+  // (a graph's structure alone: the program cache's key and entries).
+  explicit GraphWriter(bool with_values = true) : with_values_(with_values) {}
   // A graph between `inputs` and `outputs`: every node on a path from the inputs, constants
   // and shared variables to the outputs. Throws ValueError for an op that has no codec.
   Json write(const std::vector<VarPtr>& inputs, const std::vector<VarPtr>& outputs);
@@ -30,6 +33,8 @@ class GraphWriter final : public OpWriteContext {
   int shared(const std::shared_ptr<SharedValue>& value);
   // The table: per shared variable, {"name", "type", "value": blob} (its value when written).
   const Json& shared_table() const { return shared_table_; }
+  // The shared variables in the table's order.
+  const std::vector<std::shared_ptr<SharedValue>>& shared_values() const { return shared_; }
   // The blobs, in order: a blob reference is its index.
   const std::vector<std::string>& blobs() const { return blobs_; }
   // Stores `bytes` as a blob; returns its reference.
@@ -41,6 +46,7 @@ class GraphWriter final : public OpWriteContext {
  private:
   std::vector<std::shared_ptr<SharedValue>> shared_;
   std::unordered_map<const SharedValue*, int> shared_index_;
+  bool with_values_;
   Json shared_table_ = Json::array();
   std::vector<std::string> blobs_;
 };
@@ -51,6 +57,9 @@ class GraphReader final : public OpReadContext {
   // `shared_table` as GraphWriter::shared_table wrote it; `blob` gives blob i's bytes (throws
   // IOError for a bad index). The shared variables are made at once, with their values.
   GraphReader(const Json& shared_table, BlobSource blob);
+  // Over shared variables of this process, in the order of the table the graphs were written with.
+  GraphReader(std::vector<std::shared_ptr<SharedValue>> shared, BlobSource blob)
+      : blob_(std::move(blob)), shared_(std::move(shared)) {}
 
   // The graph `j` describes: its inputs and outputs, over new nodes. Malformed JSON (a
   // missing field, an index out of range, an op of unknown tag) throws IOError saying what.

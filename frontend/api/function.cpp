@@ -4,6 +4,7 @@
 // shapes of the shared variables' values (shape facts); a call after one changed shape runs
 // a program compiled for the new shapes, compiled then and kept.
 #include <tgc/function.h>
+#include <tgc/tgc.h>  // version(): part of the program cache's key
 
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@
 #include "compiler/loss_scaling.h"
 #include "compiler/linker.h"
 #include "compiler/scan/scan_thunk.h"
+#include "compiler/serialize/program_cache.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/placement.h"
@@ -551,6 +553,32 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
   CompileLogScope log_scope(&log);
   auto v = std::make_unique<Variant>();
   v->guard = std::move(guard);
+  // The program cache (compiler/serialize/program_cache.h): a graph this compile would
+  // optimize to, stored by an earlier compile of the same function, is linked as it is.
+  std::optional<ProgramCacheEntry> cache_entry;
+  std::optional<Graph> cached;
+  // Not when the passes' times are asked for (log_compiles=passes): they must run to be timed.
+  if (!optimized && !data_parallel.group && !trace_rewrites && config.optimizer != "none" &&
+      config.log_compiles != "passes") {
+    ProgramCacheQuery q;
+    q.raw = &raw_graph;
+    q.facts = v->guard.facts();
+    q.update_outputs = update_outputs;
+    q.device_result = device_result;
+    q.config_text = program_config_text(config);
+    q.device_kind = device_backend ? device_kind_name(device_backend->device_kind()) : "cpu";
+    q.version = version();
+    cache_entry = ProgramCacheEntry::of(q);
+    if (cache_entry) {
+      const Backend* dev = device_backend.get();
+      cached = cache_entry->load(kernel_cache_for(config.cache_dir),
+                                 [dev](const Node& n) { return dev && dev->runs_on_device(n); }, &v->optimizer_warnings);
+      if (cached) {
+        optimized = &*cached;
+        v->phases.program_from_cache = true;
+      }
+    }
+  }
   v->graph = optimized                ? Graph::clone_of(optimized->inputs(), optimized->outputs())
              : data_parallel.group ? distribute(raw_graph, data_parallel, &v->optimizer_warnings)
                                  : Graph::clone_of(raw_graph.inputs(), raw_graph.outputs());
@@ -587,10 +615,19 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     ctx.warnings = &v->optimizer_warnings;
     ctx.host_reasons = &v->host_reasons;
     ctx.updates = update_outputs;
-    if (!optimized) v->optimizer_timings = optimize(v->graph, ctx);
+    if (!optimized) {
+      v->optimizer_timings = optimize(v->graph, ctx);
+      if (cache_entry) cache_entry->store(kernel_cache_for(config.cache_dir), v->graph, v->optimizer_warnings);
+    }
     for (const RewriteEvent& e : events)
       v->rewrite_trace.push_back(e.pass + ": " + e.rewrite + ": " + e.before + " -> " + e.after);
     if (device_backend) {
+      // A graph linked as it was stored (the program cache, a saved function) had its
+      // placement made elsewhere: the device backend says again why a node stays on the host.
+      if (optimized)
+        for (Node* n : v->graph.toposort())
+          if (n->placement() == DeviceKind::Host && !n->op().is_transfer())
+            if (std::string why = device_backend->host_reason(*n); !why.empty()) v->host_reasons[n] = why;
       check_cpu_ops(v->graph, v->host_reasons, config, name, v->optimizer_warnings);
       std::vector<const Variable*> shared;
       for (Variable* var : v->graph.roots())

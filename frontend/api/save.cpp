@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "compiler/serialize/graph_codec.h"
+#include "compiler/serialize/program_cache.h"
 #include "frontend/api/function_access.h"
 #include "frontend/api/shared_locks.h"
 #include "runtime/error.h"
@@ -31,18 +32,10 @@ namespace {
 constexpr const char* kFunctionsWhat = "saved function";
 constexpr const char* kSharedWhat = "checkpoint";
 
-// The process's settings, not the program's: taken from the loading process, never the file.
-bool process_key(const std::string& key) {
-  static const std::set<std::string> keys = {"profile",         "profile_trace",   "cache_dir", "cache_max_size",
-                                             "log_compiles",    "compile_threads", "comm_timeout",
-                                             "eager_fusion",    "floatX"};
-  return keys.count(key) > 0;
-}
-
 Json config_json(const Config& config) {
   Json j = Json::object();
   for (const std::string& key : Config::keys())
-    if (!process_key(key)) j[key] = config.get(key);
+    if (!is_process_setting(key)) j[key] = config.get(key);
   return j;
 }
 
@@ -148,11 +141,11 @@ std::vector<Function> load_from(const std::string& path, const std::string& only
       parts.config = global_config();
       const Json& saved_config = fj.at("config");
       for (auto it = saved_config.begin(); it != saved_config.end(); ++it)
-        if (!process_key(it.key())) parts.config.set(it.key(), it.value().get<std::string>(), path);
+        if (!is_process_setting(it.key())) parts.config.set(it.key(), it.value().get<std::string>(), path);
       for (const auto& [key, value] : options.config) parts.config.set(key, value, "load options of " + name);
       bool same_program = true;
       for (auto it = saved_config.begin(); it != saved_config.end(); ++it) {
-        if (process_key(it.key())) continue;
+        if (is_process_setting(it.key())) continue;
         const std::string now = parts.config.get(it.key()), then = it.value().get<std::string>();
         if (it.key() == "device" ? device_kind_of(now) != device_kind_of(then) : now != then) {
           log_message(LogKind::Note, fmt::format("{}: {}={} here, {} when saved: its graph is optimized again", name,
