@@ -42,13 +42,16 @@ std::optional<ProgramCacheEntry> ProgramCacheEntry::of(const ProgramCacheQuery& 
     if (index < 0) return std::nullopt;  // a fact of a value the graph does not read: not cacheable
     facts.push_back(Json{{"shared", index}, {"shape", shape}});
   }
-  for (const SharedValue* target : q.update_outputs) {
+  // Per output, the variable it updates (numbered as the graph's are; a variable only updated
+  // is numbered after the ones read), or -1 for a result: the passes treat the two apart.
+  for (size_t o = 0; o < q.update_outputs.size(); ++o) {
+    const SharedValue* target = q.update_outputs[o];
     int index = -1;
     for (size_t i = 0; i < writer.shared_values().size() && target; ++i)
       if (writer.shared_values()[i].get() == target) index = static_cast<int>(i);
+    if (target && index < 0) index = writer.shared(q.update_targets.at(o - q.num_results));
     updates.push_back(index);
   }
-  // An update target the graph does not read is -1: the graph never refers to it.
   std::string text = Json{{"graph", graph},
                           {"shared", writer.shared_table()},
                           {"facts", facts},

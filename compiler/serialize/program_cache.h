@@ -31,6 +31,8 @@ struct ProgramCacheQuery {
   const Graph* raw = nullptr;                              // the graph as built
   std::vector<std::pair<const SharedValue*, Shape>> facts;  // the shared shapes assumed
   std::vector<const SharedValue*> update_outputs;          // per raw output, the variable it updates
+  std::vector<std::shared_ptr<SharedValue>> update_targets;  // the updated variables, in order
+  size_t num_results = 0;                                  // raw outputs before the updates
   bool device_result = false;
   std::string config_text;   // program_config_text
   std::string device_kind;   // "cpu", "cuda", "opencl"

@@ -564,6 +564,8 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     q.raw = &raw_graph;
     q.facts = v->guard.facts();
     q.update_outputs = update_outputs;
+    q.update_targets = update_targets;
+    q.num_results = num_outputs;
     q.device_result = device_result;
     q.config_text = program_config_text(config);
     q.device_kind = device_backend ? device_kind_name(device_backend->device_kind()) : "cpu";

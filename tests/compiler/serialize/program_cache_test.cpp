@@ -59,6 +59,19 @@ TEST(ProgramCache, WhatTheOptimizerDependsOnMisses) {
   EXPECT_FALSE(n.make(2.5, {{"optimizer", "none"}}).compile_phases().program_from_cache);  // nothing to cache
 }
 
+TEST(ProgramCache, AnOutputThatUpdatesAVariableIsNotAResult) {
+  // The same graph as built, once with two results and once with its second output the update
+  // of a variable it does not read: the passes treat the two apart, so the second misses.
+  Var x = vector("x");
+  Shared v = shared(Tensor::from_vector(std::vector<float>{0, 0}), "v");
+  Function results = function({x}, {exp(x), x * 2}, {}, {.config = options()});
+  Function update = function({x}, {exp(x)}, {{v, x * 2}}, {.config = options()});
+  EXPECT_FALSE(update.compile_phases().program_from_cache);
+  update(Tensor::from_vector(std::vector<float>{1, 2}));
+  EXPECT_EQ(v.get_value().to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_TRUE(function({x}, {exp(x)}, {{v, x * 2}}, {.config = options()}).compile_phases().program_from_cache);
+}
+
 TEST(ProgramCache, AGraphWithAnOpWithoutACodecIsOptimizedEveryTime) {
   Var x = vector("x", DType::Float64);
   Var y = Var(apply1(std::make_shared<testing::AddConst>(1.0), {x.ptr()})) * 2.0;
