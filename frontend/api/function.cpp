@@ -969,6 +969,10 @@ std::vector<Shared> Function::shared_variables() const {
   return out;
 }
 
+const std::vector<std::shared_ptr<SharedValue>>& FunctionAccess::update_targets(const Function& fn) {
+  return fn.impl_->update_targets;  // set when the function is made, never changed
+}
+
 FunctionParts FunctionAccess::parts(const Function& fn) {
   Function::Impl& f = *fn.impl_;
   if (f.data_parallel.group)

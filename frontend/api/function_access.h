@@ -36,6 +36,9 @@ struct FunctionAccess {
   // `f`'s parts, read under its compile lock. ValueError for what a file cannot hold: a
   // data-parallel function (its ranks live in this launch), one made for its graph only.
   static FunctionParts parts(const Function& f);
+  // The variables `f` updates, in the order of its update outputs (raw_graph's outputs past
+  // num_outputs()), without taking the function apart.
+  static const std::vector<std::shared_ptr<SharedValue>>& update_targets(const Function& f);
   // A function from parts, compiled as function() compiles (linked from `optimized` when it
   // applies). The caller has checked the parts (save.cpp reads them from a file).
   static Function make(FunctionParts parts);

@@ -15,21 +15,15 @@ namespace tgc::cli {
 
 namespace {
 
-// A saved file's functions as a program's: named as saved, inputs and outputs labelled by
-// their graph's names.
+// A saved file's functions as a program's, named as saved.
 lang::TgProgram load_saved_program(const std::string& path, const std::map<std::string, std::string>& config) {
   LoadOptions options;
   options.config = config;
   lang::TgProgram program;
   program.file = path;
   for (Function& f : load_functions(path, options)) {
-    std::vector<std::string> inputs, outputs;
-    const Graph& raw = f.raw_graph();
-    for (size_t i = 0; i < raw.inputs().size(); ++i)
-      inputs.push_back(raw.inputs()[i]->name().empty() ? fmt::format("input{}", i) : raw.inputs()[i]->name());
-    for (size_t i = 0; i < f.num_outputs(); ++i) outputs.push_back(raw.outputs()[i]->label());
-    const std::string name = f.name();
-    program.functions.push_back(lang::TgFunction{name, std::move(inputs), std::move(outputs), {}, std::move(f)});
+    std::string name = f.name();
+    program.functions.push_back(lang::as_program_function(std::move(f), std::move(name)));
   }
   return program;
 }

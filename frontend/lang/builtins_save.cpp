@@ -73,14 +73,8 @@ Value load_function_(Args& a) {
     options.config = a.ctx.options.config;
     return load_function(path, name, options);
   });
-  std::vector<std::string> inputs, outputs;
-  const Graph& raw = f.raw_graph();
-  for (size_t i = 0; i < raw.inputs().size(); ++i)
-    inputs.push_back(raw.inputs()[i]->name().empty() ? fmt::format("input{}", i) : raw.inputs()[i]->name());
-  for (size_t i = 0; i < f.num_outputs(); ++i) outputs.push_back(raw.outputs()[i]->label());
-  const std::string bound = a.bound_name.empty() ? f.name() : a.bound_name;
-  a.ctx.program->functions.push_back(
-      TgFunction{bound, std::move(inputs), std::move(outputs), a.ctx.src.loc(a.pos), std::move(f)});
+  std::string bound = a.bound_name.empty() ? f.name() : a.bound_name;
+  a.ctx.program->functions.push_back(as_program_function(std::move(f), std::move(bound), a.ctx.src.loc(a.pos)));
   return FunctionRef{static_cast<int>(a.ctx.program->functions.size()) - 1};
 }
 

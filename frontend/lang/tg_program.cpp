@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "frontend/lang/context.h"
+#include "ops/core/graph.h"
 #include "frontend/lang/convert.h"
 #include "frontend/lang/evaluator.h"
 #include "frontend/lang/guarded.h"
@@ -82,6 +83,15 @@ std::string read_source(std::istream& in, const std::string& label) {
 }
 
 }  // namespace
+
+TgFunction as_program_function(Function f, std::string name, SourceLoc loc) {
+  std::vector<std::string> inputs, outputs;
+  const Graph& raw = f.raw_graph();
+  for (size_t i = 0; i < raw.inputs().size(); ++i)
+    inputs.push_back(raw.inputs()[i]->name().empty() ? fmt::format("input{}", i) : raw.inputs()[i]->name());
+  for (size_t i = 0; i < f.num_outputs(); ++i) outputs.push_back(raw.outputs()[i]->label());
+  return TgFunction{std::move(name), std::move(inputs), std::move(outputs), loc, std::move(f)};
+}
 
 TgProgram load_file(const std::string& path, const FunctionOptions& options) {
   if (path == "-") {

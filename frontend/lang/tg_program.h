@@ -68,6 +68,10 @@ struct TgProgram {
 // input (named kStdinName in errors; its relative load() paths start at the current folder).
 inline constexpr const char* kStdinName = "<stdin>";
 TgProgram load_file(const std::string& path, const FunctionOptions& options = {});
+// A function made elsewhere (loaded from a saved file) as a program's function called `name`:
+// its inputs named as its graph names them ("input<i>" for an unnamed one), its outputs
+// labelled by their expressions as the graph prints them.
+TgFunction as_program_function(Function f, std::string name, SourceLoc loc = {});
 TgProgram load_source(std::string_view source, std::string_view file_name,
                       const FunctionOptions& options = {});
 

@@ -123,7 +123,7 @@ class Writer {
       if (!o->owner() && !names.count(o.get())) names[o.get()] = root(*o);
     std::string results, updates;
     for (size_t i = 0; i < f.num_outputs(); ++i) results += (i ? ", " : "") + name_of(g.outputs()[i].get());
-    const std::vector<std::shared_ptr<SharedValue>> targets = FunctionAccess::parts(f).update_targets;
+    const std::vector<std::shared_ptr<SharedValue>>& targets = FunctionAccess::update_targets(f);
     for (size_t u = 0; u < targets.size(); ++u)
       updates += fmt::format("{}({}, {})", u ? ", " : "", shared_name(targets[u]),
                              name_of(g.outputs()[f.num_outputs() + u].get()));

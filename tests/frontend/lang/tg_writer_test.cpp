@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "frontend/lang/tg_program.h"
+#include "lang_test_util.h"
 
 namespace tgc::lang {
 namespace {
@@ -75,6 +76,20 @@ TEST(TgWriter, DrawsBranchesIndexingAndLargeConstants) {
     expect_same_bits(a[0], c[0]);
     expect_same_bits(a[1], c[1]);
   }
+}
+
+TEST(TgWriter, OpErrorsPointAtTheArgument) {
+  // op(), the builtin written programs use: a tag, fields or inputs it cannot use are errors
+  // at the call's argument, saying what is wrong.
+  auto error_of = [](const std::string& call) -> std::string {
+    return test::load_error("x = vector('x')\ny = " + call + "\n").what();
+  };
+  EXPECT_THAT(error_of("op('Frobnicate', '{}', x)"), HasSubstr("'Frobnicate' is not known"));
+  EXPECT_THAT(error_of("op('StopGradient', 'not json', x)"), HasSubstr("the fields are not JSON"));
+  EXPECT_THAT(error_of("op('Softmax', '{\"axis\": 1.5, \"log\": false, \"floatx\": \"float32\"}', x)"),
+              HasSubstr("axis"));
+  EXPECT_THAT(error_of("op('StopGradient', '{}', 'x')"), HasSubstr("an input of op() is"));
+  EXPECT_THAT(error_of("op('Frobnicate', '{}', x)"), HasSubstr("test.tg:2:"));
 }
 
 TEST(TgWriter, ALoopIsRefusedByName) {
