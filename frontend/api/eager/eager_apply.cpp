@@ -56,11 +56,14 @@ class Builder {
       return expr;
     }
     const Tensor& value = t.eval();
-    // The same tensor twice (a * a) is one leaf.
+    // The same tensor twice (a * a) is one leaf. A leaf a pending operand brought in has no
+    // shape entry yet (where(a > 0, a, b) reads a both ways): it gets one here.
     for (const Leaf& leaf : leaves_)
       if (leaf.value.shares_buffer(value) && leaf.value.offset() == value.offset() && leaf.value.shape() == value.shape() &&
-          leaf.value.strides() == value.strides() && leaf.value.dtype() == value.dtype())
+          leaf.value.strides() == value.strides() && leaf.value.dtype() == value.dtype()) {
+        if (!shape_entry(leaf.var.get())) shapes_.emplace_back(leaf.var.get(), value.shape());
         return Var(leaf.var);
+      }
     leaves_.push_back(make_leaf(value, leaves_.size()));
     shapes_.emplace_back(leaves_.back().var.get(), value.shape());
     return Var(leaves_.back().var);

@@ -73,6 +73,17 @@ TEST(Eager, ElementwiseChainsArePendingUntilRead) {
   EXPECT_EQ(d2.to_vector<float>(), (std::vector<float>{2, 3, 4}));
 }
 
+// A tensor read both through a pending operand and directly (where(a > 2, a, -a)) is one
+// leaf, whose shape the recorded chain knows (it was read as an unknown variable before).
+TEST(Eager, ATensorReadThroughAPendingOperandAndDirectlyIsOneLeaf) {
+  const Tensor a = vec({1, 2, 3, 4});
+  const Tensor r = where(a > 2, a, -a);
+  EXPECT_TRUE(r.is_pending());
+  EXPECT_EQ(r.shape(), (Shape{4}));
+  EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{-1, -2, 3, 4}));
+  EXPECT_EQ(((a * 2) + a).to_vector<float>(), (std::vector<float>{3, 6, 9, 12}));
+}
+
 TEST(Eager, AChainRunsAsOneCompiledCallAndIsCachedByStructure) {
   const Tensor a = vec({1, 2, 3}), b = vec({4, 5, 6});
   (a * 2.5 + b * 3.5 - a * b).eval();
