@@ -66,6 +66,7 @@ std::vector<Builtin> build_table() {
   std::vector<std::pair<Family, std::vector<BuiltinRow>>> families = {
       {Family::Inputs, input_builtins()},
       {Family::Values, value_builtins()},
+      {Family::Devices, device_builtins()},
       {Family::Math, math_builtins()},
   };
   for (Family f : {Family::Reductions, Family::LinearAlgebra, Family::NeuralNet, Family::Shape, Family::Indexing,
@@ -82,7 +83,9 @@ std::vector<Builtin> build_table() {
   std::vector<Builtin> table;
   for (auto& [family, rows] : families)
     for (const BuiltinRow& r : rows)
-      table.push_back(Builtin{r.name, family, r.params, r.doc, r.call, r.receiver, parse_params(r.params, r.name)});
+      table.push_back(Builtin{r.name, family, r.params, r.doc, r.call, r.receiver,
+                              r.on_concrete == OnConcrete::Family ? family_on_concrete(family) : r.on_concrete,
+                              parse_params(r.params, r.name)});
   return table;
 }
 
@@ -92,6 +95,7 @@ std::string family_title(Family f) {
   switch (f) {
     case Family::Inputs: return "Symbolic inputs and shared variables";
     case Family::Values: return "Values: generators, arrays and files";
+    case Family::Devices: return "Values on devices";
     case Family::Math: return "Elementwise math";
     case Family::Reductions: return "Reductions";
     case Family::LinearAlgebra: return "Linear algebra";
@@ -108,6 +112,22 @@ std::string family_title(Family f) {
     case Family::Distributed: return "Several processes: collectives and ranks";
   }
   return "";
+}
+
+OnConcrete family_on_concrete(Family f) {
+  switch (f) {
+    // Tensor expressions: on concrete values they are computed now.
+    case Family::Math: case Family::Reductions: case Family::LinearAlgebra: case Family::NeuralNet:
+    case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation: case Family::Convolution:
+      return OnConcrete::Compute;
+    // Inputs and shared variables, values made or read as data, graph machinery (gradients of a
+    // symbolic cost, branches and loops of lambdas, functions, files) and collectives, whose
+    // meaning is the graph's: called as they are.
+    case Family::Inputs: case Family::Values: case Family::Devices: case Family::Random: case Family::Gradients:
+    case Family::ControlFlow: case Family::Functions: case Family::Distributed:
+      return OnConcrete::Graph;
+  }
+  return OnConcrete::Graph;
 }
 
 const std::vector<Builtin>& builtins() {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "frontend/lang/ast.h"
+#include "frontend/lang/concrete.h"
 #include "frontend/lang/context.h"
 #include "frontend/lang/value.h"
 
@@ -21,7 +22,7 @@ class Args;
 
 // The reference's sections, in the order docs/language.md lists them.
 enum class Family {
-  Inputs, Values, Math, Reductions, LinearAlgebra, NeuralNet, Shape, Indexing, Join, Creation,
+  Inputs, Values, Devices, Math, Reductions, LinearAlgebra, NeuralNet, Shape, Indexing, Join, Creation,
   Convolution, Random, Gradients, ControlFlow, Functions, Distributed
 };
 std::string family_title(Family f);
@@ -42,6 +43,9 @@ inline constexpr Receiver kRngMethod = Receiver::Rng;
 
 using BuiltinFn = std::function<Value(Args&)>;
 
+// The family's OnConcrete (builtins.cpp): what its rows do on concrete values unless they say.
+OnConcrete family_on_concrete(Family f);
+
 // One table row, as the family files write it.
 struct BuiltinRow {
   std::string name;
@@ -49,6 +53,7 @@ struct BuiltinRow {
   std::string doc;     // one line for the reference
   BuiltinFn call;
   Receiver receiver = Receiver::None;
+  OnConcrete on_concrete = OnConcrete::Family;
 };
 
 struct Builtin {
@@ -58,6 +63,7 @@ struct Builtin {
   std::string doc;
   BuiltinFn call;
   Receiver receiver;
+  OnConcrete on_concrete;  // never Family: the row's choice or its family's
   std::vector<Param> params;
 
   std::string signature() const { return name + "(" + params_text + ")"; }
@@ -75,6 +81,7 @@ std::string builtin_reference_markdown();
 // The rows of each family (one file each).
 std::vector<BuiltinRow> input_builtins();  // and shared variables
 std::vector<BuiltinRow> value_builtins();
+std::vector<BuiltinRow> device_builtins();             // Devices: to_device, get, print, ...
 std::vector<BuiltinRow> math_builtins();
 std::vector<BuiltinRow> tensor_builtins(Family family);  // Reductions .. Creation
 std::vector<BuiltinRow> graph_builtins(Family family);   // Gradients, Functions

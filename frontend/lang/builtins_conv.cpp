@@ -128,7 +128,8 @@ std::vector<BuiltinRow> conv_builtins() {
          std::vector<Value> updates;
          for (auto& [s, v] : r.updates) updates.push_back(Value::tuple({Value(Var(s)), Value(v)}));
          return Value::tuple({r.y, r.mean, r.var, Value::list(std::move(updates))});
-       }},
+       },
+       Receiver::None, OnConcrete::Graph},  // its running statistics are shared variables: a graph's updates
       {"batch_normalization_test", "x, gamma, beta, mean, var, epsilon=1e-5, layout=\"NCHW\"",
        "normalizes by given per-channel statistics (the running ones at inference)",
        [](Args& a) -> Value {

@@ -65,6 +65,10 @@ Value tensor_(Args& a) {
 Value shared_(Args& a) {
   Tensor value = a.tensor("value");
   if (auto t = a.dtype("dtype")) value = value.astype(*t);
+  // A device value stays on its device (the C++ API's borrow; a function of that device reads
+  // it there): the value itself with borrow=true, else a copy made there. A host value is
+  // copied unless borrowed, as in Theano.
+  if (!value.on_host()) return Value(Var(shared(a.boolean("borrow") ? value : value.copy(), var_name(a), true)));
   return Value(Var(shared(value, var_name(a), a.boolean("borrow"))));
 }
 
@@ -72,7 +76,7 @@ Value get_value_(Args& a) {
   const Value& v = a.value("x");
   if (!v.is_shared())
     a.fail("x", "get_value() needs a shared variable, got " + v.describe(), "call it on a variable made by shared(...)");
-  return Shared(v.as_var().ptr()).get_value();
+  return Shared(v.as_var().ptr()).get_value(a.boolean("borrow"));
 }
 
 }  // namespace
@@ -97,9 +101,13 @@ std::vector<BuiltinRow> input_builtins() {
                       fmt::format("a symbolic {} {} input", dtype_name(dtype), rank_name(rank)),
                       input_of_rank(rank, dtype)});
   rows.push_back({"shared", "value, name=None, dtype=None, borrow=false",
-                  "a shared variable holding value (its dtype, or dtype converted); name defaults to the assigned name",
+                  "a shared variable holding value (its dtype, or dtype converted); name defaults to the assigned name; "
+                  "a device value stays on its device",
                   shared_});
-  rows.push_back({"get_value", "x", "the current value of the shared variable x", get_value_, kTensorMethod});
+  rows.push_back({"get_value", "x, borrow=false",
+                  "the current value of the shared variable x, on the host; borrow=true: the value itself, where it is "
+                  "(a device value stays there)",
+                  get_value_, kTensorMethod});
   return rows;
 }
 

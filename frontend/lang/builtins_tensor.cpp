@@ -138,9 +138,11 @@ std::vector<BuiltinRow> tensor_builtins(Family family) {
     case Family::Indexing:
       return {
           {"set_subtensor", "x, y", "a copy of the tensor indexed by x with x replaced by y: set_subtensor(a[0], 5)",
-           [](Args& a) -> Value { return set_subtensor(a.var("x"), a.var("y")); }},
+           [](Args& a) -> Value { return set_subtensor(a.var("x"), a.var("y")); }, Receiver::None,
+           OnConcrete::ComputeIndexed},
           {"inc_subtensor", "x, y", "a copy of the tensor indexed by x with y added to x",
-           [](Args& a) -> Value { return inc_subtensor(a.var("x"), a.var("y")); }},
+           [](Args& a) -> Value { return inc_subtensor(a.var("x"), a.var("y")); }, Receiver::None,
+           OnConcrete::ComputeIndexed},
           {"take", "x, indices, axis=None", "the elements at integer indices along axis (flattened when None)",
            [](Args& a) -> Value { return take(a.var("x"), a.var("indices"), a.opt_axis("axis")); }, kTensorMethod},
       };
@@ -150,7 +152,8 @@ std::vector<BuiltinRow> tensor_builtins(Family family) {
            [](Args& a) -> Value { return concatenate(a.vars("tensors"), a.axis_int("axis")); }},
           {"stack", "tensors, axis=0", "joins a list of tensors of one shape along a new axis",
            [](Args& a) -> Value { return stack(a.vars("tensors"), a.axis_int("axis")); }},
-          {"split", "x, sizes, axis=0", "a list of consecutive pieces of x of the given sizes along axis", split_},
+          {"split", "x, sizes, axis=0", "a list of consecutive pieces of x of the given sizes along axis", split_,
+           Receiver::None, OnConcrete::ComputeList},
       };
     case Family::Creation:
       return {
@@ -160,7 +163,8 @@ std::vector<BuiltinRow> tensor_builtins(Family family) {
           {"fill", "like, value", "Theano's fill: like's shape, value's dtype",
            [](Args& a) -> Value { return fill(a.var("like"), a.var("value")); }},
       };
-    case Family::Inputs: case Family::Values: case Family::Math: case Family::Gradients: case Family::Functions:
+    case Family::Inputs: case Family::Values: case Family::Devices: case Family::Math: case Family::Gradients:
+    case Family::Functions:
     case Family::Random: case Family::Distributed: case Family::ControlFlow: case Family::Convolution:
       break;
   }

@@ -1,11 +1,13 @@
 // Builtin rows: concrete values — NumPy-compatible random generators (module-level with
-// seed=, or methods of a RandomState), zeros/ones/full/arange/eye, arrays and load().
+// seed=, or methods of a RandomState), empty/zeros/ones/full/arange/eye, arrays and load(),
+// each on the host or on the device its device= argument names.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <filesystem>
 
 #include "frontend/lang/builtins.h"
+#include "frontend/lang/concrete.h"
 #include "frontend/lang/convert.h"
 
 namespace tgc::lang {
@@ -47,26 +49,48 @@ Tensor with_dtype(Args& a, Tensor t) {
   return t;
 }
 
+// The device= argument's device; null for the host.
+Device* device_arg(Args& a) {
+  Device* d = device_of_name(a.value("device"), a.ctx, a.arg("device").pos, a.what("device"));
+  return d && d->kind() == DeviceKind::Host ? nullptr : d;
+}
+
+// A value made on the host, moved to the device= argument's device. The generators draw on the
+// host, so a seed gives NumPy's numbers on every device.
+Value placed(Args& a, Tensor t) {
+  if (Device* d = device_arg(a)) return to_device(t, *d);
+  return t;
+}
+
+// zeros, ones and empty: on a device, filled there by a kernel (nd::full), not copied over.
+template <int Fill>
+Value filled(Args& a) {
+  const Shape shape = rest_shape(a);
+  const DType t = a.required_dtype("dtype");
+  if (Device* d = device_arg(a)) return Fill < 0 ? nd::empty(shape, t, *d) : nd::full(shape, Fill, t, *d);
+  return Fill < 0 ? Tensor::empty(t, shape) : Tensor::full(t, shape, Fill);
+}
+
 template <Tensor (RandomState::*Gen)(const Shape&)>
 Value standard(Args& a) {
   std::unique_ptr<RandomState> owned;
   RandomState& rs = stream(a, owned);
   const Shape shape = rest_shape(a);
-  return with_dtype(a, (rs.*Gen)(shape));
+  return placed(a, with_dtype(a, (rs.*Gen)(shape)));
 }
 
 Value random_sample_(Args& a) {
   std::unique_ptr<RandomState> owned;
   RandomState& rs = stream(a, owned);
   const Shape shape = size_shape(a, "size");
-  return with_dtype(a, rs.random_sample(shape));
+  return placed(a, with_dtype(a, rs.random_sample(shape)));
 }
 
 Value uniform_(Args& a) {
   std::unique_ptr<RandomState> owned;
   RandomState& rs = stream(a, owned);
   const Shape shape = size_shape(a, "size");
-  return with_dtype(a, rs.uniform(a.number("low"), a.number("high"), shape));
+  return placed(a, with_dtype(a, rs.uniform(a.number("low"), a.number("high"), shape)));
 }
 
 Value normal_(Args& a) {
@@ -74,7 +98,7 @@ Value normal_(Args& a) {
   RandomState& rs = stream(a, owned);
   const Shape shape = size_shape(a, "size");
   if (a.number("scale") < 0) a.fail("scale", "normal(): scale must be >= 0", "scale is a standard deviation");
-  return with_dtype(a, rs.normal(a.number("loc"), a.number("scale"), shape));
+  return placed(a, with_dtype(a, rs.normal(a.number("loc"), a.number("scale"), shape)));
 }
 
 Value randint_(Args& a) {
@@ -92,7 +116,7 @@ Value randint_(Args& a) {
     a.fail_at(a.arg("low").pos, fmt::format("randint(): low ({}) must be less than high ({})", low, high),
               "randint(low, high) draws from [low, high); randint(n) from [0, n)");
   const Shape shape = size_shape(a, "size");
-  return rs.randint(low, high, shape, a.required_dtype("dtype"));
+  return placed(a, rs.randint(low, high, shape, a.required_dtype("dtype")));
 }
 
 Value full_(Args& a) {
@@ -102,12 +126,13 @@ Value full_(Args& a) {
   if (!v.is_number()) a.fail("fill_value", "full(): fill_value must be a number, got " + v.describe(), "e.g. full((2, 3), 0.5)");
   DType t = v.is_bool() ? DType::Bool : v.is_int() ? DType::Int64 : DType::Float64;
   if (auto d = a.dtype("dtype")) t = *d;
-  if (v.is_int() && t == DType::Int64) {
+  if (v.is_int() && t == DType::Int64) {  // exact beyond 2**53, where a double is not
     Tensor out = Tensor::empty(t, shape);
     int64_t* p = out.data<int64_t>();
     for (int64_t i = 0; i < out.numel(); ++i) p[i] = v.as_int();
-    return out;
+    return placed(a, out);
   }
+  if (Device* d = device_arg(a)) return nd::full(shape, v.as_double(), t, *d);
   return Tensor::full(t, shape, v.as_double());
 }
 
@@ -138,12 +163,12 @@ Value arange_(Args& a) {
     // Wrapping arithmetic: no overflow is possible within [start, stop), and none is UB.
     for (int64_t i = 0; i < n; ++i)
       p[i] = static_cast<int64_t>(static_cast<uint64_t>(from) + static_cast<uint64_t>(i) * static_cast<uint64_t>(d));
-    return out;
+    return placed(a, out);
   }
   Tensor f = Tensor::empty(DType::Float64, {n});
   double* p = f.data<double>();
   for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
-  return f.astype(t);
+  return placed(a, f.astype(t));
 }
 
 Value eye_(Args& a) {
@@ -157,7 +182,7 @@ Value eye_(Args& a) {
     const int64_t j = i + k;
     if (j >= 0 && j < m) p[i * m + j] = 1;
   }
-  return with_dtype(a, out);
+  return placed(a, with_dtype(a, out));
 }
 
 Value load_(Args& a) {
@@ -184,8 +209,10 @@ Value load_(Args& a) {
 
 Value array_(Args& a) {
   const Value& v = a.value("object");
-  if (v.is_number() || v.is_sequence()) return array_from(v, a.dtype("dtype"), a.ctx, a.arg("object").pos);
-  return with_dtype(a, a.tensor("object"));
+  if (v.is_number() || v.is_sequence()) return placed(a, array_from(v, a.dtype("dtype"), a.ctx, a.arg("object").pos));
+  Tensor t = with_dtype(a, a.tensor("object"));  // a device value converts there
+  Device* d = device_arg(a);
+  return d && &t.device() != d ? to_device(t, *d) : t;
 }
 
 Value random_state_(Args& a) {
@@ -199,31 +226,32 @@ Value random_state_(Args& a) {
 
 std::vector<BuiltinRow> value_builtins() {
   return {
-      {"rand", "*shape, seed=None, dtype=None", "uniform on [0, 1), as numpy.random.rand (float64 unless dtype=)",
+      {"rand", "*shape, seed=None, dtype=None, device=None", "uniform on [0, 1), as numpy.random.rand (float64 unless dtype=)",
        standard<&RandomState::rand>, kRngMethod},
-      {"randn", "*shape, seed=None, dtype=None", "standard normal, as numpy.random.randn", standard<&RandomState::randn>,
+      {"randn", "*shape, seed=None, dtype=None, device=None", "standard normal, as numpy.random.randn", standard<&RandomState::randn>,
        kRngMethod},
-      {"random_sample", "size=None, seed=None, dtype=None", "uniform on [0, 1) of shape size, as numpy.random.random_sample",
+      {"random_sample", "size=None, seed=None, dtype=None, device=None", "uniform on [0, 1) of shape size, as numpy.random.random_sample",
        random_sample_, kRngMethod},
-      {"randint", "low, high=None, size=None, dtype=\"int64\", seed=None",
+      {"randint", "low, high=None, size=None, dtype=\"int64\", seed=None, device=None",
        "integers on [low, high) (on [0, low) without high), as numpy.random.randint", randint_, kRngMethod},
-      {"uniform", "low=0.0, high=1.0, size=None, seed=None, dtype=None", "uniform on [low, high)", uniform_, kRngMethod},
-      {"normal", "loc=0.0, scale=1.0, size=None, seed=None, dtype=None", "normal with mean loc and deviation scale",
+      {"uniform", "low=0.0, high=1.0, size=None, seed=None, dtype=None, device=None", "uniform on [low, high)", uniform_, kRngMethod},
+      {"normal", "loc=0.0, scale=1.0, size=None, seed=None, dtype=None, device=None", "normal with mean loc and deviation scale",
        normal_, kRngMethod},
       {"RandomState", "seed", "numpy.random.RandomState(seed): a stream with the methods rand, randn, randint, ...",
        random_state_},
-      {"zeros", "*shape, dtype=\"float64\"", "zeros of a shape: zeros(3, 4) or zeros((3, 4))",
-       [](Args& a) -> Value { return Tensor::zeros(a.required_dtype("dtype"), rest_shape(a)); }},
-      {"ones", "*shape, dtype=\"float64\"", "ones of a shape",
-       [](Args& a) -> Value { return Tensor::full(a.required_dtype("dtype"), rest_shape(a), 1); }},
-      {"full", "shape, fill_value, dtype=None", "fill_value everywhere; dtype from fill_value (int64, float64 or bool)", full_},
-      {"arange", "start, stop=None, step=1, dtype=None",
+      {"empty", "*shape, dtype=\"float64\", device=None", "a value of a shape whose elements are not set (NumPy's and mxnet's empty)",
+       filled<-1>},
+      {"zeros", "*shape, dtype=\"float64\", device=None", "zeros of a shape: zeros(3, 4) or zeros((3, 4)); device=\"cuda\" makes them there",
+       filled<0>},
+      {"ones", "*shape, dtype=\"float64\", device=None", "ones of a shape", filled<1>},
+      {"full", "shape, fill_value, dtype=None, device=None", "fill_value everywhere; dtype from fill_value (int64, float64 or bool)", full_},
+      {"arange", "start, stop=None, step=1, dtype=None, device=None",
        "evenly spaced values in [start, stop); int64 for integers; arange(shape_of(y)[0]): y's row indices, sized when the function runs",
        arange_},
-      {"eye", "N, M=None, k=0, dtype=\"float64\"", "N x M with ones on the k-th diagonal", eye_},
-      {"array", "object, dtype=None", "an array from nested lists: bools give bool, integers int64, floats floatX",
+      {"eye", "N, M=None, k=0, dtype=\"float64\", device=None", "N x M with ones on the k-th diagonal", eye_},
+      {"array", "object, dtype=None, device=None", "an array from nested lists: bools give bool, integers int64, floats floatX",
        array_},
-      {"asarray", "object, dtype=None", "object as an array of dtype: asarray(rand(10), floatX)", array_},
+      {"asarray", "object, dtype=None, device=None", "object as an array of dtype: asarray(rand(10), floatX)", array_},
       {"load", "path", "the array in a NumPy .npy file (relative to the .tg file)", load_},
   };
 }

@@ -81,7 +81,9 @@ const Variable* first_free_variable(const VarPtr& v) {
 
 Var to_var(const Value& v, Context& ctx, Pos pos, std::string_view what) {
   if (v.is_var()) return v.as_var();
-  if (v.is_tensor()) return constant(v.as_tensor());
+  // A value in a graph is a constant of the graph, whose values are host tensors: a device
+  // value is read back here (the function's own device gets the constant's copy when it runs).
+  if (v.is_tensor()) return constant(v.as_tensor().to_host().eval());
   if (v.is_number() || v.is_sequence()) return constant(array_from(v, std::nullopt, ctx, pos));
   mismatch(v, ctx, pos, what, "a tensor",
            v.is_string() ? "strings name dtypes and files; a tensor is a variable, a value or a number"

@@ -10,8 +10,9 @@
 
 namespace tgc::lang {
 
-// A symbolic tensor: Vars as they are; concrete tensors, numbers and (nested) lists of
-// numbers become constants (integers int64, floats floatX, bools bool). `what` names the
+// A symbolic tensor: Vars as they are; concrete tensors (a device value read back to the
+// host), numbers and (nested) lists of numbers become constants (integers int64, floats
+// floatX, bools bool). `what` names the
 // argument in the message ("argument 'x' of exp").
 Var to_var(const Value& v, Context& ctx, Pos pos, std::string_view what);
 // As to_var, but numbers stay weakly typed literals that take the other operands' dtype.

@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "frontend/lang/builtins.h"
+#include "frontend/lang/concrete.h"
 #include "frontend/lang/convert.h"
 #include "frontend/lang/guarded.h"
 #include "runtime/suggest.h"
@@ -40,7 +41,7 @@ std::vector<std::string> method_names(Receiver r) {
   for (const Builtin& b : builtins())
     if (b.receiver == r) out.push_back(r == Receiver::Streams ? b.name.substr(b.name.find('.') + 1) : b.name);
   if (r == Receiver::Tensor)
-    for (const char* attr : {"T", "ndim", "dtype", "shape", "name"}) out.emplace_back(attr);
+    for (const char* attr : {"T", "ndim", "dtype", "shape", "name", "device"}) out.emplace_back(attr);
   return out;
 }
 
@@ -214,10 +215,8 @@ Value Evaluator::call(const Expr& e, const std::string& bound_name) {
       if (names_.count(callee.text))
         throw ctx_.src.error(callee.pos, "'" + callee.text + "' is not a function",
                              "it is " + names_.at(callee.text).describe() + "; only builtins can be called");
-      std::string hint = did_you_mean(callee.text, builtin_names(), "docs/language.md lists the builtins");
-      if (callee.text == "print")
-        hint = "`tgc run FILE --print-outputs` prints a function's outputs";
-      throw ctx_.src.error(callee.pos, "unknown function '" + callee.text + "'", hint);
+      throw ctx_.src.error(callee.pos, "unknown function '" + callee.text + "'",
+                           did_you_mean(callee.text, builtin_names(), "docs/language.md lists the builtins"));
     }
   } else {
     // A method: x.sum(axis=0) is sum(x, axis=0); rng.rand(3) draws from rng.
@@ -250,11 +249,29 @@ Value Evaluator::call(const Expr& e, const std::string& bound_name) {
       keywords.emplace_back(a.keyword, std::move(v));
     }
   }
-  Args args(ctx_, *fn, e.pos, std::move(positional), std::move(keywords));
-  args.bound_name = bound_name;
-  args.rng = std::move(rng);
-  args.streams = std::move(streams);
-  return guarded(ctx_.src, e.pos, [&] { return fn->call(args); });
+  auto invoke = [&](std::vector<ArgValue> pos_args, std::vector<std::pair<std::string, ArgValue>> kw_args) {
+    Args args(ctx_, *fn, e.pos, std::move(pos_args), std::move(kw_args));
+    args.bound_name = bound_name;
+    args.rng = rng;
+    args.streams = streams;
+    return guarded(ctx_.src, e.pos, [&] { return fn->call(args); });
+  };
+  if (fn->on_concrete != OnConcrete::Graph) {
+    // On concrete values only, the builtin runs now: the same call, on the eager leaves.
+    std::vector<OperandAt> operands;
+    for (const ArgValue& a : positional) operands.push_back({&a.value, a.pos});
+    for (const auto& [k, a] : keywords) operands.push_back({&a.value, a.pos});
+    if (all_concrete(operands))
+      return compute_now(ctx_, e.pos, operands, fn->on_concrete, [&](const std::vector<Value>& values) {
+        std::vector<ArgValue> pos_args = positional;
+        std::vector<std::pair<std::string, ArgValue>> kw_args = keywords;
+        size_t k = 0;
+        for (ArgValue& a : pos_args) a.value = values[k++];
+        for (auto& [name, a] : kw_args) a.value = values[k++];
+        return invoke(std::move(pos_args), std::move(kw_args));
+      });
+  }
+  return invoke(std::move(positional), std::move(keywords));
 }
 
 Value Evaluator::attribute(const Expr& e) {
@@ -264,8 +281,18 @@ Value Evaluator::attribute(const Expr& e) {
     const int ndim = self.is_var() ? self.as_var().ndim() : self.as_tensor().ndim();
     if (attr == "ndim") return ndim;
     if (attr == "dtype") return std::string(dtype_name(self.is_var() ? self.as_var().dtype() : self.as_tensor().dtype()));
-    if (attr == "T")
-      return guarded(ctx_.src, e.pos, [&] { return transpose(to_var(self, ctx_, e.pos, "x")); });
+    if (attr == "T") {
+      auto transposed = [&](const std::vector<Value>& x) -> Value {
+        return guarded(ctx_.src, e.pos, [&] { return transpose(to_var(x[0], ctx_, e.pos, "x")); });
+      };
+      if (self.is_tensor()) return compute_now(ctx_, e.pos, {{&self, e.pos}}, OnConcrete::Compute, transposed);
+      return transposed({self});
+    }
+    if (attr == "device") {
+      if (self.is_tensor()) return device_name(self.as_tensor().device());
+      throw ctx_.src.error(e.pos, "a symbolic tensor has no device",
+                           "its function's device decides where it is computed (tgc --device)");
+    }
     if (attr == "shape") {
       std::vector<Value> dims;
       if (self.is_tensor()) {
@@ -291,7 +318,7 @@ Value Evaluator::attribute(const Expr& e) {
                                                            : Receiver::None;
   throw ctx_.src.error(e.pos, self.describe() + " has no attribute '" + attr + "'",
                        did_you_mean(attr, r == Receiver::None ? std::vector<std::string>{} : method_names(r),
-                                    "tensors have T, ndim, dtype, shape and methods such as sum()"));
+                                    "tensors have T, ndim, dtype, shape, device (values) and methods such as sum()"));
 }
 
 Value Evaluator::subscript(const Expr& e) {
@@ -312,6 +339,11 @@ Value Evaluator::subscript(const Expr& e) {
   if (!target.is_var() && !target.is_tensor())
     throw ctx_.src.error(e.pos, target.describe() + " cannot be indexed", "index tensors, lists and tuples");
   std::vector<Index> index;
+  // Tensor entries (x[idx]) are filled in when the indexing is built: on the eager leaves
+  // when every operand is concrete.
+  std::vector<Value> operand_values{target};
+  std::vector<Pos> operand_pos{e.items[0]->start};
+  std::vector<size_t> tensor_entries;
   for (size_t k = 1; k < e.items.size(); ++k) {
     const Expr& entry = *e.items[k];
     if (entry.kind == Kind::Slice) {
@@ -337,14 +369,29 @@ Value Evaluator::subscript(const Expr& e) {
     } else if (v.is_int()) {
       index.emplace_back(v.as_int());
     } else if (v.is_var() || v.is_tensor() || v.is_sequence()) {
-      index.emplace_back(to_var(v, ctx_, entry.start, "an index"));
+      tensor_entries.push_back(index.size());
+      index.emplace_back(int64_t{0});  // replaced by the tensor when built
+      operand_values.push_back(v);
+      operand_pos.push_back(entry.start);
     } else {
       throw ctx_.src.error(entry.start, "an index must be an integer, a slice, None or an integer tensor, got " + v.describe(),
                            "e.g. x[0], x[1:, ::2], x[:, None], x[idx]");
     }
   }
-  const Var x = to_var(target, ctx_, e.items[0]->start, "the indexed value");
-  return guarded(ctx_.src, e.pos, [&] { return x[index]; });
+  auto indexed = [&](const std::vector<Value>& values) -> Value {
+    std::vector<Index> full = index;
+    for (size_t k = 0; k < tensor_entries.size(); ++k)
+      full[tensor_entries[k]] = Index(to_var(values[k + 1], ctx_, operand_pos[k + 1], "an index"));
+    const Var x = to_var(values[0], ctx_, operand_pos[0], "the indexed value");
+    return guarded(ctx_.src, e.pos, [&] { return x[full]; });
+  };
+  std::vector<OperandAt> operands;
+  for (size_t k = 0; k < operand_values.size(); ++k) operands.push_back({&operand_values[k], operand_pos[k]});
+  if (!all_concrete(operands)) return indexed(operand_values);
+  Value r = compute_now(ctx_, e.pos, operands, OnConcrete::Compute, indexed);
+  // Basic indexing of a value remembers it, for set_subtensor(a[0], 5) on values.
+  if (tensor_entries.empty()) return Value::indexed(r.as_tensor(), target, index);
+  return r;
 }
 
 }  // namespace tgc::lang

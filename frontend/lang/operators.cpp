@@ -1,10 +1,11 @@
 // The evaluator's operators: Python arithmetic on numbers (folded now, with overflow and
 // division-by-zero errors), and the C++ API's ops on tensors (+ - * / // % ** @,
-// comparisons, & | ^ ~ on bools).
+// comparisons, & | ^ ~ on bools), computed now when the tensors are concrete values.
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "frontend/lang/concrete.h"
 #include "frontend/lang/convert.h"
 #include "frontend/lang/evaluator.h"
 #include "frontend/lang/guarded.h"
@@ -172,12 +173,16 @@ Value Evaluator::unary(const Expr& e) {
   if (!is_tensor_like(v))
     throw ctx_.src.error(e.pos, fmt::format("operator {} is not defined for {}", op_text(op), v.describe()),
                          "unary operators apply to numbers and tensors");
-  const Var x = to_var(v, ctx_, e.items[0]->start, "the operand");
-  return guarded(ctx_.src, e.pos, [&]() -> Var {
-    if (op == Tok::Plus) return x;
-    if (op == Tok::Minus) return neg(x);
-    return !x;
-  });
+  auto apply = [&](const std::vector<Value>& operand) -> Value {
+    const Var x = to_var(operand[0], ctx_, e.items[0]->start, "the operand");
+    return guarded(ctx_.src, e.pos, [&]() -> Var {
+      if (op == Tok::Plus) return x;
+      if (op == Tok::Minus) return neg(x);
+      return !x;
+    });
+  };
+  if (v.is_tensor()) return compute_now(ctx_, e.pos, {{&v, e.items[0]->start}}, OnConcrete::Compute, apply);
+  return apply({v});
 }
 
 // A left-deep chain (a + b + c + ..., the parser's shape for left-associative operators) is
@@ -215,6 +220,10 @@ Value Evaluator::apply_binary(const Expr& e, const Value& a, const Value& b) {
                          fmt::format("operator {} is not defined for {} and {}", op_text(op), a.describe(), b.describe()),
                          "operators apply to numbers and tensors");
   const Pos pa = e.items[0]->start, pb = e.items[1]->start;
+  // Concrete operands (and numbers): the operation runs now, built on the eager leaves.
+  if (all_concrete({{&a, pa}, {&b, pb}}))
+    return compute_now(ctx_, e.pos, {{&a, pa}, {&b, pb}}, OnConcrete::Compute,
+                       [&](const std::vector<Value>& v) { return apply_binary(e, v[0], v[1]); });
   auto L = [&] { return to_operand(a, ctx_, pa, "the left operand"); };
   auto R = [&] { return to_operand(b, ctx_, pb, "the right operand"); };
   return guarded(ctx_.src, e.pos, [&]() -> Var {

@@ -25,6 +25,12 @@ Value Value::tuple(std::vector<Value> items) {
   return v;
 }
 
+Value Value::indexed(Tensor value, Value base, std::vector<Index> index) {
+  Value v(std::move(value));
+  v.indexed_ = std::make_shared<const IndexedFrom>(IndexedFrom{std::move(base), std::move(index)});
+  return v;
+}
+
 int Value::nesting() const { return is_sequence() ? std::get<std::shared_ptr<const Sequence>>(data_)->depth : 0; }
 
 Value Value::vars(const std::vector<Var>& vars) {
@@ -50,8 +56,12 @@ std::string Value::describe() const {
   if (is_float()) return "a float";
   if (is_string()) return "a string";
   if (is_var()) return std::string(is_shared() ? "a shared " : "a symbolic ") + as_var().type().str();
-  if (is_tensor())
-    return "a " + std::string(dtype_name(as_tensor().dtype())) + " value of shape " + shape_str(as_tensor().shape());
+  if (is_tensor()) {
+    const Tensor& t = as_tensor();
+    std::string s = "a " + std::string(dtype_name(t.dtype())) + " value of shape " + shape_str(t.shape());
+    if (!t.on_host()) s += " on " + device_name(t.device());
+    return s;
+  }
   if (is_sequence()) return is_tuple() ? "a tuple" : "a list";
   if (is_rng()) return "a RandomState";
   if (is_lambda()) return "a lambda";

@@ -1,6 +1,7 @@
 // The values a .tg program computes with: None, bools, integers, floats, strings, symbolic
 // tensors (Var, shared variables included), concrete tensors (what generators and load()
-// make), lists and tuples, RandomStates, RandomStreams and compiled functions.
+// make, on the host or a device), lists and tuples, RandomStates, RandomStreams and compiled
+// functions.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@ struct FunctionRef {
 };
 struct Sequence;
 struct Expr;
+struct IndexedFrom;
 // A lambda: its parameters and body, read from the program's syntax tree (alive while the
 // program is evaluated, which is when a lambda can be called).
 struct Lambda {
@@ -57,6 +59,11 @@ class Value {
   static Value vars(const std::vector<Var>& vars);  // a list
   // How deeply sequences nest in this value: 0 for anything but a list or tuple.
   int nesting() const;
+  // A concrete tensor computed by basic indexing of another value (x = a[0, 1:]), which
+  // remembers that value and the index: set_subtensor(x, v) then writes into a copy of a, as
+  // it does for a symbolic a[0, 1:] (concrete.cpp).
+  static Value indexed(Tensor value, Value base, std::vector<Index> index);
+  const IndexedFrom* indexed_from() const { return indexed_.get(); }
 
   bool is_none() const { return holds<NoneValue>(); }
   bool is_bool() const { return holds<bool>(); }
@@ -95,6 +102,12 @@ class Value {
   template <typename T>
   bool holds() const { return std::holds_alternative<T>(data_); }
   Data data_;
+  std::shared_ptr<const IndexedFrom> indexed_;  // set by indexed() only
+};
+
+struct IndexedFrom {
+  Value base;                // a concrete tensor, itself possibly indexed from another
+  std::vector<Index> index;  // basic entries only: integers, slices, newaxis
 };
 
 struct Sequence {

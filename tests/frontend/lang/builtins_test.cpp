@@ -70,6 +70,8 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"save_shared", "save_shared([w], '" + npy_path + ".save.tgc')"},
       {"load_shared", "load_shared([w], '" + npy_path + ".tgc')"},
       {"op", "op('StopGradient', '{}', x)"},
+      {"empty", "empty(2, 3)"}, {"to_device", "to_device(ones(2), 'cpu')"}, {"to", "ones(2).to('cpu')"},
+      {"get", "(ones(2) * 2).get()"}, {"to_host", "to_host(ones(2))"}, {"print", "print()"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;

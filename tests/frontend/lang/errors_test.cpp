@@ -252,7 +252,6 @@ TEST(Errors, PythonConstructsTheLanguageLacks) {
   expect_error("x = 1\nx += 1\n", 2, 3, "augmented assignment '+=' is not supported");
   expect_error("y = 1 if x else 2\n", 1, 7, "conditional expressions are not supported", "where(");
   expect_error("y = 1 << 2\n", 1, 7, "shift operators are not supported");
-  expect_error("y = print(1)\n", 1, 5, "unknown function 'print'", "--print-outputs");
 }
 
 TEST(Errors, Assignments) {
