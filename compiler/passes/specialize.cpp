@@ -66,6 +66,15 @@ VarPtr mul_scalars(const VarPtr& x, const VarPtr& y, DType dtype) {
   return gradient::mul(x, y);
 }
 
+// x + y for 0-d scales, folded when both are constants.
+VarPtr add_scalars(const VarPtr& x, const VarPtr& y, DType dtype) {
+  if (is_constant(*x, 0)) return y;
+  if (is_constant(*y, 0)) return x;
+  if (x->kind() == Variable::Kind::Constant && y->kind() == Variable::Kind::Constant)
+    return scalar(x->constant_value().at({}) + y->constant_value().at({}), dtype);
+  return gradient::add(x, y);
+}
+
 // The product computed by v's producer, if it is one a Gemm/Gemv can take.
 std::optional<Product> as_product(const Variable& v) {
   const Node* n = v.owner();
@@ -170,6 +179,13 @@ std::optional<Product> add_term(Product p, const VarPtr& x, double sign) {
     if (c->type().dtype != p.dtype) c = x, s = nullptr;  // int c * float s: keep the product
     p.c = c;
     p.beta = mul_scalars(s ? s : scalar(1, p.dtype), scalar(sign, p.dtype), p.dtype);
+    return p;
+  }
+  // x a multiple of the addend itself (an update w - lr * (X^T g + decay * w)): the terms
+  // meet in beta, and C stays the variable, which the product may then update in place,
+  // instead of an elementwise kernel computing w + beta * w first.
+  if (auto [xc, xs] = split_scale(x); xc == p.c) {
+    p.beta = add_scalars(p.beta, mul_scalars(xs ? xs : scalar(1, p.dtype), scalar(sign, p.dtype), p.dtype), p.dtype);
     return p;
   }
   VarPtr scaled = is_constant(*p.beta, 1) ? p.c : gradient::mul(p.beta, p.c);
@@ -333,7 +349,7 @@ std::span<const LocalRewrite> specialize_rules() {
   static const LocalRewrite rules[] = {
       {"gemm_transpose_to_flags", "gemm(x.T, y, c, a, b) -> Gemm{transA}(x, y, c, a, b)", &gemm_transpose_to_flags},
       {"scaled_dot", "dot(x, y) * a -> Gemm(x, y, 0, a, 0); a * gemm(.., al, be) -> gemm(.., a*al, a*be)", &scaled_dot},
-      {"add_dot", "dot(x, y) + c * b -> Gemm(x, y, c, 1, b); gemm(.., c, al, be) + d -> gemm(.., d + be*c, al, 1)", &add_dot},
+      {"add_dot", "dot(x, y) + c * b -> Gemm(x, y, c, 1, b); gemm(.., c, al, be) + d -> gemm(.., d + be*c, al, 1); gemm(.., c, al, be) + s*c -> gemm(.., c, al, be + s)", &add_dot},
       {"sub_dot", "c - dot(x, y) -> Gemm(x, y, c, -1, 1); dot(x, y) - c -> Gemm(x, y, c, 1, -1)", &sub_dot},
       // Saves the temporary x * y; BLAS's dot accumulates in the operand type (as NumPy's
       // dot does) where the sum accumulated float32 in double: the last bits may differ.

@@ -3,7 +3,7 @@
 // everything the optimizer's result depends on: the graph as built (through the graph codec:
 // every op with its parameters, every constant's bytes, the shared variables by position and
 // type), the shapes it assumes of them, which outputs update which variable, where results go,
-// the configuration keys that decide a program, the device kind and tgc's version. A later
+// the configuration keys that decide a program, the device kind and tgc's version and build. A later
 // compile of the same function, in this process or another, links the cached graph without
 // running a pass; with the kernels in the cache too, a warm start optimizes and compiles nothing.
 #pragma once
@@ -36,7 +36,7 @@ struct ProgramCacheQuery {
   bool device_result = false;
   std::string config_text;   // program_config_text
   std::string device_kind;   // "cpu", "cuda", "opencl"
-  std::string version;       // tgc's: another version may optimize otherwise
+  std::string version;       // tgc's version and build (build_identity): another build may optimize otherwise
 };
 
 class ProgramCacheEntry {

@@ -40,6 +40,7 @@
 #include "ops/reduce/reduce_axes.h"
 #include "ops/shape/shape_of.h"
 #include "ops/transfer/transfer.h"
+#include "runtime/build_identity.h"  // with version(): the program cache's key
 #include "runtime/call_replay.h"
 #include "runtime/compile_log.h"
 #include "runtime/device_lock.h"
@@ -569,7 +570,7 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     q.device_result = device_result;
     q.config_text = program_config_text(config);
     q.device_kind = device_backend ? device_kind_name(device_backend->device_kind()) : "cpu";
-    q.version = version();
+    q.version = std::string(version()) + " build " + build_identity();
     cache_entry = ProgramCacheEntry::of(q);
     if (cache_entry) {
       const Backend* dev = device_backend.get();

@@ -160,6 +160,31 @@ TEST(Specialize, LogisticRegressionUpdateIsOneGemv) {
   expect_same_results(r, 1e-6, 4);
 }
 
+TEST(Specialize, WeightDecayOfTheUpdatedVariableJoinsBeta) {
+  // examples/logreg.tg's update: w - 0.01 * (dot(x.T, g) + 0.02 * w). The decay term is a
+  // multiple of C (w itself), so it joins beta (1 - 0.0002) and C stays w: one Gemv, no
+  // elementwise node computing w + beta * w first. Likewise in a Gemm, added on either side.
+  RandomState rng(1);
+  Shared w = shared(rng.randn({4}).astype(f32), "w");
+  Var x = matrix("x", f32), g = vector("g", f32);
+  auto r = spec({x, g}, {w - 0.01 * (dot(x.T(), g) + 0.02 * w)});
+  EXPECT_THAT(op_names(r.after), ElementsAre("Gemv{transA}"));
+  EXPECT_EQ(input_of(r, ScaledMatmul::kC), w.ptr().get());
+  EXPECT_FLOAT_EQ(constant_input(r, ScaledMatmul::kAlpha), -0.01);
+  EXPECT_FLOAT_EQ(constant_input(r, ScaledMatmul::kBeta), 1 - 0.0002);
+  expect_same_results(r, 1e-6, 4);
+
+  Var a = matrix("a", f64), b = matrix("b", f64), c = matrix("c", f64);
+  auto m = spec({a, b, c}, {(dot(a, b) + 3 * c) + c * 0.5, c - (dot(a, b) + c * 2)});
+  EXPECT_THAT(op_names(m.after), ElementsAre("Gemm", "Gemm"));
+  EXPECT_EQ(input_of(m, ScaledMatmul::kC, 0), m.after.inputs()[2].get());
+  EXPECT_EQ(constant_input(m, ScaledMatmul::kBeta, 0), 3.5);
+  EXPECT_EQ(input_of(m, ScaledMatmul::kC, 1), m.after.inputs()[2].get());
+  EXPECT_EQ(constant_input(m, ScaledMatmul::kAlpha, 1), -1);
+  EXPECT_EQ(constant_input(m, ScaledMatmul::kBeta, 1), -1);
+  expect_same_results(m, 1e-12);
+}
+
 TEST(Specialize, AGemmWithAnAddendAbsorbsFurtherTerms) {
   // (dot + c) * 2 - d: the addend becomes d's combination with c, the product stays one Gemm.
   Var x = matrix("x", f64), y = matrix("y", f64), c = matrix("c", f64), d = matrix("d", f64);
