@@ -14,6 +14,7 @@
 
 #include "backends/backend_registry.h"
 #include "frontend/api/eager/eager_structure.h"
+#include "frontend/api/graphs_only.h"
 
 namespace tgc::eager_impl {
 
@@ -82,6 +83,9 @@ std::shared_ptr<Function> compiled_call(const std::vector<Var>& outputs, const s
     options.config = config;
     options.config["device"] = device.name();
     options.config["cuda_graphs"] = "off";
+    // An eager value is computed when it is made or read, also while a program is loaded for
+    // its graphs alone (tgc show of a .tg file whose values are computed at once).
+    GraphsOnlyScope::Suspend computed_now;
     return function(inputs, outputs, {}, options);
   });
 }

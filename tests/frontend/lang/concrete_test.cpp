@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "frontend/api/graphs_only.h"
 #include "frontend/lang/evaluator.h"
 #include "frontend/lang/parser.h"
 #include "lang_test_util.h"
@@ -94,6 +95,15 @@ TEST(Concrete, SymbolicOperandsKeepTheGraph) {
   TgProgram p = test::load(std::string(kOperands) + "x = vector('x', dtype='float32')\nf = function([x], x * a[0])\n");
   EXPECT_EQ(p.functions.at(0).function({Tensor::from_vector<float>({1, 2, 3})})[0].to_vector<float>(),
             (std::vector<float>{1.5f, -4.0f, 9.0f}));
+}
+
+// tgc show loads a program for its graphs alone: its values are still computed (and print).
+TEST(Concrete, ValuesAreComputedWhenAProgramIsLoadedForItsGraphs) {
+  GraphsOnlyScope graphs_only;
+  ::testing::internal::CaptureStdout();
+  TgProgram p = test::load("a = ones(3, dtype='float32') * 2 + arange(3.0)\nprint(a)\nx = vector()\nf = function([x], x * a)\n");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "[2. 3. 4.]\n");
+  EXPECT_EQ(p.functions.size(), 1u);
 }
 
 TEST(Concrete, ErrorsPointAtTheOperation) {
