@@ -220,8 +220,17 @@ Var Args::var(std::string_view name) const { return to_var(value(name), ctx, arg
 Operand Args::operand(std::string_view name) const { return to_operand(value(name), ctx, arg(name).pos, what(name)); }
 Tensor Args::tensor(std::string_view name) const { return to_tensor(value(name), ctx, arg(name).pos, what(name)); }
 
-int64_t Args::integer(std::string_view name) const {
+Value Args::scalar_value(std::string_view name) const {
   const Value& v = value(name);
+  if (!v.is_tensor() || v.as_tensor().ndim() != 0) return v;
+  const Tensor t = v.as_tensor().on_host() ? v.as_tensor() : v.as_tensor().to(host_device());
+  if (t.dtype() == DType::Bool) return Value(t.at({}) != 0);
+  if (is_integer(t.dtype())) return Value(t.astype(DType::Int64).data<int64_t>()[0]);
+  return Value(t.at({}));
+}
+
+int64_t Args::integer(std::string_view name) const {
+  const Value v = scalar_value(name);
   if (!v.is_int()) fail(name, fmt::format("{} must be an integer, got {}", what(name), v.describe()), "write a whole number such as 0 or -1");
   return v.as_int();
 }
@@ -243,7 +252,7 @@ std::optional<int> Args::opt_axis(std::string_view name) const {
 }
 
 double Args::number(std::string_view name) const {
-  const Value& v = value(name);
+  const Value v = scalar_value(name);
   if (!v.is_number()) fail(name, fmt::format("{} must be a number, got {}", what(name), v.describe()), "write a number such as 0.5");
   return v.as_double();
 }

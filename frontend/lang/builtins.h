@@ -117,6 +117,10 @@ class Args {
 
   const ArgValue& arg(std::string_view name) const;
   const Value& value(std::string_view name) const { return arg(name).value; }
+  // The argument, a 0-d concrete tensor read as the number it holds (an integer dtype as an
+  // integer, bool as bool, else a float), as NumPy reads int(a) and float(a): what
+  // integer() and number() take, so arange(shape_of(v)[0]) of a value v works.
+  Value scalar_value(std::string_view name) const;
   bool given(std::string_view name) const;  // passed explicitly
   bool is_none(std::string_view name) const { return value(name).is_none(); }
 

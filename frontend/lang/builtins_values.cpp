@@ -148,7 +148,8 @@ Value arange_(Args& a) {
     stop = a.number("stop");
   }
   if (step == 0) a.fail("step", "arange(): step must not be 0", "e.g. arange(0, 10, 2)");
-  const bool all_int = a.value("start").is_int() && (a.is_none("stop") || a.value("stop").is_int()) && a.value("step").is_int();
+  const bool all_int = a.scalar_value("start").is_int() && (a.is_none("stop") || a.scalar_value("stop").is_int()) &&
+                       a.scalar_value("step").is_int();
   const DType t = a.dtype("dtype").value_or(all_int ? DType::Int64 : DType::Float64);
   const double count = std::ceil((stop - start) / step);
   if (!std::isfinite(count))
@@ -157,7 +158,7 @@ Value arange_(Args& a) {
   check_shape({n}, a.ctx, a.pos, "arange");
   Tensor out = Tensor::empty(t, {n});
   if (all_int && t == DType::Int64) {
-    const int64_t s = a.value("start").as_int(), d = a.value("step").as_int();
+    const int64_t s = a.integer("start"), d = a.integer("step");
     const int64_t from = a.is_none("stop") ? 0 : s;
     int64_t* p = out.data<int64_t>();
     // Wrapping arithmetic: no overflow is possible within [start, stop), and none is UB.

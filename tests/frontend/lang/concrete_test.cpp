@@ -83,6 +83,25 @@ TEST(Concrete, LiteralsStayWeakAndChainsStayPending) {
   EXPECT_EQ(parts.items()[1].as_tensor().to_vector<int64_t>(), (std::vector<int64_t>{1, 2}));
 }
 
+TEST(Concrete, ZeroDimensionalValuesAreNumbersWhereNumbersAreAsked) {
+  // shape_of(a)[1] of a value is a 0-d int64 value: arange, full and the creation builtins read
+  // it as the integer it holds (NumPy's int(x)), as they read a number; a float 0-d value as a float.
+  EXPECT_EQ(value_after(kOperands, "arange(shape_of(a)[1])").as_tensor().to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(value_after(kOperands, "arange(1, shape_of(a)[1], 1)").as_tensor().to_vector<int64_t>(),
+            (std::vector<int64_t>{1, 2}));
+  const Tensor halves = value_after(kOperands, "arange(0, a[0, 0], 0.5)").as_tensor();  // stop 1.5 (float32 0-d)
+  EXPECT_EQ(halves.dtype(), DType::Float64);
+  EXPECT_EQ(halves.to_vector<double>(), (std::vector<double>{0, 0.5, 1.0}));
+  // A value of more than one element is not a number: the error names the argument.
+  try {
+    value_after(kOperands, "arange(b)");
+    FAIL() << "arange of a vector value ran";
+  } catch (const SourceError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("must be a number"));
+  }
+}
+
 TEST(Concrete, SymbolicOperandsKeepTheGraph) {
   EXPECT_TRUE(value_after(std::string(kOperands) + "x = vector('x')", "x + b").is_var());
   EXPECT_TRUE(value_after(std::string(kOperands) + "x = matrix('x')", "concatenate([a, x])").is_var());
