@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "support/op_test_util.h"
@@ -70,6 +71,25 @@ TEST(Softmax, InfinitiesAndNaNFollowSciPy) {
   EXPECT_TRUE(std::isnan(l[1]));
   EXPECT_THAT(lsm({-kInf, 0}), ElementsAre(-kInf, 0));
   for (double x : lsm({kNaN, 0})) EXPECT_TRUE(std::isnan(x));
+}
+
+// Contiguous rows along the last axis take a row loop of their own; every other layout the
+// general strided path. Both must give the same bits, special values included.
+TEST(Softmax, TheRowLoopGivesTheGeneralPathsBits) {
+  const std::vector<double> v = {0.5, -1.25, 3.0,  1e-3,  -7.5, 1000, 999,  -1000, 2,   kInf, -kInf, 0.25,
+                                 kNaN, 4.0, -2.0, -kInf, -kInf, -kInf, 0.1, 0.2, 0.3, 88.0, -88.0, 1.5};
+  Tensor x64 = Tensor::from_vector(v, {4, 6});
+  for (DType dtype : {DType::Float64, DType::Float32}) {
+    Tensor x = x64.astype(dtype);
+    for (bool log : {false, true}) {
+      SCOPED_TRACE(std::string(log ? "log_softmax " : "softmax ") + std::string(dtype_name(dtype)));
+      Softmax op(1, log, DType::Float32);
+      Tensor rows = run_op(op, {x});                  // contiguous: the row loop
+      Tensor general = run_op(op, {fortran_layout(x)});  // column-major: the strided path
+      ASSERT_EQ(rows.nbytes(), general.nbytes());
+      EXPECT_EQ(std::memcmp(rows.contiguous().raw_data(), general.contiguous().raw_data(), rows.nbytes()), 0);
+    }
+  }
 }
 
 TEST(Softmax, IntegersComputeInFloatX) {
