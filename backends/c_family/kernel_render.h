@@ -54,6 +54,9 @@ struct Variant {
 struct Source {
   std::string code;                  // preamble + body
   std::vector<std::string> entries;  // entry-point names, referenced by Launch::entry
+  // Per entry: whether it indexes with 64-bit offsets (Variant::index32 false), which only
+  // operands of 2^31 elements or more need: a backend may build those entries apart, late.
+  std::vector<bool> wide_index;
   size_t params_capacity = 0;        // N above
   bool may_fail = false;             // some value can set an error bit (integer div/mod by 0, ...)
 };
@@ -71,6 +74,11 @@ struct RenderOptions {
   // compiler is slow per entry (PoCL compiles each kernel of a program into machine code)
   // builds only the entries a call launches, each on its first launch.
   int only_entry = -1;
+  // 32 or 64: define only the entries of that index width (Source::wide_index), the others
+  // keeping their names and indices; 0: every width. A backend that builds a whole unit at
+  // once (CUDA) builds the 32-bit entries with the module and the 64-bit ones on the first
+  // launch that needs one: they are half of a kernel's code and rarely run.
+  int only_index_width = 0;
 };
 
 // The shared definitions every kernel body relies on (types, scalar helpers).

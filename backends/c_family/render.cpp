@@ -15,14 +15,14 @@ Source render_body(const Kernel& kernel, const RenderOptions& options) {
                            : options.float32_in_double ? Float32Rows::Exact
                                                        : Float32Rows::Transcendental;
   detail::Ctx c{kernel, DialectHooks(options.dialect), rows, options.name_prefix,
-                detail::param_layout(kernel), options.only_entry};
+                detail::param_layout(kernel), options.only_entry, options.only_index_width};
   Source src;
   src.params_capacity = c.layout.capacity();
   src.may_fail = detail::kernel_may_fail(kernel);
   std::string code = fmt::format("\n// {}: {}\n", options.name_prefix, kernel.expression_str());
   code += fmt::format("typedef struct {{ {} v[{}]; }} {};\n", c.d.i64(), src.params_capacity, c.params_type());
-  code += kernel.is_reduction() ? detail::render_reduction_entries(c, src.entries)
-                                : detail::render_elementwise_entries(c, src.entries);
+  code += kernel.is_reduction() ? detail::render_reduction_entries(c, src.entries, src.wide_index)
+                                : detail::render_elementwise_entries(c, src.entries, src.wide_index);
   src.code = std::move(code);
   return src;
 }

@@ -86,9 +86,14 @@ struct Ctx {
   Float32Rows float32_rows;  // from RenderOptions::fast_math and float32_in_double
   std::string prefix;
   ParamLayout layout;
-  int only_entry = -1;  // RenderOptions::only_entry
-  // Whether the entry at this index of Source::entries gets its definition.
-  bool defines(size_t entry_index) const { return only_entry < 0 || static_cast<size_t>(only_entry) == entry_index; }
+  int only_entry = -1;        // RenderOptions::only_entry
+  int only_index_width = 0;   // RenderOptions::only_index_width
+  // Whether the entry at this index of Source::entries, of this index width, gets its definition.
+  bool defines(size_t entry_index, bool index32) const {
+    if (only_index_width == 32 && !index32) return false;
+    if (only_index_width == 64 && index32) return false;
+    return only_entry < 0 || static_cast<size_t>(only_entry) == entry_index;
+  }
   int nin() const { return static_cast<int>(k.inputs.size()); }
   int nops() const { return layout.nops; }
   DType operand_dtype(int op) const;
@@ -126,7 +131,7 @@ std::string flush_errors(const Ctx& c);
 int load_value(const Kernel& k, int input);
 
 // Entry bodies (render_elementwise.cpp, render_reduction.cpp).
-std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& entries);
-std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& entries);
+std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& entries, std::vector<bool>& wide_index);
+std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& entries, std::vector<bool>& wide_index);
 
 }  // namespace tgc::cfam::detail

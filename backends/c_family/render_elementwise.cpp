@@ -127,14 +127,15 @@ std::string strided_entry(const Ctx& c, bool index32) {
 
 }  // namespace
 
-std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& entries) {
+std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& entries, std::vector<bool>& wide_index) {
   std::vector<int> params, results;
   for (int j = 0; j < c.nin(); ++j) params.push_back(load_value(c.k, j));
   for (const KernelOutput& o : c.k.outputs) results.push_back(o.value);
   std::string s = element_function(c, elem_name(c), params, results);
   for (const auto& [kind, index32] : entry_list(c.k)) {
     entries.push_back(entry_name(c.prefix, kind, index32));
-    if (!c.defines(entries.size() - 1)) continue;
+    wide_index.push_back(!index32);
+    if (!c.defines(entries.size() - 1, index32)) continue;
     s += kind == EntryKind::EwStrided ? strided_entry(c, index32) : dense_entry(c, index32, kind == EntryKind::EwVector);
   }
   return s;

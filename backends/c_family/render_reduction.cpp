@@ -399,12 +399,13 @@ class ReductionWriter {
 
 }  // namespace
 
-std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& entries) {
+std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& entries, std::vector<bool>& wide_index) {
   ReductionWriter w(c);
   std::string s = w.helpers();
   for (const auto& [kind, index32] : entry_list(c.k)) {
     entries.push_back(entry_name(c.prefix, kind, index32));
-    if (c.defines(entries.size() - 1)) s += w.entry(kind, index32);
+    wide_index.push_back(!index32);
+    if (c.defines(entries.size() - 1, index32)) s += w.entry(kind, index32);
   }
   return s;
 }

@@ -405,9 +405,21 @@ std::unique_ptr<gpu::GpuModule> CudaDevice::load_module(gpu::ModuleSource source
   NvrtcOptions options;
   options.arch = arch();
   options.fast_math = source.fast_math;
-  const std::string cubin = nvrtc_compile(source.render(-1), source.label, options, source.cache_dir);
+  // A module in two parts (ModuleSource::late) builds its common entries now and the late
+  // ones on the first launch that needs one.
+  const bool parts = !source.late.empty();
+  const std::string cubin =
+      nvrtc_compile(parts ? source.render_part(false) : source.render(-1), source.label, options, source.cache_dir);
   const auto t0 = std::chrono::steady_clock::now();
-  auto module = std::make_unique<CudaModule>(*this, cubin, source.entries, source.label);
+  std::unique_ptr<CudaModule> module;
+  if (parts) {
+    auto late_cubin = [render_part = source.render_part, label = source.label, options, cache_dir = source.cache_dir] {
+      return nvrtc_compile(render_part(true), label, options, cache_dir);
+    };
+    module = std::make_unique<CudaModule>(*this, cubin, source.entries, source.label, source.late, std::move(late_cubin));
+  } else {
+    module = std::make_unique<CudaModule>(*this, cubin, source.entries, source.label);
+  }
   if (CompileLog* log = current_compile_log())
     log->add_load("cuda", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return module;
@@ -426,7 +438,9 @@ void CudaDevice::compile_ahead(const std::vector<gpu::ModuleSource>& sources, in
     NvrtcOptions options;
     options.arch = arch();
     options.fast_math = sources[i].fast_math;
-    nvrtc_compile(sources[i].render(-1), sources[i].label, options, sources[i].cache_dir);
+    const gpu::ModuleSource& source = sources[i];
+    nvrtc_compile(source.late.empty() ? source.render(-1) : source.render_part(false), source.label, options,
+                  source.cache_dir);
   });
   if (!log) return;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -5,6 +5,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,9 +22,15 @@ class CudaModule final : public gpu::GpuModule {
   // Loads `cubin` and looks up every name of `entries` (extern "C" kernels). `label` names
   // the module in errors ("kernel of 'c = add(a, b)'").
   CudaModule(CudaDevice& device, const std::string& cubin, const std::vector<std::string>& entries, std::string label);
+  // A module built in two parts (gpu::ModuleSource::late): `cubin` defines the entries not
+  // marked in `late`; the first launch of a marked one builds `late_cubin()`, which defines
+  // those, and loads it, once (under a lock: several threads may launch).
+  CudaModule(CudaDevice& device, const std::string& cubin, const std::vector<std::string>& entries, std::string label,
+             std::vector<bool> late, std::function<std::string()> late_cubin);
 
   size_t num_entries() const { return kernels_.size(); }
-  cudaKernel_t kernel(size_t i) const { return kernels_.at(i); }
+  // Entry i's kernel, its part built and loaded first where it is a late one.
+  cudaKernel_t kernel(size_t i) const;
   const std::string& entry_name(size_t i) const { return names_.at(i); }
 
   // Enqueues entry `i` on the device's stream. `args` points at each argument's value, in the
@@ -33,11 +42,22 @@ class CudaModule final : public gpu::GpuModule {
               std::span<const gpu::LaunchArg> args) override;
 
  private:
+  // Loads `cubin` and looks up the entries whose `late` flag equals `part` (all when `late`
+  // is empty).
+  UniqueLibrary load_part(const std::string& cubin, bool part) const;
+
   CudaDevice& device_;
   UniqueLibrary library_;
-  std::vector<cudaKernel_t> kernels_;
+  mutable UniqueLibrary late_library_;
+  // The late entries' are null until late_loaded_ (set after they are written, read before
+  // they are: the lock-free path of kernel()).
+  mutable std::vector<cudaKernel_t> kernels_;
+  mutable std::atomic<bool> late_loaded_{false};
   std::vector<std::string> names_;
   std::string label_;
+  std::vector<bool> late_;
+  std::function<std::string()> late_cubin_;
+  mutable std::mutex late_mutex_;
 };
 
 }  // namespace tgc::cuda

@@ -6,6 +6,8 @@
 // raises the reference's exact error).
 #include "backends/gpu/composite_thunk.h"
 
+#include <algorithm>
+
 #include <chrono>
 
 #include "backends/c_family/call_planner.h"
@@ -121,12 +123,20 @@ ModuleSource composite_module_source(std::shared_ptr<const Composite> op, const 
   module_source.label = "kernel of '" + label + "'";
   module_source.entries = whole.entries;
   module_source.fast_math = config.fast_math;
-  module_source.render = [op = std::move(op), options, code = whole.code](int only_entry) {
+  module_source.render = [op, options, code = whole.code](int only_entry) {
     if (only_entry < 0) return code;
     cfam::RenderOptions one = options;
     one.only_entry = only_entry;
     return cfam::render(op->kernel(), one).code;
   };
+  if (std::find(whole.wide_index.begin(), whole.wide_index.end(), true) != whole.wide_index.end()) {
+    module_source.late = whole.wide_index;
+    module_source.render_part = [op, options](bool late) {
+      cfam::RenderOptions part = options;
+      part.only_index_width = late ? 64 : 32;
+      return cfam::render(op->kernel(), part).code;
+    };
+  }
   module_source.cache_dir = config.cache_dir;
   return module_source;
 }

@@ -58,6 +58,14 @@ struct ModuleSource {
   std::string label;                 // "kernel of 'c = add(a, b)'", "copy kernels"
   std::vector<std::string> entries;  // entry names; launch() indexes this list
   std::function<std::string(int only_entry)> render;
+  // Entries an API that builds a whole unit at once (CUDA) builds apart, on the first launch
+  // that needs one: a composite's 64-bit-index variants (cfam::Source::wide_index), which
+  // only operands of 2^31 elements or more take and which are half of its code. Then
+  // render_part(false) is the unit defining every other entry and render_part(true) the one
+  // defining these. Empty: render(-1) is built with the module. APIs that build each entry
+  // on its first launch (OpenCL) use render(e) and ignore this.
+  std::vector<bool> late;
+  std::function<std::string(bool late)> render_part;
   bool fast_math = false;  // the compiler's fast-math flag (--use_fast_math, -cl-fast-relaxed-math)
   std::string cache_dir;   // the kernel cache's directory (runtime/kernel_cache.h; "" memory only)
 };

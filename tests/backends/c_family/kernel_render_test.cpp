@@ -142,6 +142,35 @@ TEST(KernelRender, OnlyEntryDefinesOneEntryAndKeepsEveryIndex) {
   }
 }
 
+// CUDA builds a composite's 32-bit-index entries with its module and the 64-bit ones on the
+// first launch that needs one: each part defines exactly its entries, by the wide_index flags,
+// and every entry is in one part; names, indices and the params blob stay those of the whole.
+TEST(KernelRender, EachIndexWidthPartDefinesExactlyItsEntries) {
+  for (const Kernel& k : {reduce_kernel(KernelReduceOp::Sum, 2, {1}), binary_kernel(ScalarOpKind::Add, DType::Float32, 2)}) {
+    const Source all = render(k, kCuda);
+    ASSERT_EQ(all.wide_index.size(), all.entries.size());
+    size_t wide = 0;
+    for (size_t e = 0; e < all.entries.size(); ++e) {
+      EXPECT_EQ(all.wide_index[e], all.entries[e].ends_with("_i64")) << all.entries[e];
+      wide += all.wide_index[e];
+    }
+    EXPECT_GT(wide, 0u);
+    EXPECT_LT(wide, all.entries.size());
+    for (int width : {32, 64}) {
+      RenderOptions options = kCuda;
+      options.only_index_width = width;
+      const Source part = render(k, options);
+      EXPECT_EQ(part.entries, all.entries);
+      EXPECT_EQ(part.wide_index, all.wide_index);
+      EXPECT_EQ(part.params_capacity, all.params_capacity);
+      for (size_t e = 0; e < all.entries.size(); ++e)
+        EXPECT_EQ(has(part.code, " " + all.entries[e] + "("), all.wide_index[e] == (width == 64))
+            << width << " " << all.entries[e];
+      EXPECT_LT(part.code.size(), all.code.size());
+    }
+  }
+}
+
 TEST(KernelRender, SumsAccumulateInDoubleAndMeanDividesBeforeRounding) {
   const Source sum = render(reduce_kernel(KernelReduceOp::Sum, 1, {0}), kCuda);
   EXPECT_TRUE(has(sum.code, "double acc0 = (double)0;"));
