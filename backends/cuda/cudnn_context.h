@@ -18,8 +18,9 @@
 namespace tgc::cuda {
 
 // One convolution problem as the algorithm cache keys it: the direction (0 forward, 1
-// backward data, 2 backward filter), dtype, layout, TF32, and every size and attribute.
-using ConvAlgoKey = std::array<int64_t, 20>;
+// backward data, 2 backward filter), dtype, layout, TF32, deterministic, and every size and
+// attribute.
+using ConvAlgoKey = std::array<int64_t, 21>;
 
 struct ConvAlgo {
   int algo = 0;  // a cudnnConvolution{Fwd,BwdData,BwdFilter}Algo_t

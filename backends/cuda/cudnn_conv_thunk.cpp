@@ -5,12 +5,13 @@
 // an even kernel, explicit (top, bottom, left, right)) is made by copying the input into a
 // zeroed larger tensor, cuDNN padding the common part. Algorithms come from cuDNN's heuristics
 // (the _v7 queries, which run nothing, so a call being recorded may make them), asked once per
-// problem and device and tried in order until one runs: deterministic ones first (tgc gives the
-// same bits on every run), no TF32 unless config cuda_tf32 asks for it.
+// problem and device and tried in order until one runs: deterministic ones first unless config
+// deterministic is off (cudnn_algo_order.h), no TF32 unless config cuda_tf32 asks for it.
 #include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "backends/cuda/cudnn_algo_order.h"
 #include "backends/cuda/cudnn_context.h"
 #include "backends/cuda/cudnn_padding.h"
 #include "backends/cuda/cudnn_thunks.h"
@@ -26,10 +27,6 @@ namespace {
 using Problem = PaddedConv;
 
 enum class Dir { Forward = 0, BackwardData = 1, BackwardFilter = 2 };
-
-// More workspace than this is not taken for one call: an algorithm asking for it is passed
-// over for the next (cuDNN's heuristics list several per problem).
-constexpr size_t kMaxWorkspaceBytes = size_t{1} << 30;
 
 bool not_supported(cudnnStatus_t s) { return s >= CUDNN_STATUS_NOT_SUPPORTED && s < 4000; }
 
@@ -60,25 +57,13 @@ char* at_element(void* base, DType dt, int64_t offset) {
   return static_cast<char*>(base) + offset * static_cast<int64_t>(dtype_size(dt));
 }
 
-// The perf records of the three queries have the same fields: the usable ones (within the
-// workspace cap), deterministic ones first, each group in cuDNN's order (fastest expected first).
-template <typename Perf>
-std::vector<ConvAlgo> usable(const Perf* perf, int count) {
-  std::vector<ConvAlgo> out;
-  for (bool deterministic : {true, false})
-    for (int i = 0; i < count; ++i)
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspaceBytes &&
-          (perf[i].determinism == CUDNN_DETERMINISTIC) == deterministic)
-        out.push_back(ConvAlgo{static_cast<int>(perf[i].algo), perf[i].mathType, perf[i].memory});
-  return out;
-}
-
 struct ConvThunk {
   CudaDevice* device;
   std::shared_ptr<const ConvOpBase> op;
   Dir dir;
   bool fused = false, relu = false;
   bool tf32 = false;
+  bool deterministic = true;  // config deterministic: deterministic algorithms first (cudnn_algo_order.h)
 
   // FMA only for float32 unless TF32 was asked for (cuDNN's default math allows TF32 on
   // Ampere and later, which rounds operands to 10 bits of mantissa).
@@ -91,7 +76,7 @@ struct ConvThunk {
   std::vector<ConvAlgo>& candidates(CudnnContext& ctx, DType dt, const Problem& pr, Descs& d) const {
     const Conv2dParams& p = op->params();
     const Conv2dGeometry& g = pr.g;
-    const ConvAlgoKey key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), static_cast<int64_t>(p.layout), tf32,
+    const ConvAlgoKey key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), static_cast<int64_t>(p.layout), tf32, deterministic,
                           g.n, g.c, pr.hp, pr.wp, g.o, g.kh, g.kw, g.oh, g.ow, pr.pad_h, pr.pad_w, p.stride[0],
                           p.stride[1], p.dilation[0], p.dilation[1], p.groups};
     if (auto it = ctx.algos.find(key); it != ctx.algos.end()) return it->second;
@@ -104,19 +89,19 @@ struct ConvThunk {
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
       TGC_CUDNN_CHECK(api.GetConvolutionForwardAlgorithm_v7(ctx.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
                                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
-      algos = usable(perf, n);
+      algos = conv_algorithm_order(perf, n, deterministic);
     } else if (dir == Dir::BackwardData) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
       TGC_CUDNN_CHECK(api.GetConvolutionBackwardDataAlgorithm_v7(ctx.handle, d.w.get(), d.y.get(), d.conv.get(),
                                                                  d.x.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
                                                                  perf));
-      algos = usable(perf, n);
+      algos = conv_algorithm_order(perf, n, deterministic);
     } else {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
       TGC_CUDNN_CHECK(api.GetConvolutionBackwardFilterAlgorithm_v7(ctx.handle, d.x.get(), d.y.get(), d.conv.get(),
                                                                    d.w.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
                                                                    &n, perf));
-      algos = usable(perf, n);
+      algos = conv_algorithm_order(perf, n, deterministic);
     }
     return ctx.algos.emplace(key, std::move(algos)).first->second;
   }
@@ -297,6 +282,7 @@ ThunkFn make_cudnn_conv_thunk(CudaDevice& device, const Node& node, const Config
   TGC_INTERNAL_CHECK(op != nullptr, "cuDNN convolution thunk for " + node.op().name());
   ConvThunk t{&device, op, Dir::Forward};
   t.tf32 = config.cuda_tf32;
+  t.deterministic = config.deterministic;
   if (dynamic_cast<const Conv2dGradInput*>(op.get())) t.dir = Dir::BackwardData;
   if (dynamic_cast<const Conv2dGradWeights*>(op.get())) t.dir = Dir::BackwardFilter;
   if (const auto* f = dynamic_cast<const FusedConv2d*>(op.get())) {
