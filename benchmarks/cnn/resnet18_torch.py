@@ -2,9 +2,10 @@
 timing of issue 24 (docs/performance.md): the same network (3x3 stem, four stages of two basic
 blocks, batch norm after every conv, projected 1x1 shortcuts, global average pooling, dense),
 softmax cross-entropy, SGD with momentum 0.9, float32 with TF32 off, NCHW, cuDNN with
-benchmark mode off (as tgc's first choice). Prints the loss of each step and the time per step
-after the first two, as the C++ example does.
-    python3 benchmarks/cnn/resnet18_torch.py [STEPS [BATCH]] [--compile] [--channels-last]
+benchmark mode off (as tgc's first choice), cuDNN's deterministic mode off as PyTorch's default
+(--deterministic: on, the counterpart of tgc's default config deterministic=true). Prints the
+loss of each step and the time per step after the first two, as the C++ example does.
+    python3 benchmarks/cnn/resnet18_torch.py [STEPS [BATCH]] [--compile] [--channels-last] [--deterministic]
 """
 import sys
 import time
@@ -54,6 +55,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.deterministic = "--deterministic" in sys.argv
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(7)
     patterns = torch.randn(10, 3, 32, 32)
