@@ -5,7 +5,8 @@ softmax cross-entropy, SGD with momentum 0.9, float32 with TF32 off, NCHW, cuDNN
 benchmark mode off (as tgc's first choice), cuDNN's deterministic mode off as PyTorch's default
 (--deterministic: on, the counterpart of tgc's default config deterministic=true). Prints the
 loss of each step and the time per step after the first two, as the C++ example does.
-    python3 benchmarks/cnn/resnet18_torch.py [STEPS [BATCH]] [--compile] [--channels-last] [--deterministic]
+(--tf32: TF32 tensor cores for convolutions and products, tgc's cuda_tf32=true).
+    python3 benchmarks/cnn/resnet18_torch.py [STEPS [BATCH]] [--compile] [--channels-last] [--deterministic] [--tf32]
 """
 import sys
 import time
@@ -52,8 +53,8 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     steps = int(args[0]) if args else 20
     batch = int(args[1]) if len(args) > 1 else 32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = "--tf32" in sys.argv
+    torch.backends.cudnn.allow_tf32 = "--tf32" in sys.argv
     torch.backends.cudnn.benchmark = False
     torch.backends.cudnn.deterministic = "--deterministic" in sys.argv
     dev = "cuda" if torch.cuda.is_available() else "cpu"

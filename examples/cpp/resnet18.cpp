@@ -5,8 +5,10 @@
 // batch normalization (running statistics kept as updates), relu after each block's sum,
 // global average pooling, a dense layer to the ten classes; softmax cross-entropy, SGD with
 // momentum 0.9. Prints the loss of each step and the time per step after the first two. The
-// device is the configured one: TGC_FLAGS=device=cuda runs it on a GPU.
-//   build/examples/resnet18 [STEPS [BATCH]]      (default 20 steps of batch 32)
+// device is the configured one: TGC_FLAGS=device=cuda runs it on a GPU. --channels-last lays
+// activations out as (N, H, W, C) and weights as (O, KH, KW, C) (PyTorch's channels_last; what
+// tensor-core convolutions read directly).
+//   build/examples/resnet18 [STEPS [BATCH]] [--channels-last]     (default 20 steps of batch 32)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,18 +24,21 @@ using namespace tgc;
 
 // The network's parameters, made as the layers are, with what SGD and batch norm update.
 struct Params {
+  ConvLayout layout = ConvLayout::NCHW;
   RandomState rng{18};
   std::vector<Shared> trained;  // conv weights, batch norms' gamma and beta, the dense layer
   Updates running;              // the batch norms' running statistics
 
   Shared conv_weight(int64_t out, int64_t in, int64_t k) {
     const double he = std::sqrt(2.0 / static_cast<double>(in * k * k));  // He initialisation
-    trained.push_back(shared(rng.normal(0, he, {out, in, k, k}).astype(DType::Float32), "w" + std::to_string(trained.size())));
+    const Shape shape = layout == ConvLayout::NHWC ? Shape{out, k, k, in} : Shape{out, in, k, k};
+    trained.push_back(shared(rng.normal(0, he, shape).astype(DType::Float32), "w" + std::to_string(trained.size())));
     return trained.back();
   }
   // conv (no bias: the batch norm's beta is one) then batch normalization, training form.
   Var conv_bn(const Var& x, int64_t in, int64_t out, int64_t k, int64_t stride) {
     Conv2dOptions o;
+    o.layout = layout;
     o.stride = {stride, stride};
     o.padding = ConvPadding(k / 2);
     Var c = conv2d(x, conv_weight(out, in, k), o);
@@ -44,7 +49,7 @@ struct Params {
     Shared beta = trained.back();
     Shared mean = shared(Tensor::zeros(DType::Float32, {out}), "running_mean" + n);
     Shared var = shared(Tensor::full(DType::Float32, {out}, 1.0), "running_var" + n);
-    BatchNormTrain bn = batch_normalization_train(c, gamma, beta, mean, var);
+    BatchNormTrain bn = batch_normalization_train(c, gamma, beta, mean, var, {.layout = layout});
     running.insert(running.end(), bn.updates.begin(), bn.updates.end());
     return bn.y;
   }
@@ -60,10 +65,17 @@ struct Params {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
-  const int64_t N = argc > 2 ? std::atoll(argv[2]) : 32, classes = 10;
-  if (steps < 1 || N < 2) {
-    std::fprintf(stderr, "usage: resnet18 [STEPS >= 1 [BATCH >= 2]]\n");
+  std::vector<std::string> numbers;
+  bool channels_last = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--channels-last") channels_last = true;
+    else numbers.push_back(a);
+  }
+  const int steps = numbers.size() > 0 ? std::atoi(numbers[0].c_str()) : 20;
+  const int64_t N = numbers.size() > 1 ? std::atoll(numbers[1].c_str()) : 32, classes = 10;
+  if (steps < 1 || N < 2 || numbers.size() > 2) {
+    std::fprintf(stderr, "usage: resnet18 [STEPS >= 1 [BATCH >= 2]] [--channels-last]\n");
     return 2;
   }
   RandomState data(7);
@@ -78,9 +90,11 @@ int main(int argc, char** argv) {
       images.data<double>()[i * pixels + j] =
           patterns.data<double>()[labels[i] * pixels + j] + noise.data<double>()[i * pixels + j];
   }
+  if (channels_last) images = images.transpose({0, 2, 3, 1}).copy();  // (N, 32, 32, 3)
   Shared x = shared(images.astype(DType::Float32), "x"), y1h = shared(onehot.astype(DType::Float32), "y1h");
 
   Params p;
+  p.layout = channels_last ? ConvLayout::NHWC : ConvLayout::NCHW;
   Var h = maximum(p.conv_bn(x, 3, 64, 3, 1), 0.0);  // (N, 64, 32, 32)
   int64_t channels = 64;
   for (int64_t width : {64, 128, 256, 512}) {      // to (N, 512, 4, 4)
@@ -88,7 +102,7 @@ int main(int argc, char** argv) {
     h = p.block(h, width, width, 1);
     channels = width;
   }
-  Var pooled = mean(h, {2, 3});  // global average pooling: (N, 512)
+  Var pooled = channels_last ? mean(h, {1, 2}) : mean(h, {2, 3});  // global average pooling: (N, 512)
   p.trained.push_back(shared(p.rng.normal(0, 0.01, {512, classes}).astype(DType::Float32), "dense_w"));
   Shared dense_w = p.trained.back();
   p.trained.push_back(shared(Tensor::zeros(DType::Float32, {classes}), "dense_b"));
@@ -105,7 +119,8 @@ int main(int argc, char** argv) {
     updates.push_back({p.trained[i], p.trained[i] + v_next});
   }
   Function train = function({}, {loss}, updates, {.name = "resnet18 step"});
-  std::printf("ResNet-18: %zu parameter tensors, batch %lld\n", p.trained.size(), static_cast<long long>(N));
+  std::printf("ResNet-18: %zu parameter tensors, batch %lld, %s\n", p.trained.size(), static_cast<long long>(N),
+              channels_last ? "channels last (NHWC)" : "NCHW");
 
   double first = 0, last = 0;
   // The steps after the first two (which compile and tune): their time per step.
