@@ -31,6 +31,12 @@ constexpr int64_t kSerialReduction = 32;
 constexpr int64_t kTwoPassMinReduction = 8192;
 // ...and pass-1 chunks are at least this long.
 constexpr int64_t kMinChunk = 2048;
+// Column reductions: threads per multiprocessor to aim for (a few waves of 256-thread blocks),
+// each folding at least this many rows.
+constexpr int64_t kColumnThreadsPerMultiprocessor = 1024;
+constexpr int64_t kMinColumnRows = 32;
+// ...for reductions of at least this many elements.
+constexpr int64_t kMinColumnElements = int64_t{1} << 20;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -150,9 +156,12 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
 
   // The schedule. Reductions along a contiguous innermost dim read well with lanes spread
   // over the reduction; others (columns) with threads spread over the outputs.
-  bool inner_contiguous = false;
-  for (int j = 0; j < nin; ++j)
-    if (!k.inputs[j].in_output_space && !reduced_s[j].empty()) inner_contiguous = inner_contiguous || reduced_s[j].back() == 1;
+  bool inner_contiguous = false, kept_contiguous = false;
+  for (int j = 0; j < nin; ++j) {
+    if (k.inputs[j].in_output_space) continue;
+    if (!reduced_s[j].empty()) inner_contiguous = inner_contiguous || reduced_s[j].back() == 1;
+    if (!kept_s[j].empty()) kept_contiguous = kept_contiguous || kept_s[j].back() == 1;
+  }
   // Pass 1 (few outputs, long reductions): the dialect's block size, and chunks enough for its
   // resident blocks to fill every multiprocessor in one wave.
   const LongReduction& lr = limits.long_reduction;
@@ -160,7 +169,14 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   EntryKind kind;
   int64_t chunks = 1;
   if (n_red <= kSerialReduction || (n_out >= 2 * sms * threads && !inner_contiguous)) kind = EntryKind::RedThread;
-  else if (n_out >= 2 * sms || n_red < kTwoPassMinReduction) kind = EntryKind::RedBlock;
+  else if (!inner_contiguous && kept_contiguous && n_red >= 2 * kMinColumnRows && n_out * n_red >= kMinColumnElements) {
+    // A column reduction with too few outputs for a thread each: threads over (output, chunk
+    // of rows), enough of them for a few waves, each chunk at least kMinColumnRows rows. The
+    // lane-per-reduced-element schedules would read one element per row of the dense dim.
+    // Smaller ones (an MLP's bias gradients) keep their one launch: pass 2 is a second.
+    kind = EntryKind::RedColumn;
+    chunks = std::clamp<int64_t>(ceil_div(kColumnThreadsPerMultiprocessor * sms, n_out), 2, n_red / kMinColumnRows);
+  } else if (n_out >= 2 * sms || n_red < kTwoPassMinReduction) kind = EntryKind::RedBlock;
   else {
     kind = EntryKind::RedPass1;
     chunks = std::clamp<int64_t>(ceil_div(std::max(1, lr.blocks_per_multiprocessor) * sms, n_out), 1,
@@ -172,7 +188,7 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   // an H100 pass 1 reads at two thirds of its memory bandwidth: a lane needs more bytes in
   // flight.
   const int w = detail::reduction_vector_width(k);
-  bool vector = kind != EntryKind::RedThread && reduced.size() == 1;
+  bool vector = kind != EntryKind::RedThread && kind != EntryKind::RedColumn && reduced.size() == 1;
   bool any_loop_input = false;
   for (int j = 0; j < nin && vector; ++j) {
     if (k.inputs[j].in_output_space) continue;
@@ -198,6 +214,7 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   int64_t blocks = 1;
   switch (kind) {
     case EntryKind::RedThread: blocks = blocks_for(n_out, threads, limits); break;
+    case EntryKind::RedColumn: blocks = blocks_for(n_out * chunks, threads, limits); break;
     case EntryKind::RedBlock: blocks = std::clamp<int64_t>(n_out, 1, grid_cap(limits)); break;
     default: blocks = std::clamp<int64_t>(n_out * chunks, 1, grid_cap(limits)); break;
   }
@@ -232,6 +249,12 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   EntryKind entry = kind;
   if (vector) entry = kind == EntryKind::RedBlock ? EntryKind::RedBlockVector : EntryKind::RedPass1Vector;
   plan.launches.push_back({detail::entry_index(k, entry, index32), blocks, block_size, 0});
+  if (kind == EntryKind::RedColumn) {
+    size_t reduces = 0;
+    for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
+    plan.scratch_bytes = reduces * static_cast<size_t>(n_out * chunks) * 8;
+    plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, block_for(chunks), 0});
+  }
   if (kind == EntryKind::RedPass1) {
     size_t reduces = 0;
     for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;

@@ -14,7 +14,8 @@ namespace tgc::cfam::detail {
 std::vector<EntrySpec> entry_list(const Kernel& k) {
   const std::vector<EntryKind> both =
       k.is_reduction()
-          ? std::vector<EntryKind>{EntryKind::RedThread, EntryKind::RedBlock, EntryKind::RedPass1, EntryKind::RedPass2}
+          ? std::vector<EntryKind>{EntryKind::RedThread, EntryKind::RedBlock, EntryKind::RedPass1, EntryKind::RedPass2,
+                                   EntryKind::RedColumn}
           : std::vector<EntryKind>{EntryKind::EwVector, EntryKind::EwContiguous, EntryKind::EwStrided};
   std::vector<EntrySpec> list;
   for (EntryKind kind : both) list.insert(list.end(), {{kind, true}, {kind, false}});
@@ -40,6 +41,7 @@ std::string entry_name(const std::string& prefix, EntryKind kind, bool index32) 
     case EntryKind::RedBlock: base = "reduce_block"; break;
     case EntryKind::RedPass1: base = "reduce_pass1"; break;
     case EntryKind::RedPass2: base = "reduce_pass2"; break;
+    case EntryKind::RedColumn: base = "reduce_column"; break;
     case EntryKind::RedBlockVector: base = "reduce_block_vector"; break;
     case EntryKind::RedPass1Vector: base = "reduce_pass1_vector"; break;
   }

@@ -26,6 +26,11 @@ enum class EntryKind {
   RedBlock,   // one block per output element: strided lanes, then a fixed tree
   RedPass1,   // blocks reduce fixed, interleaved chunks of each output's reduction into partials
   RedPass2,   // one block per output: the chunk partials combined in order, the epilogue
+  // Column reductions (the kept innermost dim dense, the reduced ones strided: a batch norm's
+  // sums over (N, H, W) of NHWC activations): a thread folds a stretch of rows of one output,
+  // consecutive threads taking consecutive outputs so that a warp's loads of a row are
+  // adjacent, into partials that pass 2 combines.
+  RedColumn,
   // RedBlock and RedPass1 reading 16-byte vectors along a dense reduced dim (aligned rows),
   // a scalar tail after the last whole vector.
   RedBlockVector,

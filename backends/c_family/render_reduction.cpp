@@ -1,13 +1,15 @@
 // The entries of a reduction kernel. Each output element folds its reduced elements into one
 // accumulator per Reduce value (floats' sums and products in double, integers in wrapping
-// 64 bits, max/min letting NaN win, as the reference), then runs the epilogue. Three
+// 64 bits, max/min letting NaN win, as the reference), then runs the epilogue. Four
 // deterministic schedules: a thread per output (C order, as the reference), a block per
 // output (lane l folds l, l+T, ... then a fixed tree: warp shuffles in CUDA, a local-memory
 // tree in OpenCL), and two passes for few outputs with long reductions (blocks reduce fixed
 // chunks into scratch; a block per output combines the chunks in a fixed tree: in CUDA the
-// pass-1 block that finishes an output's chunks last, in OpenCL a second launch). The block
-// and pass-1 schedules also come as vector entries that read 16 bytes per lane along a dense
-// reduced dim. No atomics on values: the same plan gives the same bits on every run.
+// pass-1 block that finishes an output's chunks last, in OpenCL a second launch), and for
+// column reductions (the kept innermost dim dense) threads over (output, stretch of rows)
+// whose partials pass 2 combines. The block and pass-1 schedules also come as vector entries
+// that read 16 bytes per lane along a dense reduced dim. No atomics on values: the same plan
+// gives the same bits on every run.
 #include <fmt/format.h>
 
 #include <limits>
@@ -144,7 +146,7 @@ class ReductionWriter {
     s += fmt::format("  const {0} step = ({0}){1} * ({0}){2};\n", idx_, c_.d.grid_size(), c_.d.block_size());
     s += fmt::format("  const int lid = {};\n  const int lsize = {};\n", c_.d.thread_index(), c_.d.block_size());
     s += "  (void)tid; (void)step; (void)lid; (void)lsize;\n";
-    if (kind != EntryKind::RedThread)
+    if (kind != EntryKind::RedThread && kind != EntryKind::RedColumn)
       for (size_t k = 0; k < reduces_.size(); ++k)
         s += fmt::format("  {} {} tgc_sh{}[{}];\n", c_.d.shared(), acc_type(c_, value(k)), k, c_.d.has_shuffle() ? 32 : 256);
     if ((kind == EntryKind::RedPass1 || kind == EntryKind::RedPass1Vector) &&
@@ -183,6 +185,20 @@ class ReductionWriter {
         for (size_t k = 0; k < reduces_.size(); ++k) s += fmt::format("      {}[b] = acc{};\n", partials(k), k);
         s += "    }\n";
         if (long_reduction(c_.d.dialect()).last_block_combines) s += last_block_combines();
+        s += "  }\n";
+        break;
+      case EntryKind::RedColumn:
+        // Thread t folds output o = t % n_out over the rows of chunk t / n_out (a stretch of
+        // `per` reduced elements, in order) into partial [o * chunks + chunk]: consecutive
+        // threads read consecutive outputs of a row. Pass 2 combines an output's chunks in
+        // order, so the bits do not depend on the schedule's timing.
+        s += fmt::format("  for ({} t = tid; t < n_out * chunks; t += step) {{\n", idx_);
+        s += fmt::format("    const {0} ch = t / n_out;\n    const {0} o = t - ch * n_out;\n", idx_);
+        s += fmt::format("    const {0} per = (n_red + chunks - 1) / chunks;\n    const {0} r0 = ch * per;\n", idx_);
+        s += fmt::format("    const {0} r1 = per < n_red - r0 ? r0 + per : n_red;  /* no overflow past n_red */\n", idx_);
+        s += kept_offsets("o") + accumulators_init();
+        s += unroll() + fmt::format("    for ({} r = r0; r < r1; ++r)\n", idx_) + fold_element("r");
+        for (size_t k = 0; k < reduces_.size(); ++k) s += fmt::format("    {}[o * chunks + ch] = acc{};\n", partials(k), k);
         s += "  }\n";
         break;
       case EntryKind::RedPass2:

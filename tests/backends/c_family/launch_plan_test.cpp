@@ -161,6 +161,38 @@ TEST(PlanLaunch, RowReductionsTakeABlockPerOutputColumnReductionsAThread) {
   EXPECT_EQ(entry_of(cols, *q), "tgc_k_reduce_thread_i32");
 }
 
+// A column reduction with few outputs (a batch norm's sums over the rows of NHWC activations,
+// the channels kept): threads over (output, stretch of rows), outputs fastest, then pass 2
+// over each output's partials in order. Too few rows: the earlier schedules.
+TEST(PlanLaunch, FewColumnsTakeThreadsOverRowStretchesThenPass2) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 2, {0});
+  auto p = plan_launch(k, {dense(DType::Float32, {65536, 64})}, {dense(DType::Float32, {64})}, kH100);
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->launches.size(), 2u);
+  EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_column_i32");
+  EXPECT_EQ(entry_of(k, *p, 1), "tgc_k_reduce_pass2_i32");
+  const int64_t chunks = p->params[2];
+  EXPECT_EQ(chunks, 65536 / 32);  // 1024 threads per multiprocessor wanted, at least 32 rows each
+  EXPECT_EQ(p->launches[0].blocks, 64 * chunks / 256);
+  EXPECT_EQ(p->launches[1].blocks, 64);
+  EXPECT_EQ(p->launches[1].threads, 256);
+  EXPECT_EQ(p->scratch_bytes, static_cast<size_t>(64 * chunks) * 8);
+  EXPECT_EQ(p->tickets, 0);  // on CUDA too: pass 2 is a launch of its own
+  DeviceLimits cuda = kH100;
+  cuda.long_reduction = long_reduction(Dialect::Cuda);
+  EXPECT_EQ(plan_launch(k, {dense(DType::Float32, {65536, 64})}, {dense(DType::Float32, {64})}, cuda)->launches.size(), 2u);
+  // Many channels: fewer chunks, each still at least 32 rows.
+  auto wide = plan_launch(k, {dense(DType::Float32, {4096, 512})}, {dense(DType::Float32, {512})}, kH100);
+  EXPECT_EQ(entry_of(k, *wide, 0), "tgc_k_reduce_column_i32");
+  EXPECT_EQ(wide->params[2], 4096 / 32);
+  // Under 64 rows, or under 2^20 elements (an MLP's bias gradient): one launch, as before.
+  auto short_cols = plan_launch(k, {dense(DType::Float32, {40, 64})}, {dense(DType::Float32, {64})}, kH100);
+  EXPECT_EQ(entry_of(k, *short_cols, 0), "tgc_k_reduce_block_i32");
+  auto bias_grad = plan_launch(k, {dense(DType::Float32, {256, 512})}, {dense(DType::Float32, {512})}, kH100);
+  EXPECT_EQ(bias_grad->launches.size(), 1u);
+  EXPECT_EQ(entry_of(k, *bias_grad, 0), "tgc_k_reduce_block_i32");
+}
+
 TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
   const Kernel k = reduce_kernel(KernelReduceOp::Mean, 1, {0});
   const int64_t n = 1 << 24;
@@ -228,7 +260,8 @@ TEST(PlanLaunch, ReductionVectorsNeedDenseAlignedRows) {
   EXPECT_EQ(entry(dense(DType::Float32, {1000, 4096}), {1000}), "tgc_k_reduce_block_vector_i32");
   EXPECT_EQ(entry(dense(DType::Float32, {1000, 4096}, kBase + 4), {1000}), "tgc_k_reduce_block_i32");  // misaligned
   EXPECT_EQ(entry(dense(DType::Float32, {1000, 4095}), {1000}), "tgc_k_reduce_block_i32");  // odd rows
-  EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4096}, {1, 1000}, kBase}, {1000}), "tgc_k_reduce_block_i32");
+  // Rows laid out as columns (the reduced dim strided, the kept one dense): the column schedule.
+  EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4096}, {1, 1000}, kBase}, {1000}), "tgc_k_reduce_column_i32");
   // Rows of odd length in a padded buffer (a slice) are aligned again.
   EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4095}, {4096, 1}, kBase}, {1000}), "tgc_k_reduce_block_vector_i32");
   // One long reduction whose length is no multiple of 4: whole vectors, then a scalar tail.

@@ -44,5 +44,22 @@ TEST(GpuComposite, ShapesOutsideTheFastPathRunOnTheHost) {
                                2e-6);
 }
 
+// Column reductions (the kept innermost dim dense, launch_plan's column schedule and pass 2):
+// a batch norm's statistics over the rows of channels-last activations, a max over the rows
+// of a matrix, float64 sums of a transposed view, each against the host.
+TEST(GpuComposite, ColumnReductionsMatchTheHost) {
+  TGC_REQUIRE_GPU();
+  RandomState rng(11);
+  Var x = tensor4("x", DType::Float32);
+  const Tensor nhwc = rng.normal(0, 1, {16, 32, 32, 64}).astype(DType::Float32);  // 2^20 elements: the column schedule
+  gpu_test::expect_matches_cpu({x}, {mean(x, {0, 1, 2}), sum(sqr(x - mean(x, {0, 1, 2}, true)), {0, 1, 2})}, {nhwc},
+                               2e-5, 1e-5);
+  Var m = matrix("m", DType::Float32);
+  gpu_test::expect_matches_cpu({m}, {max(m, 0), sum(m, 0)}, {rng.normal(0, 1, {20000, 61}).astype(DType::Float32)},
+                               2e-5, 1e-3);
+  Var d = matrix("d", DType::Float64);
+  gpu_test::expect_matches_cpu({d}, {sum(d.T(), 1)}, {rng.normal(0, 1, {20000, 53})}, 1e-11, 1e-11);
+}
+
 }  // namespace
 }  // namespace tgc
