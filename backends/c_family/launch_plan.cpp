@@ -249,16 +249,16 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   EntryKind entry = kind;
   if (vector) entry = kind == EntryKind::RedBlock ? EntryKind::RedBlockVector : EntryKind::RedPass1Vector;
   plan.launches.push_back({detail::entry_index(k, entry, index32), blocks, block_size, 0});
+  // Both two-pass schedules keep each Reduce value's partials: n_out * chunks slots of 8 bytes.
+  size_t reduces = 0;
+  for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
+  const size_t partials_bytes = reduces * static_cast<size_t>(n_out * chunks) * 8;
   if (kind == EntryKind::RedColumn) {
-    size_t reduces = 0;
-    for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
-    plan.scratch_bytes = reduces * static_cast<size_t>(n_out * chunks) * 8;
-    plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, block_for(chunks), 0});
+    plan.scratch_bytes = partials_bytes;
+    plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, pass2_threads, 0});
   }
   if (kind == EntryKind::RedPass1) {
-    size_t reduces = 0;
-    for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
-    plan.scratch_bytes = reduces * static_cast<size_t>(n_out * chunks) * 8;
+    plan.scratch_bytes = partials_bytes;
     if (lr.last_block_combines) plan.tickets = n_out;
     else plan.launches.push_back({detail::entry_index(k, EntryKind::RedPass2, index32), pass2_blocks, pass2_threads, 0});
   }
