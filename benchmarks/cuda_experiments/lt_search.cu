@@ -15,16 +15,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "cublas_check.cuh"
 #include "graph_timer.cuh"
-
-#define CB(x)                                                                       \
-  do {                                                                              \
-    cublasStatus_t s_ = (x);                                                        \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                              \
-      printf("cuBLASLt %s at %s:%d: status %d\n", #x, __FILE__, __LINE__, int(s_)); \
-      exit(1);                                                                      \
-    }                                                                               \
-  } while (0)
 
 constexpr int B = 256, I = 784, H = 512, O = 10;
 constexpr size_t kWs = 32u << 20;

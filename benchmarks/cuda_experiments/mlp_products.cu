@@ -4,23 +4,15 @@
 // mask, the relu gradient, the bias gradients), and the cost of one empty kernel in a replayed
 // graph. Everything is captured as a CUDA graph and replayed, as tgc replays a call. Not part
 // of the CMake build; on a GPU machine:
-//   nvcc -O3 -std=c++20 -arch=sm_90 mlp_products.cu -lcublas -lcublasLt -o mlp_products && ./mlp_products
+//   nvcc -O3 -std=c++17 -arch=sm_90 mlp_products.cu -lcublas -lcublasLt -o mlp_products && ./mlp_products
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <cstdio>
 #include <vector>
 
+#include "cublas_check.cuh"
 #include "graph_timer.cuh"
-
-#define CB(x)                                                                  \
-  do {                                                                         \
-    cublasStatus_t s_ = (x);                                                   \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
-      printf("cuBLAS %s at %s:%d: status %d\n", #x, __FILE__, __LINE__, int(s_)); \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
 
 __global__ void empty_kernel() {}
 
