@@ -1,5 +1,5 @@
 # Installs libtgc, its headers (the public <tgc/...> API and the component headers it
-# includes), a CMake package so consumers can find_package(tgc), and a pkg-config file
+# includes, all under <tgc/...>: cmake/install_headers.cmake), a CMake package so consumers can find_package(tgc), and a pkg-config file
 # (tgc.pc). The build tree is a package too: tgc_DIR=<build dir> finds the library built there.
 include(CMakePackageConfigHelpers)
 
@@ -8,12 +8,10 @@ install(TARGETS tgc tgc_headers EXPORT tgcTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS tgc_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY frontend/include/tgc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# runtime/comm/mpi_api.h is internal: it needs Open MPI's mpi.h, which consumers need not have.
-foreach(component runtime ops compiler)
-  install(DIRECTORY ${component} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tgc
-          FILES_MATCHING PATTERN "*.h" PATTERN "mpi_api.h" EXCLUDE)
-endforeach()
+install(CODE "set(TGC_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+              set(TGC_STAGING_DIR \"${PROJECT_BINARY_DIR}/installed_headers\")
+              set(TGC_INCLUDE_DIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}\")")
+install(SCRIPT cmake/install_headers.cmake)
 install(EXPORT tgcTargets NAMESPACE tgc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tgc)
 configure_package_config_file(cmake/tgcConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/tgcConfig.cmake
                               INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tgc)

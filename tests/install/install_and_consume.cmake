@@ -1,7 +1,9 @@
 # Script behind the install_and_consume test: install into a temporary prefix; the installed
-# tgc command starts (it finds libtgc through its RPATH); a consumer builds and runs against
-# the installed package through CMake and through pkg-config, and against the build tree
-# (tgc_DIR=<build dir>); a CUDA build's installed tgc starts without the toolkit's libraries.
+# headers are one root, <tgc/...>, and include no tgc header by its source-tree path; the
+# installed tgc command starts (it finds libtgc through its RPATH); a consumer with a
+# runtime/dtype.h of its own builds and runs against the installed package through CMake and
+# through pkg-config, and one without it against the build tree (tgc_DIR=<build dir>); a CUDA
+# build's installed tgc starts without the toolkit's libraries.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 function(run)
@@ -12,11 +14,28 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+# Installed headers: all under include/tgc, none including a tgc header as "runtime/...".
+file(GLOB top ${prefix}/include/*)
+if(NOT top STREQUAL "${prefix}/include/tgc")
+  message(FATAL_ERROR "installed include folder holds more than tgc/: ${top}")
+endif()
+file(GLOB_RECURSE headers ${prefix}/include/tgc/*.h)
+list(LENGTH headers header_count)
+if(header_count LESS 20)
+  message(FATAL_ERROR "only ${header_count} headers were installed")
+endif()
+foreach(header IN LISTS headers)
+  file(STRINGS ${header} quoted REGEX "^#include \"")
+  if(quoted)
+    message(FATAL_ERROR "${header} includes by a source-tree path: ${quoted}")
+  endif()
+endforeach()
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/consumer -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 run(${WORK_DIR}/consumer/consumer)
-if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5 \\(tgc [0-9]+\\.[0-9]+\\.[0-9]+\\)")
+if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5 \\(tgc [0-9]+\\.[0-9]+\\.[0-9]+\\)\nbeside the consumer's own runtime/dtype.h")
   message(FATAL_ERROR "unexpected consumer output: ${last_output}")
 endif()
 message(STATUS "${last_output}")
@@ -52,16 +71,16 @@ if(NOT rc EQUAL 0)
 endif()
 separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
 separate_arguments(consumer_flags UNIX_COMMAND "${CONSUMER_FLAGS}")
-run(${CXX} -std=c++20 ${consumer_flags} ${CONSUMER_SOURCE}/main.cpp ${pc_flags} -Wl,-rpath,${lib_dir}
-    -o ${WORK_DIR}/pc_consumer)
+run(${CXX} -std=c++20 ${consumer_flags} -I${CONSUMER_SOURCE}/include -DCONSUMER_OWN_HEADERS
+    ${CONSUMER_SOURCE}/main.cpp ${pc_flags} -Wl,-rpath,${lib_dir} -o ${WORK_DIR}/pc_consumer)
 run(${WORK_DIR}/pc_consumer)
-if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5 \\(tgc [0-9]+\\.[0-9]+\\.[0-9]+\\)")
+if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5 \\(tgc [0-9]+\\.[0-9]+\\.[0-9]+\\)\nbeside the consumer's own runtime/dtype.h")
   message(FATAL_ERROR "unexpected output of the pkg-config consumer: ${last_output}")
 endif()
 
 # The build tree as a package.
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/tree_consumer -G ${GENERATOR}
-    -Dtgc_DIR=${BUILD_DIR} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}")
+    -Dtgc_DIR=${BUILD_DIR} -DOWN_HEADERS=OFF -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${CONSUMER_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/tree_consumer)
 run(${WORK_DIR}/tree_consumer/consumer)
 if(NOT last_output MATCHES "consumer: 1.5 2.5 3.5 \\(tgc [0-9]+\\.[0-9]+\\.[0-9]+\\)")
