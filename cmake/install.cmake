@@ -10,7 +10,7 @@ install(TARGETS tgc tgc_headers EXPORT tgcTargets
 install(TARGETS tgc_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(CODE "set(TGC_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
               set(TGC_STAGING_DIR \"${PROJECT_BINARY_DIR}/installed_headers\")
-              set(TGC_INCLUDE_DIR \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}\")")
+              set(TGC_INCLUDE_DIR \"${CMAKE_INSTALL_INCLUDEDIR}\")")
 install(SCRIPT cmake/install_headers.cmake)
 install(EXPORT tgcTargets NAMESPACE tgc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tgc)
 configure_package_config_file(cmake/tgcConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/tgcConfig.cmake

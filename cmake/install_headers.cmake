@@ -46,4 +46,9 @@ while(queue)
   file(WRITE ${staged} "${text}")
 endwhile()
 
+# TGC_INCLUDE_DIR is CMAKE_INSTALL_INCLUDEDIR: under the prefix given to `cmake --install`
+# unless the build set it absolute.
+if(NOT IS_ABSOLUTE ${TGC_INCLUDE_DIR})
+  set(TGC_INCLUDE_DIR ${CMAKE_INSTALL_PREFIX}/${TGC_INCLUDE_DIR})
+endif()
 file(INSTALL DESTINATION ${TGC_INCLUDE_DIR} TYPE DIRECTORY FILES ${TGC_STAGING_DIR}/tgc)
