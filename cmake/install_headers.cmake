@@ -1,7 +1,7 @@
 # Installs tgc's headers under one root, <prefix>/include/tgc, as consumers include them:
 # <tgc/tgc.h> and the other public headers (frontend/include/tgc), and the internal headers
-# they include, found by following their #include lines from the public ones (44 of the
-# tree's headers, not every header of runtime/, ops/ and compiler/). Inside the source tree an
+# they include, found by following their #include lines from the public ones (not every
+# header of runtime/, ops/ and compiler/). Inside the source tree an
 # internal header is included by its path from the tree's root ("runtime/dtype.h"); installed,
 # every such line becomes <tgc/runtime/dtype.h>, so <prefix>/include is the only include root a
 # consumer needs and a consumer's own runtime/dtype.h cannot stand in for tgc's. Run by
