@@ -6,7 +6,8 @@
 # every such line becomes <tgc/runtime/dtype.h>, so <prefix>/include is the only include root a
 # consumer needs and a consumer's own runtime/dtype.h cannot stand in for tgc's. Run by
 # `cmake --install` (cmake/install.cmake sets TGC_SOURCE_DIR, TGC_STAGING_DIR and
-# TGC_INCLUDE_DIR); file(INSTALL) honours DESTDIR and records the manifest.
+# TGC_INCLUDE_DIR); file(INSTALL) honours DESTDIR and records the manifest. Each installed
+# header must mark its declarations as exported (runtime/export.h).
 
 cmake_policy(VERSION 3.25)  # an install script runs under no project's policies
 set(public_dir ${TGC_SOURCE_DIR}/frontend/include)
@@ -30,6 +31,13 @@ while(queue)
     set(staged ${TGC_STAGING_DIR}/tgc/${name})
   endif()
   file(READ ${path} text)
+  # libtgc exports only what installed headers declare inside these markers (runtime/export.h):
+  # a header installed without them would compile in a consumer and fail to link.
+  if(NOT name STREQUAL "runtime/export.h" AND NOT text MATCHES "\nTGC_API_BEGIN")
+    message(FATAL_ERROR "${path} is installed (an installed header includes it) but does not wrap "
+                        "its declarations in TGC_API_BEGIN ... TGC_API_END (runtime/export.h), so "
+                        "libtgc would not export them")
+  endif()
   string(REGEX MATCHALL "#include [<\"][^>\"]+[>\"]" includes "${text}")
   foreach(line IN LISTS includes)
     string(REGEX REPLACE "#include [<\"]([^>\"]+)[>\"]" "\\1" included "${line}")

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "ops/core/variable.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 enum class DisconnectedInputs { Raise, Warn, Ignore };
 
@@ -34,4 +36,5 @@ struct GradOptions {
 std::vector<VarPtr> grad(const VarPtr& cost, const std::vector<VarPtr>& wrt,
                          const GradOptions& options = {});
 
+TGC_API_END
 }  // namespace tgc

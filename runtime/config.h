@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "runtime/dtype.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 struct Config {
   std::string device = "cpu";            // cpu | cuda[:N] | opencl[:P:D]
@@ -92,4 +94,5 @@ Config& global_config();
 // The same sequence, from explicit sources (for tests and the CLI).
 Config load_config(const std::string& rc_path, std::string_view flags);
 
+TGC_API_END
 }  // namespace tgc

@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "runtime/export.h"
+
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 enum class DeviceKind { Host, Cuda, OpenCL };
 std::string device_kind_name(DeviceKind k);  // "cpu", "cuda", "opencl"
@@ -157,4 +160,5 @@ class Buffer {
   std::function<void()> release_;  // set for adopted memory: deallocate() is not the owner's
 };
 
+TGC_API_END
 }  // namespace tgc

@@ -7,9 +7,11 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/export.h"
 #include "runtime/half_types.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // New types go at the end: a DType's number is part of kernel-cache keys.
 enum class DType : uint8_t {
@@ -75,4 +77,5 @@ decltype(auto) dispatch_dtype(DType t, Fn&& fn) {
   return fn.template operator()<double>();  // unreachable: the switch is exhaustive
 }
 
+TGC_API_END
 }  // namespace tgc

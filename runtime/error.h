@@ -5,7 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/export.h"
+
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // Base of every error tgc throws. The message reads: "<what> in <where>\n  hint: <hint>".
 class Error : public std::runtime_error {
@@ -49,6 +52,7 @@ class CommError : public Error { using Error::Error; };
 // A broken invariant inside tgc: a bug, never the user's fault.
 class InternalError : public Error { using Error::Error; };
 
+TGC_API_END
 }  // namespace tgc
 
 // Checks an internal invariant; failing means a bug in tgc, reported with file and line.

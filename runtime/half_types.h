@@ -16,7 +16,10 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/export.h"
+
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 namespace detail {
 
@@ -106,6 +109,7 @@ inline constexpr bool is_float_type_v = std::is_floating_point_v<T> || is_half_t
 template <typename T>
 using compute_type_t = std::conditional_t<is_half_type_v<T>, float, T>;
 
+TGC_API_END
 }  // namespace tgc
 
 // numeric_limits for the half types, as NumPy's finfo(float16) and ml_dtypes' finfo(bfloat16).

@@ -11,8 +11,10 @@
 #include <string>
 
 #include "runtime/error.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // A compile or call that stopped at a Ctrl-C. Python raises KeyboardInterrupt for it.
 class InterruptedError : public Error { using Error::Error; };
@@ -50,4 +52,5 @@ inline void check_interrupt(const char* doing) {
                            "nothing was changed: shared variables keep their values");
 }
 
+TGC_API_END
 }  // namespace tgc

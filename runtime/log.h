@@ -9,7 +9,10 @@
 #include <functional>
 #include <string>
 
+#include "runtime/export.h"
+
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 enum class LogKind {
   Warning,     // something is not as the user asked or expects; the work goes on
@@ -35,4 +38,5 @@ LogSink set_log_sink(LogSink sink);
 // Sends one message to the current sink (trailing newlines of `text` dropped).
 void log_message(LogKind kind, const std::string& text);
 
+TGC_API_END
 }  // namespace tgc

@@ -5,9 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/export.h"
 #include "runtime/tensor.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // Reads a .npy file into a host tensor. A Fortran-order file becomes a tensor with Fortran
 // strides over the file's data (a non-contiguous view, not a copy); big-endian data is
@@ -22,4 +24,5 @@ void write_npy(const std::string& path, const Tensor& t);
 // The exact bytes write_npy writes.
 std::string npy_bytes(const Tensor& t);
 
+TGC_API_END
 }  // namespace tgc

@@ -6,10 +6,12 @@
 #include <cstdint>
 
 #include "runtime/dtype.h"
+#include "runtime/export.h"
 #include "runtime/shape.h"
 #include "runtime/tensor.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 class RandomState {
  public:
@@ -45,4 +47,5 @@ class RandomState {
   double gauss_ = 0.0;
 };
 
+TGC_API_END
 }  // namespace tgc

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "runtime/export.h"
+
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 using Shape = std::vector<int64_t>;
 using Strides = std::vector<int64_t>;
@@ -19,4 +22,5 @@ std::string shape_str(const Shape& shape);               // "(400, 784)", "(3,)"
 // which also take axis 0/-1 of a 0-d tensor as NumPy does, use normalize_reduce_axis.
 int normalize_axis(int64_t axis, int ndim, const std::string& what);
 
+TGC_API_END
 }  // namespace tgc

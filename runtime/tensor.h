@@ -12,9 +12,11 @@
 #include "runtime/device.h"
 #include "runtime/dtype.h"
 #include "runtime/error.h"
+#include "runtime/export.h"
 #include "runtime/shape.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 class PendingValue;
 
@@ -150,4 +152,5 @@ T* Tensor::data() const {
   return static_cast<T*>(v.buffer_->data()) + v.offset_;
 }
 
+TGC_API_END
 }  // namespace tgc

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "runtime/dtype.h"
+#include "runtime/export.h"
 #include "runtime/shape.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 inline constexpr int64_t kUnknownDim = -1;
 
@@ -41,4 +43,5 @@ std::string static_shape_str(const std::vector<int64_t>& shape);
 // "scalar", "vector", "matrix", "tensor3", or "4-d tensor".
 std::string rank_name(int ndim);
 
+TGC_API_END
 }  // namespace tgc

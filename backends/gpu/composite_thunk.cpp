@@ -32,7 +32,10 @@ struct CompositeState {
 
   std::unique_ptr<cfam::CallPlanner> planner;  // output shapes and launch plan, kept across calls
   std::vector<LaunchArg> args;                 // kept between calls: a call allocates nothing here
-  std::vector<int> every_input;                // ensure_output_inplace's aliasable inputs: all of them
+  // ensure_output_inplace's aliasable inputs: an elementwise kernel's all, a reduction's those
+  // of its output space (its epilogue reads them at the element it stores; every fold reads
+  // the others).
+  std::vector<int> aliasable;
 
   ~CompositeState() {
     if (state) device->deallocate(state, state_bytes(tickets), device->default_stream());
@@ -61,7 +64,7 @@ struct CompositeState {
     // on its one load by the same thread, at the same index, restrict notwithstanding.
     for (size_t k = 0; k < outputs.size(); ++k) {
       if (op->inplace_input(static_cast<int>(k)) >= 0)
-        ensure_output_inplace(outputs[k], kernel.outputs[k].dtype, out_shapes[k], inputs, every_input, *device);
+        ensure_output_inplace(outputs[k], kernel.outputs[k].dtype, out_shapes[k], inputs, aliasable, *device);
       else
         ensure_output(outputs[k], kernel.outputs[k].dtype, out_shapes[k], *device);
     }
@@ -147,7 +150,9 @@ ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite>
   state->device = &device;
   state->op = std::move(op);
   state->label = label;
-  for (size_t i = 0; i < state->op->kernel().inputs.size(); ++i) state->every_input.push_back(static_cast<int>(i));
+  const Kernel& kernel = state->op->kernel();
+  for (size_t i = 0; i < kernel.inputs.size(); ++i)
+    if (!kernel.is_reduction() || kernel.inputs[i].in_output_space) state->aliasable.push_back(static_cast<int>(i));
   const cfam::RenderOptions render_options = composite_render_options(device, config);
   const cfam::Source source = rendered ? *rendered : render_composite(device, *state->op, render_options);
   state->may_fail = source.may_fail;

@@ -68,7 +68,7 @@ std::string Composite::name() const {
 std::shared_ptr<const Op> Composite::make_inplace(int output, int input) const {
   const int nout = static_cast<int>(kernel_.outputs.size()), nin = static_cast<int>(kernel_.inputs.size());
   if (output < 0 || output >= nout || input < 0 || input >= nin) return nullptr;
-  if (kernel_.is_reduction() || inplace_input(output) >= 0) return nullptr;
+  if (inplace_input(output) >= 0) return nullptr;
   // The output must read the input it overwrites. A renderer computes the outputs one after
   // the other and loads an operand when the first output needing it is computed (the LLVM
   // loop; a C compiler may reorder a restrict load past an unrelated store), so an output
@@ -77,8 +77,17 @@ std::shared_ptr<const Op> Composite::make_inplace(int output, int input) const {
   // product i1 before sigmoid(i1) read it. Reading it makes that output's store depend on
   // the input's one load at that element, which every other output then reuses.
   if (!output_reads_every_load(kernel_, output, input)) return nullptr;
+  // An elementwise kernel overwrites an input of its loop space. A reduction overwrites only
+  // an input of its output space (its epilogue's, of the output's rank): each output element's
+  // epilogue runs once, by the one thread that then stores it, and loads that input at the
+  // element before the store (backends/c_family/render_reduction.cpp, `epilogue`), so a
+  // weights' update sum(x * g, 0) * a + w * b writes w where it reads it. A loop-space input
+  // is read by many outputs' folds and is never overwritten. The CPU backend and the
+  // interpreter give a reduction's outputs buffers of their own, which is correct too.
   const KernelInput& in = kernel_.inputs[input];
-  if (in.in_output_space || in.ndim != kernel_.ndim || in.dtype != kernel_.outputs[output].dtype) return nullptr;
+  const int space = kernel_.is_reduction() ? kernel_.output_ndim() : kernel_.ndim;
+  if (in.in_output_space != kernel_.is_reduction() || in.ndim != space || in.dtype != kernel_.outputs[output].dtype)
+    return nullptr;
   for (int64_t d : in.static_shape)
     if (d == 1) return nullptr;  // may be stretched: not read at the output's index
   for (int j : inplace_)

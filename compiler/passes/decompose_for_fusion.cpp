@@ -3,12 +3,15 @@
 // multiply.
 #include "compiler/passes/decompose_for_fusion.h"
 
+#include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "compiler/passes/stabilize_patterns.h"
 #include "ops/blas/dot.h"
+#include "ops/blas/gemm.h"
 #include "ops/join/join.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/blas/outer.h"
@@ -45,6 +48,12 @@ bool on_a_gpu(const RewriteEnv& env) { return env.ctx.placement.device != Device
 bool device_runs(const Node& node, const RewriteEnv& env) {
   return on_a_gpu(env) && env.ctx.placement.runs_on_device && env.ctx.placement.runs_on_device(node);
 }
+
+// The largest matrix (elements) whose product with a vector a GPU runs as a reduction kernel of tgc's: about a
+// launch's worth of reading at HBM bandwidth (4 MiB of float32 take ~1.3 us on an H100), so
+// the product is bound by its launch, and one launch fewer is what counts. Beyond it the
+// library's gemv, tuned per GPU, keeps the product.
+constexpr int64_t kGemvAsReductionMaxElements = int64_t{1} << 20;
 
 // The softmax family is written out on a GPU whose backend does not run the node (an integer
 // input, which the op promotes; a backend without row kernels), never on the host.
@@ -196,6 +205,68 @@ Rewrite integer_dot_to_reduction(Node& node, const RewriteEnv& env) {
   return replace_with(node, b.cast(sum, out));
 }
 
+// A matrix-vector product: alpha * op(a) @ x + beta * c, op transposing where `trans`; c,
+// alpha and beta null for a plain dot.
+struct MatVec {
+  VarPtr a, x, c, alpha, beta;
+  bool trans = false;
+};
+
+// The product `node` computes, where matvec_to_reduction applies to it: a Gemv, or a dot of
+// a matrix and a vector (either order), on a GPU, the matrix's size known (shape facts
+// included) and at most kGemvAsReductionMaxElements, operands of the result's dtype (float32
+// or float64: a half product keeps its tensor-core path).
+std::optional<MatVec> small_matvec(const Node& node, const RewriteEnv& env) {
+  if (!on_a_gpu(env)) return std::nullopt;
+  const std::vector<VarPtr>& in = node.inputs();
+  MatVec p;
+  if (auto* gemv = dynamic_cast<const Gemv*>(&node.op())) {
+    if (gemv->inplace()) return std::nullopt;
+    p = {in[ScaledMatmul::kA], in[ScaledMatmul::kB], in[ScaledMatmul::kC], in[ScaledMatmul::kAlpha],
+         in[ScaledMatmul::kBeta], gemv->trans_a()};
+  } else if (dynamic_cast<const Dot*>(&node.op()) && in.size() == 2) {
+    const int r0 = in[0]->type().ndim(), r1 = in[1]->type().ndim();
+    if (r0 == 2 && r1 == 1) p = {in[0], in[1], nullptr, nullptr, nullptr, false};  // m @ v
+    else if (r0 == 1 && r1 == 2) p = {in[1], in[0], nullptr, nullptr, nullptr, true};  // v @ m = m.T @ v
+    else return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  const DType out = node.output_raw(0)->type().dtype;
+  if ((out != DType::Float32 && out != DType::Float64) || p.a->type().dtype != out || p.x->type().dtype != out)
+    return std::nullopt;
+  std::optional<Shape> a = env.shapes.known_shape(*p.a);
+  if (!a || a->size() != 2 || (*a)[0] * (*a)[1] > kGemvAsReductionMaxElements) return std::nullopt;
+  return p;
+}
+
+// Gemv(A, x, c, alpha, beta) -> alpha * sum(A * x[None, :], 1) + beta * c, with transA
+// alpha * sum(A * x[:, None], 0) + beta * c, and dot(A, x), dot(x, A) likewise, for a small A
+// on a GPU (small_matvec). A small product is bound by its launch, not by BLAS's kernel: as a
+// reduction whose prologue multiplies, fusion makes it one kernel with the elementwise work
+// after it (the logistic regression's sigmoid(dot(x, w) + b), its loss and its gradient's
+// factor are one launch instead of cuBLAS's gemv and a kernel after it), and the weights'
+// update (transA, its decay in beta) a column reduction whose epilogue writes w. The sums
+// accumulate in double (the reduction kernels' rule for floats): at least BLAS's accuracy.
+Rewrite matvec_to_reduction(Node& node, const RewriteEnv& env) {
+  std::optional<MatVec> p = small_matvec(node, env);
+  if (!p) return {};
+  Builder b(env.ctx.config.floatX);
+  const int folded = p->trans ? 0 : 1;  // A's axis that the product folds
+  VarPtr x = apply1(
+      std::make_shared<DimShuffle>(folded == 1 ? std::vector<int>{-1, 0} : std::vector<int>{0, -1}, "matvec"), {p->x});
+  VarPtr product = apply1(std::make_shared<CAReduce>(ReduceKind::Sum, ReduceAxes(std::vector<int>{folded}), false),
+                          {b.ew(K::Mul, {p->a, x})});
+  auto constant_is = [](const VarPtr& v, double value) {
+    return v->kind() == Variable::Kind::Constant && v->type().ndim() == 0 && v->constant_value().at({}) == value;
+  };
+  VarPtr result = product;
+  if (p->alpha && !constant_is(p->alpha, 1)) result = b.ew(K::Mul, {p->alpha, result});
+  if (p->beta && !constant_is(p->beta, 0))  // as in BLAS, C is not read when beta is 0
+    result = b.ew(K::Add, {result, constant_is(p->beta, 1) ? p->c : b.ew(K::Mul, {p->beta, p->c})});
+  return replace_with(node, b.cast(result, node.output_raw(0)->type().dtype));
+}
+
 // dot(a, b) of floats of mixed dtypes -> dot(cast(a), cast(b)) in the result's dtype (GPU):
 // perform() promotes the same way, and BLAS on the device takes operands of one dtype.
 Rewrite mixed_dot_to_one_dtype(Node& node, const RewriteEnv& env) {
@@ -255,6 +326,8 @@ std::span<const LocalRewrite> decompose_for_fusion_rules() {
       {"inc_value_to_tensor_dtype", "inc_subtensor(x[i], int32 v) -> inc_subtensor(x[i], cast(v, x.dtype)) (GPU)",
        &inc_value_to_tensor_dtype},
       {"mixed_dot_to_one_dtype", "dot(int32 a, float32 b) -> dot(cast(a, float32), b) (GPU)", &mixed_dot_to_one_dtype},
+      {"matvec_to_reduction", "Gemv(A, x, c, 1, 1) -> sum(A * x[None, :], 1) + c for a small A (GPU)",
+       &matvec_to_reduction},
   };
   return rules;
 }

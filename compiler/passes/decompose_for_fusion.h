@@ -39,9 +39,14 @@
 // max's "zero-size array" error.
 //
 // dot of integers (BLAS has none) becomes one reduction kernel: sum(a[:, :, None] * b, 1).
+// So does a small matrix-vector product on a GPU (a Gemv, or a dot of a matrix and a vector,
+// the matrix's size known and at most 2^20 elements): sum(A * x[None, :], 1), or over axis 0
+// transposed, with alpha, beta and C as elementwise ops around it. Such a product is bound by
+// its launch, and as a reduction it fuses with the elementwise work that reads it: one kernel
+// where BLAS's gemv needed one of its own.
 //
 // Where the rules run: the softmax family on GPU devices whose backend does not run the node,
-// integer dot on GPU devices (kSoftmaxOnCpu in the .cpp says why not on the cpu, with the CPU
+// integer dot and small matrix-vector products on GPU devices (kSoftmaxOnCpu in the .cpp says why not on the cpu, with the CPU
 // timings), log_softmax's gradient and outer everywhere (the gradient: where no row kernel runs it).
 #pragma once
 

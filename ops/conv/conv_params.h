@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/export.h"
 #include "runtime/shape.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // Where the channels sit. NCHW: x (N, C, H, W), w (O, C/groups, KH, KW) (PyTorch, cuDNN's
 // NCHW/KCRS). NHWC: x (N, H, W, C), w (O, KH, KW, C/groups) (cuDNN's NHWC/KRSC, oneDNN's
@@ -74,4 +76,5 @@ Conv2dGeometry conv_geometry_from_output(const Conv2dParams& p, const Shape& dy,
 Shape conv_act_shape(ConvLayout layout, int64_t n, int64_t c, int64_t h, int64_t w);
 Shape conv_weight_shape(ConvLayout layout, int64_t o, int64_t ci, int64_t kh, int64_t kw);
 
+TGC_API_END
 }  // namespace tgc

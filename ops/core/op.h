@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "runtime/export.h"
 #include "runtime/tensor.h"
 #include "runtime/type.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 class Node;
 class Variable;
@@ -102,4 +104,5 @@ Tensor& ensure_output_inplace(Tensor& slot, DType dtype, const Shape& shape,
                               const std::vector<Tensor>& inputs, const std::vector<int>& aliasable,
                               Device& device = host_device());
 
+TGC_API_END
 }  // namespace tgc

@@ -7,10 +7,12 @@
 #include <memory>
 #include <string>
 
+#include "runtime/export.h"
 #include "runtime/tensor.h"
 #include "runtime/type.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 class Node;
 class SharedValue;
@@ -77,4 +79,5 @@ class SharedValue {
   Tensor value_;
 };
 
+TGC_API_END
 }  // namespace tgc

@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "ops/core/op.h"
+#include "runtime/export.h"
 #include "runtime/type.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // One argument of the kernel, in parameter order.
 struct CudaKernelArg {
@@ -79,4 +81,5 @@ class CudaSourceOp final : public Op {
   std::shared_ptr<const CudaKernelSpec> spec_;
 };
 
+TGC_API_END
 }  // namespace tgc

@@ -12,8 +12,10 @@
 
 #include "runtime/device.h"
 #include "runtime/dtype.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // How all_reduce and reduce_scatter combine the ranks' elements. A mean is a sum the op
 // divides by the world size afterwards, so every engine needs only these.
@@ -62,4 +64,5 @@ class Communicator {
 // collective for a world of one). Programs written for several ranks run unchanged alone.
 std::shared_ptr<Communicator> make_self_communicator(Device& device);
 
+TGC_API_END
 }  // namespace tgc

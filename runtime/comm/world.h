@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "runtime/comm/communicator.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // How this process was started, read once from the environment: Open MPI's mpirun
 // (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE), `tgc launch` (TGC_RANK,
@@ -91,4 +93,5 @@ void register_comm_factory(DeviceKind kind, CommFactory factory);
 // collective of several ranks stays on the host).
 bool has_comm_factory(DeviceKind kind);
 
+TGC_API_END
 }  // namespace tgc

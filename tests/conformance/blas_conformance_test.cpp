@@ -1,6 +1,7 @@
 // Products on every backend: dot in each of its forms (vector·vector, matrix·vector,
 // vector·matrix, matrix·matrix), transposed operands (symbolic and as column-major views),
-// the Gemm/Gemv that the optimizer makes from scaled products with an addend, outer,
+// the Gemm/Gemv that the optimizer makes from scaled products with an addend (and, for a
+// matrix of known size, the reductions a GPU makes of its products with vectors), outer,
 // batched_dot and matmul; integer products; empty inner and outer dims.
 #include "conformance/conformance.h"
 #include "support/op_test_util.h"
@@ -32,6 +33,18 @@ std::vector<Case> dot_cases() {
                      (dot(a, b) + v).as("ab + bias row")},
          .arg_sets = arg_sets,
          .tolerance = kSummation});
+    // A matrix of known size: on a GPU, its products with vectors are reduction kernels
+    // fused with what reads them (decompose_for_fusion's matvec_to_reduction), not BLAS.
+    Var s = tensor("s", t, {9, 13}), s_row = vector("s_row", t), s_col = vector("s_col", t);
+    out.push_back({.name = "matrix.vector of a known small matrix " + name,
+                   .inputs = {s, s_row, s_col},
+                   .outputs = {dot(s, s_row).as("s.row"), dot(s_col, s).as("col.s"),
+                               (dot(s, s_row) * 3.0 + s_col).as("3 s.row + col (gemv)"),
+                               (s_row - 0.5 * dot(s.T(), s_col)).as("row - s^T.col / 2 (gemv transA)"),
+                               sigmoid(dot(s, s_row) + 1.0).as("sigmoid(s.row + 1)")},
+                   .arg_sets = layouts({random_values(rng, t, {9, 13}), random_values(rng, t, {13}),
+                                        random_values(rng, t, {9})}),
+                   .tolerance = kSummation});
     Var x = tensor3("x", t), y = tensor3("y", t);
     out.push_back(
         {.name = "outer, batched_dot, matmul " + name,

@@ -11,8 +11,10 @@
 #include <tgc/var.h>
 
 #include "runtime/comm/world.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 using CommGroupPtr = std::shared_ptr<CommGroup>;
 
@@ -34,4 +36,5 @@ Var reduce_scatter(const Var& x, int axis = 0, std::string_view op = "sum", cons
 // Every rank gets root's x.
 Var broadcast(const Var& x, int root = 0, const CommGroupPtr& group = nullptr);
 
+TGC_API_END
 }  // namespace tgc

@@ -11,8 +11,10 @@
 #include <tgc/var.h>
 
 #include "ops/conv/conv_params.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // Padding of a convolution: valid() (none, the default), same() (output size = input size;
 // stride 1 only, the odd element at the bottom/right as in PyTorch), or explicit counts.
@@ -61,4 +63,5 @@ struct Pool2dOptions {
 Var max_pool2d(const Var& x, std::array<int64_t, 2> kernel, const Pool2dOptions& options = {});
 Var avg_pool2d(const Var& x, std::array<int64_t, 2> kernel, const Pool2dOptions& options = {});
 
+TGC_API_END
 }  // namespace tgc

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // A tensor of static `shape` holding `value` (a scalar, or any tensor that broadcasts).
 Var alloc(const Var& value, const std::vector<int64_t>& shape);
@@ -30,4 +32,5 @@ Var arange(const Var& stop);
 Var eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
         std::optional<DType> dtype = std::nullopt);
 
+TGC_API_END
 }  // namespace tgc

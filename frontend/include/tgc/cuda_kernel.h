@@ -18,8 +18,10 @@
 #include <tgc/var.h>
 
 #include "ops/custom/cuda_source_op.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 class CudaKernel {
  public:
@@ -33,4 +35,5 @@ class CudaKernel {
   std::shared_ptr<const CudaSourceOp> op_;
 };
 
+TGC_API_END
 }  // namespace tgc

@@ -14,8 +14,10 @@
 #include <vector>
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // ---- Devices ------------------------------------------------------------------------------
 // A device by the name function()'s device key takes: "cpu", "cuda", "cuda:N", "opencl",
@@ -154,4 +156,5 @@ void assign(const Tensor& dst, double value);
 void assign(const Tensor& dst, const std::vector<Index>& index, const Tensor& value);
 void assign(const Tensor& dst, const std::vector<Index>& index, double value);
 
+TGC_API_END
 }  // namespace tgc

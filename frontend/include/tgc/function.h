@@ -10,8 +10,10 @@
 
 #include <tgc/collective.h>
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 class Graph;
 class Node;
@@ -162,4 +164,5 @@ class Function {
 Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
                   const Updates& updates = {}, const FunctionOptions& options = {});
 
+TGC_API_END
 }  // namespace tgc

@@ -9,8 +9,10 @@
 #include <tgc/var.h>
 
 #include "compiler/grad.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // d cost / d w for each w in wrt (inputs, shared variables or intermediate results), as
 // ordinary Vars to compile with function(). cost must be a 0-d float Var. Options (see
@@ -49,4 +51,5 @@ struct VerifyGradOptions {
 void verify_grad(const std::function<Var(const std::vector<Var>&)>& fn, const std::vector<Tensor>& points,
                  const VerifyGradOptions& options = {});
 
+TGC_API_END
 }  // namespace tgc

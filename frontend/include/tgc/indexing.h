@@ -7,8 +7,10 @@
 #include <optional>
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // A copy of x with x[index] replaced by `value` (broadcast to the indexed shape), where
 // `indexed` is the expression x[index] itself, as in Theano: set_subtensor(x[{0}], v).
@@ -24,4 +26,5 @@ Var inc_subtensor(const Var& indexed, double value);
 // flattened first. Negative indices count from the end; out-of-range indices are an error.
 Var take(const Var& x, const Var& indices, std::optional<int> axis = std::nullopt);
 
+TGC_API_END
 }  // namespace tgc

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <functional>
 
+#include "runtime/export.h"
 #include "runtime/tensor.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // A tensor over `data`, memory another library owns (a DLPack import, a torch::Tensor's
 // data_ptr()), used in place: no copy. `device` is where the memory is: the host, or a device
@@ -26,4 +28,5 @@ Tensor adopt_memory(void* data, DType dtype, const Shape& shape, const Strides& 
 // __cuda_array_interface__'s "stream" take. 0 for the host and OpenCL devices.
 uintptr_t native_stream(Device& device);
 
+TGC_API_END
 }  // namespace tgc

@@ -5,8 +5,10 @@
 #include <vector>
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // Joins tensors along an existing axis (NumPy's concatenate); dtypes are promoted.
 Var concatenate(const std::vector<Var>& xs, int axis = 0);
@@ -16,4 +18,5 @@ Var stack(const std::vector<Var>& xs, int axis = 0);
 // axis' size (checked when the function runs if the size is not known statically).
 std::vector<Var> split(const Var& x, const std::vector<int64_t>& sizes, int axis = 0);
 
+TGC_API_END
 }  // namespace tgc

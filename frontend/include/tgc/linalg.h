@@ -4,8 +4,10 @@
 #pragma once
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // vector.vector -> 0-d, matrix.vector -> vector, vector.matrix -> vector, matrix.matrix
 // -> matrix. Misaligned operands are a ShapeError such as
@@ -22,4 +24,5 @@ Var matmul(const Var& x, const Var& y);
 // out[i, j] = x[i] * y[j] of the flattened operands, any dtype.
 Var outer(const Var& x, const Var& y);
 
+TGC_API_END
 }  // namespace tgc

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // An argument of a math function: a Var, or a C++ number. A number is a weakly typed
 // literal (like JAX's weak types, NEP 50 and Theano's autocast): it takes the dtype of the
@@ -150,4 +152,5 @@ Var operator^(const Var& a, double b);
 Var operator^(double a, const Var& b);
 Var operator!(const Var& x);
 
+TGC_API_END
 }  // namespace tgc

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 Var softmax(const Var& x, int axis = -1);
 Var log_softmax(const Var& x, int axis = -1);
 
+TGC_API_END
 }  // namespace tgc

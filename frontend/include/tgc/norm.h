@@ -8,8 +8,10 @@
 #include <tgc/var.h>
 
 #include "ops/conv/conv_params.h"
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 struct BatchNormOptions {
   ConvLayout layout = ConvLayout::NCHW;  // rank 4: which axis holds the channels; rank 2: (N, C)
@@ -33,4 +35,5 @@ BatchNormTrain batch_normalization_train(const Var& x, const Var& gamma, const V
 Var batch_normalization_test(const Var& x, const Var& gamma, const Var& beta, const Var& mean, const Var& var,
                              const BatchNormOptions& options = {});
 
+TGC_API_END
 }  // namespace tgc

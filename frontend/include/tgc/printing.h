@@ -6,8 +6,10 @@
 #include <string>
 
 #include <tgc/function.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // Which graph of a function: as built (tgc show --stage raw) or as compiled and run.
 enum class GraphStage { Raw, Optimized };
@@ -20,4 +22,5 @@ std::string graph_text(const Function& f, GraphStage stage = GraphStage::Optimiz
 // ellipses, variables as boxes (inputs green, shared yellow, constants grey, outputs blue).
 std::string graph_dot(const Function& f, GraphStage stage = GraphStage::Optimized);
 
+TGC_API_END
 }  // namespace tgc

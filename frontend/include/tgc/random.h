@@ -12,8 +12,10 @@
 
 #include <tgc/math.h>
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // The shape of a draw: static dims ({64, 100}), or the run-time shape of a tensor (like), so
 // a dropout mask follows the batch: rng.binomial(DrawSize::like(h), 1, 0.5).
@@ -68,4 +70,5 @@ class RandomStreams {
   std::shared_ptr<Impl> impl_;
 };
 
+TGC_API_END
 }  // namespace tgc

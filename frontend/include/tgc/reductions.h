@@ -8,8 +8,10 @@
 #include <optional>
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 Var sum(const Var& x, Axes axes = {}, bool keepdims = false);
 Var prod(const Var& x, Axes axes = {}, bool keepdims = false);
@@ -29,4 +31,5 @@ Var argmin(const Var& x, std::optional<int> axis = std::nullopt, bool keepdims =
 // gives -inf (SciPy's logsumexp), an empty reduction -inf.
 Var logsumexp(const Var& x, Axes axes = {}, bool keepdims = false);
 
+TGC_API_END
 }  // namespace tgc

@@ -13,8 +13,10 @@
 
 #include <tgc/function.h>
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // Writes `fn` to `path` (atomically: a reader never sees half a file). ValueError for a
 // function a file cannot hold (a data-parallel one, one using an op of the program's own);
@@ -64,4 +66,5 @@ void save_shared(const std::vector<Shared>& vars, const std::string& path);
 // lacks (and what it has), TypeError for another dtype or rank.
 void load_shared(const std::vector<Shared>& vars, const std::string& path);
 
+TGC_API_END
 }  // namespace tgc

@@ -18,8 +18,10 @@
 
 #include <tgc/function.h>
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // A sequence the loop iterates over its first axis; the step reads x[t + tap] for each tap.
 struct Sequence {
@@ -78,4 +80,5 @@ ScanResult scan(const StepFn& fn, const std::vector<Sequence>& sequences = {},
                 const std::vector<OutputInfo>& outputs_info = {}, const std::vector<Var>& non_sequences = {},
                 const ScanOptions& options = {});
 
+TGC_API_END
 }  // namespace tgc

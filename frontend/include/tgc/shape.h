@@ -6,8 +6,10 @@
 #include <vector>
 
 #include <tgc/var.h>
+#include "runtime/export.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 // NumPy's reshape; one entry may be -1 (inferred from the size).
 Var reshape(const Var& x, const std::vector<int64_t>& shape);
@@ -29,4 +31,5 @@ Var expand_dims(const Var& x, int axis);
 // are numbers, not these.
 Var shape_of(const Var& x);
 
+TGC_API_END
 }  // namespace tgc

@@ -29,6 +29,7 @@
 
 #include "runtime/config.h"
 #include "runtime/error.h"
+#include "runtime/export.h"
 #include "runtime/interrupt.h"
 #include "runtime/log.h"
 #include "runtime/npy.h"
@@ -36,6 +37,8 @@
 #include "runtime/tensor.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 // The library's version, e.g. "0.1.0".
 const char* version();
+TGC_API_END
 }  // namespace tgc

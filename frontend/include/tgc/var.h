@@ -11,9 +11,11 @@
 
 #include "ops/core/variable.h"
 #include "runtime/config.h"
+#include "runtime/export.h"
 #include "runtime/tensor.h"
 
 namespace tgc {
+TGC_API_BEGIN  // libtgc exports what this header declares (runtime/export.h)
 
 struct Index;
 
@@ -120,4 +122,5 @@ const VarPtr& checked_ptr(const Var& x);
 // checked_ptr of each Var.
 std::vector<VarPtr> to_ptrs(const std::vector<Var>& vars);
 
+TGC_API_END
 }  // namespace tgc

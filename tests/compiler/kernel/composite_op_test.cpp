@@ -146,6 +146,35 @@ TEST(Composite, MultiOutputKernelsOverwriteOnlyAnInputTheOutputReads) {
   for (size_t k = 0; k < 3; ++k) test::expect_same(outputs[k], want[k]);
 }
 
+// A reduction overwrites only an input of its output space that the output reads: the
+// weights' update sum(x * g, 0) * a + w writes w (the GPU epilogue loads w at the element it
+// then stores), never a loop-space input, which the folds of many outputs read. Run as the
+// executor runs it, the interpreter gives a reduction's output a buffer of its own (as the
+// CPU backend does) and computes the out-of-place values.
+TEST(Composite, ReductionsOverwriteOnlyAnInputOfTheirOutputSpace) {
+  Var x = matrix("x"), w = vector("w");
+  Composite c = composite_of({x, w}, {sum(x, 0) * 2.0 + w});
+  ASSERT_TRUE(c.kernel().is_reduction());
+  ASSERT_FALSE(c.kernel().inputs[0].in_output_space);
+  ASSERT_TRUE(c.kernel().inputs[1].in_output_space);
+  EXPECT_EQ(c.make_inplace(0, 0), nullptr);  // x is folded
+  auto variant = std::dynamic_pointer_cast<const Composite>(c.make_inplace(0, 1));
+  ASSERT_NE(variant, nullptr);
+  EXPECT_EQ(variant->name(), c.name() + "{inplace=[o0<-i1]}");
+  Composite mean_only = composite_of({x, w}, {sum(x, 0) * 2.0, w * 3.0});
+  ASSERT_TRUE(mean_only.kernel().is_reduction());
+  EXPECT_EQ(mean_only.make_inplace(0, 1), nullptr);  // sum(x, 0) * 2 does not read w
+
+  const Tensor xs = test::random_tensor({5, 6}, DType::Float32, 1), ws = test::random_tensor({6}, DType::Float32, 2);
+  std::vector<Tensor> want(1);
+  c.perform({xs, ws}, want);
+  std::vector<Tensor> inputs{xs, ws.copy()};
+  std::vector<Tensor> outputs{inputs[1]};  // handed over, as the executor does
+  variant->perform(inputs, outputs);
+  test::expect_same(outputs[0], want[0]);
+  test::expect_same(inputs[1], ws);  // a buffer of its own: w is still w
+}
+
 TEST(Composite, HasNoGradient) {
   Var x = matrix("x"), y = matrix("y");
   test::WholeGroup w = test::whole_group({x, y}, {x * y});

@@ -1,6 +1,6 @@
 // decompose_for_fusion: softmax, log_softmax and logsumexp become max/sum reductions with
 // elementwise ops on a GPU device (and stay ops on the cpu), outer becomes a broadcast
-// multiply everywhere; the results equal the ops' perform, infinities, NaN and empty rows
+// multiply everywhere, a small Gemv a reduction on a GPU; the results equal the ops' perform, infinities, NaN and empty rows
 // included; after the whole pipeline a softmax cross-entropy and the MLP training step are
 // a few kernels with no host node left.
 #include "compiler/passes/decompose_for_fusion.h"
@@ -222,6 +222,59 @@ TEST(DecomposeForFusion, MixedDtypeOperandsAreCastOnAGpu) {
   }
   test::expect_same_results(gpu, 1e-6, 4);
   EXPECT_FALSE(test::run_pass(decompose_for_fusion, {x, i, w}, outs, context(DeviceKind::Host)).changed);
+}
+
+// A Gemv, or a dot of a matrix and a vector, of a small matrix of known size becomes a
+// reduction of a broadcast product on a GPU (a launch fewer once fusion joins it with its
+// readers), plain and transposed, with alpha and beta folded where they are 1 and 0; the
+// values are the product's. An A of unknown size, one
+// past the limit (2^20 elements) and the cpu keep the Gemv.
+TEST(DecomposeForFusion, SmallGemvIsAReductionOnAGpu) {
+  Var a = tensor("a", DType::Float32, {40, 30}), x = tensor("x", DType::Float32, {30}),
+      y = tensor("y", DType::Float32, {40});
+  Var two = constant(2.0, DType::Float32), half = constant(0.5, DType::Float32);
+  Var one = constant(1.0, DType::Float32), zero = constant(0.0, DType::Float32);
+  auto gemv = [](bool trans, const Var& m, const Var& v, const Var& c, const Var& alpha, const Var& beta) {
+    return Var(apply1(std::make_shared<Gemv>(trans), {m.ptr(), v.ptr(), c.ptr(), alpha.ptr(), beta.ptr()}));
+  };
+  // A (40, 30): x has 30 elements for the plain product, 40 for the transposed one.
+  const std::vector<Var> plain = {gemv(false, a, x, y, two, half), gemv(false, a, x, y, one, zero), dot(a, x)};
+  const std::vector<Var> trans = {gemv(true, a, y, x, two, half), gemv(true, a, y, x, one, one), dot(y, a)};
+  for (const std::vector<Var>* forms : {&plain, &trans}) {
+    const std::vector<Var>& f = *forms;
+    test::PassRun gpu = test::run_pass(decompose_for_fusion, {a, x, y}, f, context(DeviceKind::Cuda));
+    EXPECT_TRUE(gpu.changed);
+    EXPECT_THAT(classes(gpu.after), Not(Contains("Gemv")));
+    EXPECT_THAT(classes(gpu.after), Not(Contains("Dot")));
+    EXPECT_THAT(classes(gpu.after), Contains("CAReduce"));
+    test::expect_same_results(gpu, 1e-5);
+    EXPECT_FALSE(test::run_pass(decompose_for_fusion, {a, x, y}, f, context(DeviceKind::Host)).changed);
+  }
+  Var unknown = matrix("m", DType::Float32), large = tensor("l", DType::Float32, {40, (1 << 20) / 40 + 1});
+  EXPECT_FALSE(test::run_pass(decompose_for_fusion, {unknown, x, y}, {gemv(false, unknown, x, y, one, one)},
+                              context(DeviceKind::Cuda))
+                   .changed);
+  Var v = vector("v", DType::Float32), c = vector("c", DType::Float32);
+  EXPECT_FALSE(test::run_pass(decompose_for_fusion, {large, v, c}, {gemv(false, large, v, c, one, one)},
+                              context(DeviceKind::Cuda))
+                   .changed);
+}
+
+// The logistic regression's forward pass and loss on a GPU: sigmoid(dot(x, w) + b), its
+// prediction and cross-entropy are one reduction kernel, not a BLAS gemv and a kernel after
+// it; the weights' gradient (x.T @ g) is a second reduction kernel.
+TEST(DecomposeForFusion, LogisticRegressionForwardIsOneKernelOnAGpu) {
+  Var x = tensor("x", DType::Float32, {400, 784}), t = vector("t", DType::Float32);
+  Var w = vector("w", DType::Float32), b = scalar("b", DType::Float32);
+  Var p = sigmoid(dot(x, w) + b);
+  Var xent = -t * log(p) - (1.0 - t) * log(1.0 - p);
+  Compiled fwd = compile({x, t, w, b}, {p > 0.5, xent});
+  EXPECT_TRUE(fwd.host.empty()) << ::testing::PrintToString(fwd.host);
+  EXPECT_EQ(fwd.composites, 1);
+  EXPECT_EQ(fwd.reductions, 1);
+  Compiled step = compile({x, t, w, b}, {p > 0.5, xent, grad(mean(xent), w)});
+  EXPECT_TRUE(step.host.empty()) << ::testing::PrintToString(step.host);
+  EXPECT_EQ(step.reductions, 2);
 }
 
 TEST(DecomposeForFusion, SoftmaxCrossEntropyIsFewKernelsOnTheDevice) {
