@@ -112,7 +112,10 @@ class Cublas final : public gpu::BlasLibrary {
   void gemv(DType dtype, int64_t rows, int64_t cols, double alpha, const gpu::BlasMatrix& a, const gpu::BlasVector& x,
             double beta, void* y) override {
     if (is_half(dtype)) {  // no half gemv in cuBLAS: a product with one column
-      gemm(dtype, rows, 1, cols, alpha, a, gpu::BlasMatrix{x.data, false, x.inc}, beta, y, 1);
+      // op(a) is the stored rows x cols matrix, or cols x rows where a.trans (dot(v, M) of a
+      // row-major M: its first `rows` outputs only were written, from reads past v's end).
+      const int64_t m = a.trans ? cols : rows, k = a.trans ? rows : cols;
+      gemm(dtype, m, 1, k, alpha, a, gpu::BlasMatrix{x.data, false, x.inc}, beta, y, 1);
       return;
     }
     Call call(*this, dtype);

@@ -240,7 +240,7 @@ std::optional<MatVec> small_matvec(const Node& node, const RewriteEnv& env) {
   return p;
 }
 
-// Gemv(A, x, c, alpha, beta) -> alpha * sum(A * x[None, :], 1) + beta * c, with transA
+// Gemv(A, x, c, alpha, beta) -> alpha * sum(A * x, 1) + beta * c, with transA
 // alpha * sum(A * x[:, None], 0) + beta * c, and dot(A, x), dot(x, A) likewise, for a small A
 // on a GPU (small_matvec). A small product is bound by its launch, not by BLAS's kernel: as a
 // reduction whose prologue multiplies, fusion makes it one kernel with the elementwise work
@@ -253,8 +253,10 @@ Rewrite matvec_to_reduction(Node& node, const RewriteEnv& env) {
   if (!p) return {};
   Builder b(env.ctx.config.floatX);
   const int folded = p->trans ? 0 : 1;  // A's axis that the product folds
-  VarPtr x = apply1(
-      std::make_shared<DimShuffle>(folded == 1 ? std::vector<int>{-1, 0} : std::vector<int>{0, -1}, "matvec"), {p->x});
+  // A * x broadcasts x along A's rows as it is (NumPy aligns on the right); the transposed
+  // product needs x as a column, a view. No view of x in the plain form: a view of a weights
+  // vector alive during a recorded call would keep its update from being written in place.
+  VarPtr x = folded == 1 ? p->x : apply1(std::make_shared<DimShuffle>(std::vector<int>{0, -1}, "matvec"), {p->x});
   VarPtr product = apply1(std::make_shared<CAReduce>(ReduceKind::Sum, ReduceAxes(std::vector<int>{folded}), false),
                           {b.ew(K::Mul, {p->a, x})});
   auto constant_is = [](const VarPtr& v, double value) {
@@ -326,7 +328,7 @@ std::span<const LocalRewrite> decompose_for_fusion_rules() {
       {"inc_value_to_tensor_dtype", "inc_subtensor(x[i], int32 v) -> inc_subtensor(x[i], cast(v, x.dtype)) (GPU)",
        &inc_value_to_tensor_dtype},
       {"mixed_dot_to_one_dtype", "dot(int32 a, float32 b) -> dot(cast(a, float32), b) (GPU)", &mixed_dot_to_one_dtype},
-      {"matvec_to_reduction", "Gemv(A, x, c, 1, 1) -> sum(A * x[None, :], 1) + c for a small A (GPU)",
+      {"matvec_to_reduction", "Gemv(A, x, c, 1, 1) -> sum(A * x, 1) + c for a small A (GPU)",
        &matvec_to_reduction},
   };
   return rules;

@@ -40,7 +40,7 @@
 //
 // dot of integers (BLAS has none) becomes one reduction kernel: sum(a[:, :, None] * b, 1).
 // So does a small matrix-vector product on a GPU (a Gemv, or a dot of a matrix and a vector,
-// the matrix's size known and at most 2^20 elements): sum(A * x[None, :], 1), or over axis 0
+// the matrix's size known and at most 2^20 elements): sum(A * x, 1), or sum(A * x[:, None], 0)
 // transposed, with alpha, beta and C as elementwise ops around it. Such a product is bound by
 // its launch, and as a reduction it fuses with the elementwise work that reads it: one kernel
 // where BLAS's gemv needed one of its own.

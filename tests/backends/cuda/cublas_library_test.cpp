@@ -1,8 +1,8 @@
 // cuBLAS through the GPU layer's BLAS thunk on a real GPU (label gpu) against the host's OpenBLAS:
-// every dot form, transposed operands passed as flags, gemm with a broadcast bias, batched products
-// with broadcast and 1-d operands, outer products, empty inner dims, float32 accuracy with TF32
-// off (the default), the bias row added in cuBLASLt's epilogue (aligned or not), and the
-// per-problem algorithm choice kept in the kernel cache.
+// every dot form, transposed operands passed as flags, half matrix-vector products, gemm with a
+// broadcast bias, batched products with broadcast and 1-d operands, outer products, empty inner
+// dims, float32 accuracy with TF32 off (the default), the bias row added in cuBLASLt's epilogue
+// (aligned or not), and the per-problem algorithm choice kept in the kernel cache.
 #include "backends/cuda/cublas_library.h"
 
 #include <gtest/gtest.h>
@@ -42,6 +42,23 @@ TEST(CudaBlas, DotOfEveryFormAndTransposes) {
     expect_cuda_matches_cpu({a, v}, {dot(a.T(), v)}, {At, V}, tol(dt), tol(dt));
     expect_cuda_matches_cpu({v, b}, {dot(v, b)}, {V, B}, tol(dt), tol(dt));
     expect_cuda_matches_cpu({v, w}, {dot(v, w)}, {V, W}, tol(dt), tol(dt));
+  }
+}
+
+// Half matrix-vector products, which cuBLAS runs as a GemmEx with one column: every form,
+// a row-major matrix on the right included (dot(v, M), M's transpose passed as a flag), whose
+// product once had only its first `rows` outputs written.
+TEST(CudaBlas, HalfMatrixVectorProductsInEveryForm) {
+  TGC_REQUIRE_CUDA();
+  for (DType dt : {DType::Float16, DType::BFloat16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    Var a = matrix("a", dt), v = vector("v", dt), u = vector("u", dt);
+    Tensor A = uniform({9, 13}, dt, 7), V = uniform({13}, dt, 8), U = uniform({9}, dt, 9);
+    const double t = dt == DType::Float16 ? 1e-2 : 6e-2;
+    expect_cuda_matches_cpu({a, v}, {dot(a, v)}, {A, V}, t, t);
+    expect_cuda_matches_cpu({u, a}, {dot(u, a)}, {U, A}, t, t);
+    expect_cuda_matches_cpu({a, u}, {dot(a.T(), u)}, {A, U}, t, t);
+    expect_cuda_matches_cpu({v, a}, {dot(v, a.T())}, {V, A}, t, t);
   }
 }
 
