@@ -53,7 +53,8 @@ class GpuBackend final : public Backend {
   mutable std::unordered_map<const Node*, cfam::Source> rendered_;
 };
 
-// shared_device_op_rules() followed by `library_rules`.
+// shared_device_op_rules(), then `library_rules`, then the rules of tgc's own kernels for ops
+// a library runs where it is there (pool_rules.h: pooling, which cuDNN runs on CUDA).
 std::vector<DeviceOpRule> device_op_rules_with(std::span<const DeviceOpRule> library_rules);
 
 }  // namespace tgc::gpu
