@@ -3,7 +3,7 @@
 
 #include "backends/gpu/composite_thunk.h"
 #include "backends/gpu/device_copy.h"
-#include "backends/gpu/pool_rules.h"
+#include "backends/gpu/fallback_kernel_rules.h"
 #include "runtime/parallel_jobs.h"
 
 namespace tgc::gpu {
@@ -78,8 +78,8 @@ std::vector<DeviceOpRule> device_op_rules_with(std::span<const DeviceOpRule> lib
   std::vector<DeviceOpRule> rules(shared.begin(), shared.end());
   rules.insert(rules.end(), library_rules.begin(), library_rules.end());
   // tgc's own kernels for ops a library runs better where it is there: after its rules.
-  const std::span<const DeviceOpRule> pool = pool_op_rules();
-  rules.insert(rules.end(), pool.begin(), pool.end());
+  const std::span<const DeviceOpRule> fallback = fallback_kernel_rules();
+  rules.insert(rules.end(), fallback.begin(), fallback.end());
   return rules;
 }
 

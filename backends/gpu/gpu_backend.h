@@ -54,7 +54,8 @@ class GpuBackend final : public Backend {
 };
 
 // shared_device_op_rules(), then `library_rules`, then the rules of tgc's own kernels for ops
-// a library runs where it is there (pool_rules.h: pooling, which cuDNN runs on CUDA).
+// a library runs where it is there (fallback_kernel_rules.h: pooling and convolution, which
+// cuDNN runs on CUDA).
 std::vector<DeviceOpRule> device_op_rules_with(std::span<const DeviceOpRule> library_rules);
 
 }  // namespace tgc::gpu

@@ -104,13 +104,6 @@ bool is_pool_op(const Node& node) {
   return dynamic_cast<const Pool2d*>(&node.op()) || dynamic_cast<const Pool2dGrad*>(&node.op());
 }
 
-std::string pool_op_declines(const Node& node) {
-  const DType x = node.inputs().at(0)->type().dtype;
-  for (const auto& v : node.inputs())
-    if (v->type().dtype != x) return "an output gradient of another dtype than the input";
-  return "";
-}
-
 ThunkFn make_pool_thunk(GpuDevice& device, const Node& node, const Config& config) {
   PoolThunk t{&device, {}, false, config.fast_math, config.cache_dir};
   if (const auto* p = dynamic_cast<const Pool2d*>(&node.op())) {

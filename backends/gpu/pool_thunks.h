@@ -16,9 +16,6 @@ namespace tgc::gpu {
 
 // Whether `node` is a pooling op (Pool2d, Pool2dGrad).
 bool is_pool_op(const Node& node);
-// Why the pool kernels cannot run `node` ("" when they can): an output gradient of another
-// dtype than the input.
-std::string pool_op_declines(const Node& node);
 // The thunk; `config` gives fast_math and the kernel cache's directory.
 ThunkFn make_pool_thunk(GpuDevice& device, const Node& node, const Config& config);
 

@@ -77,8 +77,11 @@ inline constexpr Tolerance kFloat32Math{5e-7, 4e-6, 1e-14, 0, 5e-7, 1.2e-6};
 inline constexpr Tolerance kSummation{2e-6, 2e-6, 1e-12, 1e-12};
 // Convolutions: kSummation, and on CUDA cuDNN's float32 algorithms (implicit GEMM, Winograd,
 // FFT, chosen per problem by its heuristics) sum in orders of their own: seen on an H200 up
-// to 4.6e-6 relative on a gradient of magnitude 1.4 (a few float32 ulps over ~50 terms).
-inline constexpr Tolerance kConvolution{2e-6, 2e-6, 1e-12, 1e-12, 2e-5, 0};
+// to 4.6e-6 relative on a gradient of magnitude 1.4 (a few float32 ulps over ~50 terms). On
+// OpenCL tgc's direct kernels sum in double and round once, while the host's float32
+// reference runs oneDNN, which sums in float32: 3.5e-6 relative seen on PoCL on an input
+// gradient of magnitude 1.5 among terms of 100 (the host's rounding, not the device's).
+inline constexpr Tolerance kConvolution{2e-6, 2e-6, 1e-12, 1e-12, 2e-5, 2e-5};
 // Whole graphs the optimizer rewrites (stabilisation, sum(x*y) -> dot, reassociation): the
 // tolerance of the optimizer's own property test (tests/compiler/optimizer_property_test.cpp).
 inline constexpr Tolerance kRewritten{1e-3, 1e-4, 1e-8, 1e-10};

@@ -2,10 +2,9 @@
 // groups and both layouts, its gradients (the Conv2dGradInput / Conv2dGradWeights ops),
 // conv_transpose2d, max and average pooling with their gradient, and batch normalization
 // (train form with its statistics, inference form). Shapes are tiny: one or two kernels per
-// case on OpenCL (PoCL builds are slow). On CUDA the conv and pool ops run through cuDNN;
-// pooling elsewhere through tgc's kernels (docs/conv.md#opencl); the conv ops on OpenCL (and
-// on CUDA without cuDNN) on the host for now (device_skip_list.txt); batch normalization runs
-// on the device.
+// case on OpenCL (PoCL builds are slow). On CUDA the conv and pool ops run through cuDNN,
+// elsewhere through tgc's direct kernels (docs/conv.md#opencl); batch normalization runs on
+// the device.
 #include "conformance/conformance.h"
 
 namespace tgc::conformance {

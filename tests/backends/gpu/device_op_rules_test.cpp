@@ -7,6 +7,7 @@
 
 #include "backends/gpu/blas_thunk.h"
 #include "backends/gpu/core_rules.h"
+#include "backends/gpu/fallback_kernel_rules.h"
 #include "backends/gpu/gpu_backend.h"
 #include "ops/blas/dot.h"
 #include "ops/core/apply.h"
@@ -117,7 +118,9 @@ TEST(GpuBackend, AnswersFromItsRules) {
   EXPECT_EQ(backend.name(), "test");
   EXPECT_EQ(backend.device(), &device);
   EXPECT_EQ(backend.device_kind(), DeviceKind::OpenCL);
-  EXPECT_EQ(backend.rules().size(), gpu::shared_device_op_rules().size() + 1);
+  // The shared rules, the library's, then tgc's own kernels for what a library may run.
+  EXPECT_EQ(backend.rules().size(), gpu::shared_device_op_rules().size() + 1 + gpu::fallback_kernel_rules().size());
+  EXPECT_EQ(backend.rules()[gpu::shared_device_op_rules().size()].name, "blas");
 
   auto x = Variable::input(Type::unknown(DType::Float32, 1), "x");
   const VarPtr moved = apply1(std::make_shared<HostToDevice>(), {x});

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/gpu/pool_rules.h"
+#include "backends/gpu/fallback_kernel_rules.h"
 #include "gpu_test_device.h"
 #include "ops/core/apply.h"
 #include "ops/pool/pool2d.h"
@@ -34,7 +34,7 @@ void expect_matches_reference(std::shared_ptr<const Op> op, const std::vector<Te
     vars.push_back(Variable::input(Type(inputs[i].dtype(), inputs[i].shape()), "in" + std::to_string(i)));
   const VarPtr out = apply(op, vars).at(0);
   std::string why;
-  const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::pool_op_rules(), *out->owner(), &why);
+  const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::fallback_kernel_rules(), *out->owner(), &why);
   ASSERT_NE(rule, nullptr) << why;
   EXPECT_TRUE(rule->self_contained);
   std::vector<Tensor> host_in, want(1), got(1);
@@ -115,8 +115,8 @@ TEST(GpuPoolThunks, TheRuleDeclinesAGradientOfAnotherDtype) {
   const VarPtr g = Variable::input(Type(DType::Float64, {1, 1, 2, 2}), "g");
   const VarPtr gx = apply(std::make_shared<Pool2dGrad>(Pool2dParams{}), {x, g}).at(0);
   std::string why;
-  EXPECT_EQ(gpu::find_rule(gpu::pool_op_rules(), *gx->owner(), &why), nullptr);
-  EXPECT_EQ(why, "an output gradient of another dtype than the input");
+  EXPECT_EQ(gpu::find_rule(gpu::fallback_kernel_rules(), *gx->owner(), &why), nullptr);
+  EXPECT_EQ(why, "operands of another dtype than the first");
 }
 
 }  // namespace
