@@ -4,6 +4,9 @@
 
 #include <fmt/core.h>
 
+#include <map>
+#include <mutex>
+
 #include "backends/cuda/cublas_library.h"
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_status.h"
@@ -14,6 +17,7 @@
 #include "backends/gpu/blas_thunk.h"
 #include "backends/gpu/collective_rules.h"
 #include "backends/gpu/gpu_backend.h"
+#include "backends/gpu/unopened_device.h"
 #include "ops/custom/cuda_source_op.h"
 #include "runtime/comm/world.h"
 #include "runtime/error.h"
@@ -73,6 +77,18 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& config, int ordinal) {
   // Collectives on CUDA devices go through NCCL when it loads (CommGroup asks the factory).
   register_nccl_comm_factory();
   return backend;
+}
+
+std::unique_ptr<Backend> make_cuda_inspection_backend(const Config& config, int ordinal) {
+  // One per ordinal for the process, as the opened devices are (backends point at theirs).
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<gpu::UnopenedGpuDevice>> devices;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& device = devices[ordinal];
+  if (!device)
+    device = std::make_unique<gpu::UnopenedGpuDevice>(DeviceKind::Cuda, "cuda:" + std::to_string(ordinal),
+                                                      cfam::Dialect::Cuda, cuda::cuda_status().reason);
+  return std::make_unique<gpu::GpuBackend>("cuda", *device, config, gpu::device_op_rules_with(cuda_rules()));
 }
 
 std::string cuda_devices_description() {

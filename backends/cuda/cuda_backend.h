@@ -17,6 +17,12 @@ bool cuda_available();
 // when CUDA cannot be used (not built, no driver, no such device).
 std::unique_ptr<Backend> make_cuda_backend(const Config& config, int ordinal);
 
+// The same backend over cuda:`ordinal` described but not opened (gpu::UnopenedGpuDevice), for
+// looking at a function's placement where CUDA cannot be used here (no driver or device):
+// tgc show. The rules decide as on a GPU; anything that would touch the device throws,
+// saying why it is not available. ConfigError in a build without the CUDA backend.
+std::unique_ptr<Backend> make_cuda_inspection_backend(const Config& config, int ordinal);
+
 // "cuda     available  (NVIDIA H100 80GB HBM3, sm_90, ...)" or
 // "cuda     unavailable  (no NVIDIA driver found: ...)": one line per device, or the reason.
 std::string cuda_devices_description();

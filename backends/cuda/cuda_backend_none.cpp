@@ -14,6 +14,10 @@ std::unique_ptr<Backend> make_cuda_backend(const Config& config, int /*ordinal*/
                     "install the CUDA toolkit and rebuild (cmake -DTGC_WITH_CUDA=ON), or use device=cpu");
 }
 
+std::unique_ptr<Backend> make_cuda_inspection_backend(const Config& config, int ordinal) {
+  return make_cuda_backend(config, ordinal);  // says this build has no CUDA backend
+}
+
 std::string cuda_devices_description() {
   return "cuda     not built  (this build has no CUDA backend: the CUDA toolkit was not found; "
          "cmake -DTGC_WITH_CUDA=ON after installing it)";

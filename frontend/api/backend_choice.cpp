@@ -10,6 +10,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/opencl/opencl_backend.h"
+#include "frontend/api/graphs_only.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -70,7 +71,12 @@ std::unique_ptr<Backend> make_device_backend(const Config& config) {
   const DeviceSpec spec = parse_device_spec(config.device);
   switch (spec.kind) {
     case DeviceKind::Host: return nullptr;
-    case DeviceKind::Cuda: return make_cuda_backend(config, spec.ordinal);
+    case DeviceKind::Cuda:
+      // A function made only to be looked at (tgc show) on a machine where CUDA cannot be
+      // used: the CUDA rules over a device described but not opened, so the graph shown is
+      // the one a GPU would get.
+      if (graphs_only() && !cuda_available()) return make_cuda_inspection_backend(config, spec.ordinal);
+      return make_cuda_backend(config, spec.ordinal);
     case DeviceKind::OpenCL: return make_opencl_backend(config, spec.platform, spec.index);
   }
   return nullptr;

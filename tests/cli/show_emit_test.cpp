@@ -163,6 +163,28 @@ TEST(CliShow, HostNodesOfAGpuFunctionSayWhyTheyStayOnTheHost) {
   EXPECT_EQ(cpu.out.find("# host:"), std::string::npos) << cpu.out;
 }
 
+// Where CUDA cannot be used (no driver or device, as in CI), show still prints what a CUDA
+// device would run: the CUDA rules decide placement over a device described but not opened.
+// The logistic regression's step is then its three kernels on the device, with only its two
+// results coming back, as on a GPU; running it is still the clear error naming the driver.
+TEST(CliShow, ACudaGraphIsShownWithoutAGpu) {
+  if (cuda_available()) GTEST_SKIP() << "CUDA works here: show --device cuda opens the device";
+  CliResult r = show({example("logreg.tg"), "--fn", "train", "--device", "cuda"});
+  if (r.err.find("this build of tgc has no CUDA backend") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int reductions = 0, to_host = 0;
+  for (const std::string& n : node_lines(r.out)) {
+    EXPECT_EQ(n.find("# host:"), std::string::npos) << n;
+    reductions += n.find("GpuCAReduce") != std::string::npos;
+    to_host += n.find("HostFromGpu") != std::string::npos;
+  }
+  EXPECT_EQ(reductions, 3) << r.out;
+  EXPECT_EQ(to_host, 2) << r.out;
+  CliResult run = run_tgc({"run", example("logreg.tg"), "--fn", "train", "--device", "cuda"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("is not available"), std::string::npos) << run.err;
+}
+
 // The MLP training step of examples/mlp.tg (the network benchmarks/compare times) stays on
 // the device: no host node, and the only transfers bring the two scalar results back.
 TEST(CliShow, MlpTrainingStepRunsWhollyOnTheDevice) {
