@@ -26,14 +26,8 @@ using cfam::ConvOp;
 GpuModule& conv_module(GpuDevice& device, int entry, bool fast_math, const std::string& cache_dir) {
   return process_module(device, "conv", entry * 2 + (fast_math ? 1 : 0), [&] {
     const cfam::Dialect dialect = device.dialect();
-    ModuleSource source;
-    const std::string name = cfam::conv_entry_name(cfam::conv_kernels().at(static_cast<size_t>(entry)));
-    source.label = "conv kernel " + name;
-    source.entries = {name};
-    source.render = [dialect, entry](int /*only_entry*/) { return cfam::render_conv(dialect, entry); };
-    source.fast_math = fast_math;
-    source.cache_dir = cache_dir;
-    return source;
+    return unit_entry_source("conv", cfam::conv_entry_name(cfam::conv_kernels().at(static_cast<size_t>(entry))),
+                             [dialect, entry] { return cfam::render_conv(dialect, entry); }, fast_math, cache_dir);
   });
 }
 
@@ -97,9 +91,8 @@ struct ConvThunk {
                                 g.kw,        g.oh,        g.ow,        p.stride[0], p.stride[1], p.dilation[0],
                                 p.dilation[1], g.pad[0],  g.pad[2],    p.groups};
     std::copy(std::begin(geometry), std::end(geometry), blob.begin());
-    const int threads = std::min(256, dev.limits().max_threads_per_block);
-    const int64_t blocks = std::clamp<int64_t>((out.numel() + threads - 1) / threads, 1, 65535);
-    bool i32 = out.numel() + blocks * threads <= kInt32Max;  // the loop's index stays below 2^31
+    const GridStride grid = grid_stride(dev.limits(), out.numel());
+    bool i32 = out.numel() + grid.blocks * grid.threads <= kInt32Max;  // the loop's index stays below 2^31
     for (int o = 0; o < 3; ++o) {
       const Addressed a = addressed(*ops[o], orders[o]);
       std::copy(a.strides.begin(), a.strides.end(), blob.begin() + strides(o));
@@ -116,7 +109,7 @@ struct ConvThunk {
     const int entry = cfam::conv_entry({kind, out.dtype(), i32});
     TGC_INTERNAL_CHECK(entry >= 0, "no conv entry for " + std::string(dtype_name(out.dtype())));
     args.push_back(LaunchArg::value(blob.data(), blob.size() * sizeof(int64_t)));
-    conv_module(dev, entry, fast_math, cache_dir).launch(0, blocks, threads, 0, args);
+    conv_module(dev, entry, fast_math, cache_dir).launch(0, grid.blocks, grid.threads, 0, args);
   }
 };
 

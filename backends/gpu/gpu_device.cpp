@@ -74,4 +74,12 @@ void GpuDevice::drop_side_work() noexcept {
   side_pending_.store(false, std::memory_order_release);
 }
 
+GridStride grid_stride(const cfam::DeviceLimits& limits, int64_t n) {
+  GridStride g;
+  g.threads = std::min(256, limits.max_threads_per_block);
+  const int64_t cap = std::max<int64_t>(1, int64_t{limits.multiprocessors} * 32);
+  g.blocks = std::clamp<int64_t>((n + g.threads - 1) / g.threads, 1, cap);
+  return g;
+}
+
 }  // namespace tgc::gpu

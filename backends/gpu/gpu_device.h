@@ -39,6 +39,14 @@ struct LaunchArg {
   static LaunchArg value(const void* bytes, size_t n) { return {Kind::Value, bytes, n}; }
 };
 
+// A grid-stride launch over `n` work items: blocks of 256 threads (or the device's most),
+// enough blocks to fill the device (32 a multiprocessor), never more than the work needs.
+struct GridStride {
+  int threads = 1;
+  int64_t blocks = 1;
+};
+GridStride grid_stride(const cfam::DeviceLimits& limits, int64_t n);
+
 // A compiled translation unit of C-family source on one device: its entries by index.
 class GpuModule {
  public:

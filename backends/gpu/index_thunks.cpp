@@ -49,14 +49,8 @@ using Blob = std::vector<int64_t>;
 GpuModule& index_module(GpuDevice& device, int entry, const std::string& cache_dir) {
   return process_module(device, "index", entry, [&] {
     const cfam::Dialect dialect = device.dialect();
-    ModuleSource source;
-    const std::string name = cfam::index_entry_name(cfam::index_kernels(dialect).at(static_cast<size_t>(entry)));
-    source.label = "index kernel " + name;
-    source.entries = {name};
-    // The unit with only this entry defined, whichever of its one entry is asked for.
-    source.render = [dialect, entry](int /*only_entry*/) { return cfam::render_index(dialect, entry); };
-    source.cache_dir = cache_dir;
-    return source;
+    return unit_entry_source("index", cfam::index_entry_name(cfam::index_kernels(dialect).at(static_cast<size_t>(entry))),
+                             [dialect, entry] { return cfam::render_index(dialect, entry); }, false, cache_dir);
   });
 }
 
@@ -67,12 +61,8 @@ struct Kernels {
 
   // A grid-stride launch covering `n` work items.
   void launch(const IndexKernel& k, int64_t n, const Blob& blob, std::vector<LaunchArg> args) {
-    const cfam::DeviceLimits limits = device.limits();
-    const int threads = std::min(256, limits.max_threads_per_block);
-    // Grid-stride loops: enough blocks to fill the device, never more than the work.
-    const int64_t cap = std::max<int64_t>(1, int64_t{limits.multiprocessors} * 32);
-    const int64_t blocks = std::clamp<int64_t>((n + threads - 1) / threads, 1, cap);
-    launch_blocks(k, blocks, threads, blob, std::move(args));
+    const GridStride g = grid_stride(device.limits(), n);
+    launch_blocks(k, g.blocks, g.threads, blob, std::move(args));
   }
   // The sort and block-per-output entries size their local arrays for their fixed block
   // (kSortThreads, kArgBlockThreads: 256, which every CUDA device and PoCL allow).

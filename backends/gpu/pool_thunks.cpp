@@ -23,14 +23,8 @@ using cfam::PoolOp;
 GpuModule& pool_module(GpuDevice& device, int entry, bool fast_math, const std::string& cache_dir) {
   return process_module(device, "pool", entry * 2 + (fast_math ? 1 : 0), [&] {
     const cfam::Dialect dialect = device.dialect();
-    ModuleSource source;
-    const std::string name = cfam::pool_entry_name(cfam::pool_kernels().at(static_cast<size_t>(entry)));
-    source.label = "pool kernel " + name;
-    source.entries = {name};
-    source.render = [dialect, entry](int /*only_entry*/) { return cfam::render_pool(dialect, entry); };
-    source.fast_math = fast_math;
-    source.cache_dir = cache_dir;
-    return source;
+    return unit_entry_source("pool", cfam::pool_entry_name(cfam::pool_kernels().at(static_cast<size_t>(entry))),
+                             [dialect, entry] { return cfam::render_pool(dialect, entry); }, fast_math, cache_dir);
   });
 }
 
@@ -74,9 +68,8 @@ struct PoolThunk {
     blob[kIncludePad] = params.count_include_pad ? 1 : 0;
     std::vector<Tensor> operands = {out};
     operands.insert(operands.end(), in.begin(), in.end());
-    const int threads = std::min(256, dev.limits().max_threads_per_block);
-    const int64_t blocks = std::clamp<int64_t>((out.numel() + threads - 1) / threads, 1, 65535);
-    bool i32 = out.numel() + blocks * threads <= kInt32Max;  // the loop's index stays below 2^31
+    const GridStride grid = grid_stride(dev.limits(), out.numel());
+    bool i32 = out.numel() + grid.blocks * grid.threads <= kInt32Max;  // the loop's index stays below 2^31
     for (size_t o = 0; o < operands.size(); ++o) {
       const Tensor& t = operands[o];
       const int axes[4] = {0, a.c, a.h, a.w};
@@ -94,7 +87,7 @@ struct PoolThunk {
     std::vector<LaunchArg> args;
     for (const Tensor& t : operands) args.push_back(LaunchArg::operand(t.raw_data(), dtype_size(t.dtype())));
     args.push_back(LaunchArg::value(blob.data(), blob.size() * sizeof(int64_t)));
-    pool_module(dev, entry, fast_math, cache_dir).launch(0, blocks, threads, 0, args);
+    pool_module(dev, entry, fast_math, cache_dir).launch(0, grid.blocks, grid.threads, 0, args);
   }
 };
 

@@ -58,4 +58,15 @@ GpuModule& add_process_module(GpuDevice& device, std::string_view family, int va
   return noted(e);
 }
 
+ModuleSource unit_entry_source(std::string_view unit, std::string entry, std::function<std::string()> render,
+                               bool fast_math, std::string cache_dir) {
+  ModuleSource source;
+  source.label = std::string(unit) + " kernel " + entry;
+  source.entries = {std::move(entry)};
+  source.render = [render = std::move(render)](int /*only_entry*/) { return render(); };
+  source.fast_math = fast_math;
+  source.cache_dir = std::move(cache_dir);
+  return source;
+}
+
 }  // namespace tgc::gpu

@@ -22,14 +22,9 @@ namespace {
 GpuModule& random_module(GpuDevice& device, int entry, const std::string& cache_dir) {
   return process_module(device, "random", entry, [&] {
     const cfam::Dialect dialect = device.dialect();
-    ModuleSource source;
-    const std::string name = cfam::random_entry_name(cfam::random_kernels().at(static_cast<size_t>(entry)));
-    source.label = "random kernel " + name;
-    source.entries = {name};
-    source.render = [dialect, entry](int /*only_entry*/) { return cfam::render_random(dialect, entry); };
-    source.fast_math = false;  // the draws' bits must not depend on fast math
-    source.cache_dir = cache_dir;
-    return source;
+    // No fast math: the draws' bits must not depend on it.
+    return unit_entry_source("random", cfam::random_entry_name(cfam::random_kernels().at(static_cast<size_t>(entry))),
+                             [dialect, entry] { return cfam::render_random(dialect, entry); }, false, cache_dir);
   });
 }
 

@@ -40,14 +40,9 @@ GpuModule& row_module(GpuDevice& device, int entry, const cfam::RowOptions& opti
   const int variant = entry * 4 + (options.float32_in_double ? 2 : 0) + (fast_math ? 1 : 0);
   return process_module(device, "row", variant, [&] {
     const cfam::Dialect dialect = device.dialect();
-    ModuleSource source;
-    const std::string name = cfam::row_entry_name(cfam::row_kernels().at(static_cast<size_t>(entry)));
-    source.label = "row kernel " + name;
-    source.entries = {name};
-    source.render = [dialect, options, entry](int /*only_entry*/) { return cfam::render_rows(dialect, options, entry); };
-    source.fast_math = fast_math;
-    source.cache_dir = cache_dir;
-    return source;
+    return unit_entry_source("row", cfam::row_entry_name(cfam::row_kernels().at(static_cast<size_t>(entry))),
+                             [dialect, options, entry] { return cfam::render_rows(dialect, options, entry); },
+                             fast_math, cache_dir);
   });
 }
 
