@@ -259,13 +259,11 @@ Rewrite matvec_to_reduction(Node& node, const RewriteEnv& env) {
   VarPtr x = folded == 1 ? p->x : apply1(std::make_shared<DimShuffle>(std::vector<int>{0, -1}, "matvec"), {p->x});
   VarPtr product = apply1(std::make_shared<CAReduce>(ReduceKind::Sum, ReduceAxes(std::vector<int>{folded}), false),
                           {b.ew(K::Mul, {p->a, x})});
-  auto constant_is = [](const VarPtr& v, double value) {
-    return v->kind() == Variable::Kind::Constant && v->type().ndim() == 0 && v->constant_value().at({}) == value;
-  };
+  using stabilize_patterns::is_value;
   VarPtr result = product;
-  if (p->alpha && !constant_is(p->alpha, 1)) result = b.ew(K::Mul, {p->alpha, result});
-  if (p->beta && !constant_is(p->beta, 0))  // as in BLAS, C is not read when beta is 0
-    result = b.ew(K::Add, {result, constant_is(p->beta, 1) ? p->c : b.ew(K::Mul, {p->beta, p->c})});
+  if (p->alpha && !is_value(p->alpha.get(), 1)) result = b.ew(K::Mul, {p->alpha, result});
+  if (p->beta && !is_value(p->beta.get(), 0))  // as in BLAS, C is not read when beta is 0
+    result = b.ew(K::Add, {result, is_value(p->beta.get(), 1) ? p->c : b.ew(K::Mul, {p->beta, p->c})});
   return replace_with(node, b.cast(result, node.output_raw(0)->type().dtype));
 }
 
