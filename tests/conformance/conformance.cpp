@@ -9,7 +9,6 @@
 #include <optional>
 
 #include "backends/backend_registry.h"
-#include "backends/cuda/cudnn_library.h"
 #include "compiler/kernel/composite_op.h"
 #include "compiler/serialize/graph_codec.h"
 #include "frontend/api/backend_choice.h"
@@ -287,12 +286,6 @@ const std::vector<SkipEntry>& device_skip_list() {
       const size_t bar = line.find(" | ");
       TGC_INTERNAL_CHECK(bar != std::string::npos, path + ": a line without ' | ' before its reason: " + line);
       SkipEntry e{"", line.substr(0, bar), line.substr(bar + 3)};
-      const std::string no_cudnn = "[cuda without cudnn] ";
-      if (e.family.rfind(no_cudnn, 0) == 0) {
-        e.backend = "cuda";
-        e.without_cudnn = true;
-        e.family = e.family.substr(no_cudnn.size());
-      }
       for (const char* b : {"cuda", "opencl"})
         if (e.family.rfind("[" + std::string(b) + "] ", 0) == 0) {
           e.backend = b;
@@ -305,11 +298,8 @@ const std::vector<SkipEntry>& device_skip_list() {
   return list;
 }
 
-bool SkipEntry::active() const { return !without_cudnn || !cuda::cudnn_status().available; }
-
 bool SkipEntry::covers(const std::string& on, const std::string& case_family, const std::string& case_name) const {
   if (!backend.empty() && backend != on) return false;
-  if (!active()) return false;
   return family == case_family || case_name.rfind(family, 0) == 0;
 }
 
@@ -401,7 +391,7 @@ class CountsPrinter : public ::testing::Environment {
     for (const std::string& b : suite_backends())
       if (b == "cuda" || b == "opencl") {
         size_t n = 0;
-        for (const SkipEntry& e : device_skip_list()) n += (e.backend.empty() || e.backend == b) && e.active();
+        for (const SkipEntry& e : device_skip_list()) n += (e.backend.empty() || e.backend == b);
         std::printf("[conformance] %s: assert_no_cpu_op=raise except %zu case families of "
                     "tests/conformance/device_skip_list.txt\n",
                     b.c_str(), n);

@@ -119,11 +119,6 @@ struct SkipEntry {
   std::string backend;  // "cuda" or "opencl" from a "[cuda] " / "[opencl] " prefix; "": both
   std::string family;   // a registered family's name, or the first words of a case's name
   std::string reason;
-  // "[cuda without cudnn] ": only where cuDNN could not be loaded (its ops then stay on the
-  // host of a CUDA function, saying so).
-  bool without_cudnn = false;
-  // Whether the line applies in this process (a without-cuDNN line only where cuDNN is missing).
-  bool active() const;
   bool covers(const std::string& on, const std::string& case_family, const std::string& case_name) const;
 };
 const std::vector<SkipEntry>& device_skip_list();
