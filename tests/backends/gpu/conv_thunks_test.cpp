@@ -12,6 +12,7 @@
 #include "ops/conv/conv2d.h"
 #include "ops/conv/fused_conv2d.h"
 #include "ops/core/apply.h"
+#include "rule_run.h"
 
 namespace tgc {
 namespace {
@@ -23,29 +24,9 @@ Tensor uniform(const Shape& shape, uint64_t seed, DType dtype) {
 
 Tensor dev(const Tensor& host) { return host.to(gpu_test::device()); }
 
-// Runs `op` on `inputs` (device tensors, any layout) through the conv rule and compares with
-// perform() on host copies.
+// `op` through the conv rule against perform() (rule_run.h).
 void expect_matches_reference(std::shared_ptr<const Op> op, const std::vector<Tensor>& inputs) {
-  std::vector<VarPtr> vars;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    vars.push_back(Variable::input(Type(inputs[i].dtype(), inputs[i].shape()), "in" + std::to_string(i)));
-  const VarPtr out = apply(op, vars).at(0);
-  std::string why;
-  const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::fallback_kernel_rules(), *out->owner(), &why);
-  ASSERT_NE(rule, nullptr) << why;
-  EXPECT_EQ(rule->name, "conv");
-  std::vector<Tensor> host_in, want(1), got(1);
-  for (const Tensor& t : inputs) host_in.push_back(t.to_host());
-  op->perform(host_in, want);
-  rule->make(gpu_test::device(), *out->owner(), Config{})(inputs, got);
-  const Tensor g = got[0].to_host();
-  ASSERT_EQ(g.dtype(), want[0].dtype());
-  ASSERT_EQ(g.shape(), want[0].shape());
-  if (g.dtype() == DType::Float64)
-    EXPECT_TRUE(tensors_equal(g, want[0])) << op->name() << "\n" << g.str() << "\nexpected\n" << want[0].str();
-  else
-    EXPECT_TRUE(tensors_allclose(g, want[0], 1e-5, 1e-5)) << op->name() << "\n" << g.str() << "\nexpected\n"
-                                                          << want[0].str();
+  gpu_test::expect_rule_matches_reference(gpu::fallback_kernel_rules(), "conv", std::move(op), inputs, 1e-5);
 }
 
 Conv2dParams params(ConvLayout layout, std::array<int64_t, 2> stride, std::array<int64_t, 4> pad,

@@ -15,6 +15,7 @@
 #include "gpu_test_device.h"
 #include "ops/core/apply.h"
 #include "ops/pool/pool2d.h"
+#include "rule_run.h"
 
 namespace tgc {
 namespace {
@@ -26,29 +27,9 @@ Tensor uniform(const Shape& shape, uint64_t seed, DType dtype) {
 
 Tensor dev(const Tensor& host) { return host.to(gpu_test::device()); }
 
-// Runs `op` on `inputs` (device tensors, any layout) through the pool rule and compares with
-// perform() on host copies.
+// `op` through the pool rule against perform() (rule_run.h).
 void expect_matches_reference(std::shared_ptr<const Op> op, const std::vector<Tensor>& inputs) {
-  std::vector<VarPtr> vars;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    vars.push_back(Variable::input(Type(inputs[i].dtype(), inputs[i].shape()), "in" + std::to_string(i)));
-  const VarPtr out = apply(op, vars).at(0);
-  std::string why;
-  const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::fallback_kernel_rules(), *out->owner(), &why);
-  ASSERT_NE(rule, nullptr) << why;
-  EXPECT_TRUE(rule->self_contained);
-  std::vector<Tensor> host_in, want(1), got(1);
-  for (const Tensor& t : inputs) host_in.push_back(t.to_host());
-  op->perform(host_in, want);
-  rule->make(gpu_test::device(), *out->owner(), Config{})(inputs, got);
-  const Tensor g = got[0].to_host();
-  ASSERT_EQ(g.dtype(), want[0].dtype());
-  ASSERT_EQ(g.shape(), want[0].shape());
-  if (g.dtype() == DType::Float64)
-    EXPECT_TRUE(tensors_equal(g, want[0])) << op->name() << "\n" << g.str() << "\nexpected\n" << want[0].str();
-  else
-    EXPECT_TRUE(tensors_allclose(g, want[0], 1e-6, 1e-6)) << op->name() << "\n" << g.str() << "\nexpected\n"
-                                                          << want[0].str();
+  gpu_test::expect_rule_matches_reference(gpu::fallback_kernel_rules(), "pool", std::move(op), inputs, 1e-6);
 }
 
 Pool2dParams params(PoolMode mode, ConvLayout layout, std::array<int64_t, 2> kernel, std::array<int64_t, 2> stride,

@@ -20,6 +20,7 @@
 #include "ops/nn/logsumexp.h"
 #include "ops/nn/softmax.h"
 #include "ops/nn/softmax_cross_entropy.h"
+#include "rule_run.h"
 
 namespace tgc {
 namespace {
@@ -39,24 +40,14 @@ Tensor dev(const Tensor& host) { return host.to(gpu_test::device()); }
 // the reference perform() on host copies: float32 within the float exp's few ulps, float64
 // to rounding.
 void expect_matches_reference(std::shared_ptr<const Op> op, const std::vector<Tensor>& inputs, Config config = {}) {
-  std::vector<VarPtr> vars;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    vars.push_back(Variable::input(Type(inputs[i].dtype(), inputs[i].shape()), "in" + std::to_string(i)));
-  const VarPtr out = apply(op, vars).at(0);
-  std::string why;
-  const gpu::DeviceOpRule* rule = gpu::find_rule(gpu::row_op_rules(), *out->owner(), &why);
-  ASSERT_NE(rule, nullptr) << why;
-  EXPECT_TRUE(rule->self_contained);
-  std::vector<Tensor> host_in, want(1), got(1);
-  for (const Tensor& t : inputs) host_in.push_back(t.to_host());
-  op->perform(host_in, want);
-  rule->make(gpu_test::device(), *out->owner(), config)(inputs, got);
-  const Tensor g = got[0].to_host();
-  ASSERT_EQ(g.dtype(), want[0].dtype());
-  ASSERT_EQ(g.shape(), want[0].shape());
-  const bool f32 = g.dtype() == DType::Float32;
-  EXPECT_TRUE(tensors_allclose(g, want[0], f32 ? 1e-5 : 1e-13, f32 ? 1e-6 : 1e-14))
-      << op->name() << "\n" << g.str() << "\nexpected\n" << want[0].str();
+  const gpu_test::RuleRun r = gpu_test::run_through_rule(gpu::row_op_rules(), op, inputs, config);
+  if (!r.rule) return;
+  EXPECT_TRUE(r.rule->self_contained);
+  ASSERT_EQ(r.got.dtype(), r.want.dtype());
+  ASSERT_EQ(r.got.shape(), r.want.shape());
+  const bool f32 = r.got.dtype() == DType::Float32;
+  EXPECT_TRUE(tensors_allclose(r.got, r.want, f32 ? 1e-5 : 1e-13, f32 ? 1e-6 : 1e-14))
+      << op->name() << "\n" << r.got.str() << "\nexpected\n" << r.want.str();
 }
 
 std::shared_ptr<const Op> softmax_op(int axis, bool log = false) {
