@@ -94,6 +94,9 @@ Device& device_by_name(const std::string& name) {
   // making the backend opens (or explains the absence of) the way function() does.
   Config config = global_config();
   config.device = name;
+  // A device for tensors is always a real one: never the described-but-unopened device a
+  // graphs-only function() gets (which this cache would otherwise keep for the process).
+  GraphsOnlyScope::Suspend opened;
   const std::unique_ptr<Backend> backend = make_device_backend(config);
   Device* d = backend ? backend->device() : nullptr;
   TGC_INTERNAL_CHECK(d != nullptr, "the backend of device '" + name + "' has no device");
