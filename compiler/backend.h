@@ -2,13 +2,22 @@
 // thunk. Backends render what the compiler decided; they never re-derive graph decisions.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ops/core/node.h"
 #include "runtime/program.h"
 
 namespace tgc {
+
+// What the linker knows of nodes' inputs before any call: per input, its shape where the
+// static types and the function's shape facts (compiler/passes/shape_equivalence.h) give it
+// and the value is expected in a dense buffer of its own (not a view of another), else
+// nullopt. Nodes with no input known are left out. A prediction a backend may build for
+// (which kernel variants to compile first), never one it may compute by.
+using ExpectedInputShapes = std::unordered_map<const Node*, std::vector<std::optional<Shape>>>;
 
 class Backend {
  public:
@@ -26,8 +35,9 @@ class Backend {
   virtual std::string host_reason(const Node&) const { return ""; }
   // Called by the linker with every node this backend will make a thunk for, before the
   // first make_thunk: a backend may compile their kernels ahead, several at once (the kernels
-  // that missed the cache are independent of each other). The default does nothing.
-  virtual void prepare(const std::vector<const Node*>& /*nodes*/) const {}
+  // that missed the cache are independent of each other), and build for the shapes the calls
+  // are expected to have. The default does nothing.
+  virtual void prepare(const std::vector<const Node*>& /*nodes*/, const ExpectedInputShapes& /*expected*/) const {}
   // The function that runs `node` on each call. Called once per node inside function(),
   // never on a call: all compilation happens here (or in prepare).
   virtual ThunkFn make_thunk(const Node& node) const = 0;

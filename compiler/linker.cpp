@@ -10,6 +10,7 @@
 #include "compiler/buffer_lifetimes.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/placement.h"
+#include "compiler/passes/shape_equivalence.h"
 #include "compiler/scan/scan_thunk.h"
 #include "compiler/update_in_place.h"
 #include "ops/collective/collective_op.h"
@@ -19,6 +20,29 @@
 #include "runtime/interrupt.h"
 
 namespace tgc {
+
+namespace {
+
+// Backend::prepare's expectation: each input's shape where the types and facts give it, for
+// inputs that are buffers of their own (a view's strides are its producer's business).
+ExpectedInputShapes expected_input_shapes(const std::vector<Node*>& order, const SharedShapeFacts* facts) {
+  ShapeEquivalence shapes(facts);
+  ExpectedInputShapes expected;
+  for (const Node* node : order) {
+    std::vector<std::optional<Shape>> known;
+    bool any = false;
+    for (const auto& in : node->inputs()) {
+      const Node* producer = in->owner();
+      const bool view = producer && producer->op().view_of_input(in->index()) >= 0;
+      known.push_back(view ? std::nullopt : shapes.known_shape(*in));
+      any = any || known.back().has_value();
+    }
+    if (any) expected.emplace(node, std::move(known));
+  }
+  return expected;
+}
+
+}  // namespace
 
 LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions& options) {
   LinkedProgram out;
@@ -76,12 +100,14 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
     constant_copies.insert(n->output_raw(0));
     return true;
   });
-  // Each backend sees its nodes first, so it may compile their kernels at once.
+  // Each backend sees its nodes first, so it may compile their kernels at once, for the
+  // shapes the calls are expected to have.
   {
     std::vector<const Node*> host_nodes, device_nodes;
     for (Node* node : order) (node->placement() == DeviceKind::Host ? host_nodes : device_nodes).push_back(node);
-    backend.prepare(host_nodes);
-    if (options.device_backend && !device_nodes.empty()) options.device_backend->prepare(device_nodes);
+    const ExpectedInputShapes expected = expected_input_shapes(order, options.shape_facts);
+    backend.prepare(host_nodes, expected);
+    if (options.device_backend && !device_nodes.empty()) options.device_backend->prepare(device_nodes, expected);
   }
   const BufferLifetimes life(graph, order);
   const BranchGuards guards(graph);

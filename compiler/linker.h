@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/backend.h"
+#include "compiler/passes/pass_context.h"
 #include "ops/core/graph.h"
 #include "runtime/program.h"
 
@@ -40,6 +41,10 @@ struct LinkOptions {
   // How loops (Scan nodes) compile their inner graphs: the function's backends and pipeline.
   // Null in a graph without loops.
   const LoopCompileContext* loops = nullptr;
+  // The shapes of shared variables' values the graph was optimized for (PassContext::
+  // shared_shapes), so that backends learn the shapes calls are expected to have
+  // (Backend::prepare); null: the static types alone.
+  const SharedShapeFacts* shape_facts = nullptr;
 };
 
 // Nodes run in schedule() order (compiler/update_in_place.h: the updates written into their

@@ -60,4 +60,33 @@ const LaunchPlan* CallPlanner::plan(const std::vector<Tensor>& inputs, const std
   return &plan_;
 }
 
+std::vector<bool> entries_launched_for(const Kernel& kernel, size_t num_entries, const std::vector<Shape>& input_shapes,
+                                       const DeviceLimits& limits) {
+  if (input_shapes.size() != kernel.inputs.size()) return {};
+  std::vector<Shape> output_shapes;
+  try {
+    if (!kernel_fast_path_applies(kernel, input_shapes)) return {};
+    output_shapes = kernel_output_shapes(kernel, input_shapes);
+  } catch (const Error&) {
+    return {};  // the call will raise the same error: nothing to build for it
+  }
+  // Distinct aligned addresses: some plans treat an output written over its input apart.
+  uintptr_t address = 0;
+  auto dense = [&](DType dtype, const Shape& shape) {
+    address += 4096;
+    return Geometry{dtype, shape, contiguous_strides(shape), address};
+  };
+  std::vector<Geometry> in_geo, out_geo;
+  for (size_t i = 0; i < input_shapes.size(); ++i) in_geo.push_back(dense(kernel.inputs[i].dtype, input_shapes[i]));
+  for (size_t o = 0; o < output_shapes.size(); ++o) out_geo.push_back(dense(kernel.outputs[o].dtype, output_shapes[o]));
+  const std::optional<LaunchPlan> plan = plan_launch(kernel, in_geo, out_geo, limits);
+  if (!plan || plan->launches.empty()) return {};
+  std::vector<bool> launched(num_entries, false);
+  for (const Launch& l : plan->launches) {
+    if (l.entry < 0 || static_cast<size_t>(l.entry) >= num_entries) return {};
+    launched[l.entry] = true;
+  }
+  return launched;
+}
+
 }  // namespace tgc::cfam

@@ -43,4 +43,13 @@ class CallPlanner {
   std::vector<int64_t> blob_;
 };
 
+// The entries (flags over Source::entries, `num_entries` of them) a call launches when its
+// inputs have these shapes and every operand is dense and 16-byte aligned, as the device's
+// fresh buffers are: what a backend that builds a whole unit at once (CUDA) builds with the
+// module before the first call. Empty when nothing can be said: the shapes raise, or the
+// device path does not apply to them. A prediction only: a call whose operands are laid out
+// otherwise launches what its own plan says.
+std::vector<bool> entries_launched_for(const Kernel& kernel, size_t num_entries, const std::vector<Shape>& input_shapes,
+                                       const DeviceLimits& limits);
+
 }  // namespace tgc::cfam

@@ -74,11 +74,12 @@ struct RenderOptions {
   // compiler is slow per entry (PoCL compiles each kernel of a program into machine code)
   // builds only the entries a call launches, each on its first launch.
   int only_entry = -1;
-  // 32 or 64: define only the entries of that index width (Source::wide_index), the others
-  // keeping their names and indices; 0: every width. A backend that builds a whole unit at
-  // once (CUDA) builds the 32-bit entries with the module and the 64-bit ones on the first
-  // launch that needs one: they are half of a kernel's code and rarely run.
-  int only_index_width = 0;
+  // Non-empty (one flag per entry of Source::entries): define only the entries flagged, the
+  // others keeping their names and indices. A backend that builds a whole unit at once (CUDA)
+  // builds the entries a call is expected to launch with the module and the others on the
+  // first launch that needs one (gpu::ModuleSource::late): most of a kernel's entries are
+  // variants for other layouts, and NVRTC's time is mostly per entry.
+  std::vector<bool> only_entries;
 };
 
 // The shared definitions every kernel body relies on (types, scalar helpers).

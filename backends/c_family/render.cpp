@@ -15,7 +15,7 @@ Source render_body(const Kernel& kernel, const RenderOptions& options) {
                            : options.float32_in_double ? Float32Rows::Exact
                                                        : Float32Rows::Transcendental;
   detail::Ctx c{kernel, DialectHooks(options.dialect), rows, options.name_prefix,
-                detail::param_layout(kernel), options.only_entry, options.only_index_width};
+                detail::param_layout(kernel), options.only_entry, options.only_entries};
   Source src;
   src.params_capacity = c.layout.capacity();
   src.may_fail = detail::kernel_may_fail(kernel);

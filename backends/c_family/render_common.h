@@ -91,12 +91,11 @@ struct Ctx {
   Float32Rows float32_rows;  // from RenderOptions::fast_math and float32_in_double
   std::string prefix;
   ParamLayout layout;
-  int only_entry = -1;        // RenderOptions::only_entry
-  int only_index_width = 0;   // RenderOptions::only_index_width
-  // Whether the entry at this index of Source::entries, of this index width, gets its definition.
-  bool defines(size_t entry_index, bool index32) const {
-    if (only_index_width == 32 && !index32) return false;
-    if (only_index_width == 64 && index32) return false;
+  int only_entry = -1;             // RenderOptions::only_entry
+  std::vector<bool> only_entries;  // RenderOptions::only_entries
+  // Whether the entry at this index of Source::entries gets its definition.
+  bool defines(size_t entry_index) const {
+    if (!only_entries.empty() && (entry_index >= only_entries.size() || !only_entries[entry_index])) return false;
     return only_entry < 0 || static_cast<size_t>(only_entry) == entry_index;
   }
   int nin() const { return static_cast<int>(k.inputs.size()); }

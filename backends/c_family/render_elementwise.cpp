@@ -135,7 +135,7 @@ std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& e
   for (const auto& [kind, index32] : entry_list(c.k)) {
     entries.push_back(entry_name(c.prefix, kind, index32));
     wide_index.push_back(!index32);
-    if (!c.defines(entries.size() - 1, index32)) continue;
+    if (!c.defines(entries.size() - 1)) continue;
     s += kind == EntryKind::EwStrided ? strided_entry(c, index32) : dense_entry(c, index32, kind == EntryKind::EwVector);
   }
   return s;

@@ -421,7 +421,7 @@ std::string render_reduction_entries(const Ctx& c, std::vector<std::string>& ent
   for (const auto& [kind, index32] : entry_list(c.k)) {
     entries.push_back(entry_name(c.prefix, kind, index32));
     wide_index.push_back(!index32);
-    if (c.defines(entries.size() - 1, index32)) s += w.entry(kind, index32);
+    if (c.defines(entries.size() - 1)) s += w.entry(kind, index32);
   }
   return s;
 }

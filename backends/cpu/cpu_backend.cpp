@@ -25,7 +25,7 @@ class CpuBackend final : public Backend {
   std::string name() const override { return "llvm"; }
   DeviceKind device_kind() const override { return DeviceKind::Host; }
 
-  void prepare(const std::vector<const Node*>& nodes) const override {
+  void prepare(const std::vector<const Node*>& nodes, const ExpectedInputShapes& /*expected*/) const override {
     std::vector<std::pair<const Kernel*, std::string>> kernels;
     for (const Node* node : nodes)
       if (const auto* composite = dynamic_cast<const Composite*>(&node->op()))

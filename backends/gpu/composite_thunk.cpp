@@ -121,7 +121,8 @@ cfam::RenderOptions composite_render_options(const GpuDevice& device, const Conf
 }
 
 ModuleSource composite_module_source(std::shared_ptr<const Composite> op, const cfam::RenderOptions& options,
-                                     const cfam::Source& whole, const Config& config, const std::string& label) {
+                                     const cfam::Source& whole, const Config& config, const std::string& label,
+                                     const std::vector<bool>& expected_entries) {
   ModuleSource module_source;
   module_source.label = "kernel of '" + label + "'";
   module_source.entries = whole.entries;
@@ -132,12 +133,18 @@ ModuleSource composite_module_source(std::shared_ptr<const Composite> op, const 
     one.only_entry = only_entry;
     return cfam::render(op->kernel(), one).code;
   };
-  if (std::find(whole.wide_index.begin(), whole.wide_index.end(), true) != whole.wide_index.end()) {
-    module_source.late = whole.wide_index;
-    module_source.render_part = [op, options](bool late) {
-      cfam::RenderOptions part = options;
-      part.only_index_width = late ? 64 : 32;
-      return cfam::render(op->kernel(), part).code;
+  // Late: the entries no call is expected to launch; without an expectation, the 64-bit-index
+  // ones (only operands of 2^31 elements or more take them, and they are half of the code).
+  std::vector<bool> late = whole.wide_index;
+  if (expected_entries.size() == late.size())
+    for (size_t e = 0; e < late.size(); ++e) late[e] = !expected_entries[e];
+  if (std::find(late.begin(), late.end(), true) != late.end()) {
+    module_source.late = late;
+    module_source.render_part = [op, options, late](bool part) {
+      cfam::RenderOptions one_part = options;
+      one_part.only_entries.assign(late.size(), false);
+      for (size_t e = 0; e < late.size(); ++e) one_part.only_entries[e] = late[e] == part;
+      return cfam::render(op->kernel(), one_part).code;
     };
   }
   module_source.cache_dir = config.cache_dir;
@@ -145,7 +152,8 @@ ModuleSource composite_module_source(std::shared_ptr<const Composite> op, const 
 }
 
 ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite> op, const Config& config,
-                             const std::string& label, const cfam::Source* rendered) {
+                             const std::string& label, const cfam::Source* rendered,
+                             const std::vector<bool>& expected_entries) {
   auto state = std::make_shared<CompositeState>();
   state->device = &device;
   state->op = std::move(op);
@@ -158,7 +166,8 @@ ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite>
   state->may_fail = source.may_fail;
   const cfam::DeviceLimits limits = device.limits();
   state->planner = std::make_unique<cfam::CallPlanner>(state->op->kernel(), source.params_capacity, limits, label);
-  state->module = device.load_module(composite_module_source(state->op, render_options, source, config, label));
+  state->module =
+      device.load_module(composite_module_source(state->op, render_options, source, config, label, expected_entries));
   // Where the last block combines, room for the tickets of every output count that runs the
   // pass-1 schedule (fewer outputs than twice the multiprocessors: launch_plan.cpp), so no
   // call grows it while recording.

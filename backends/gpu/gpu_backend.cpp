@@ -1,6 +1,8 @@
 // GpuBackend: the rule table as a Backend.
 #include "backends/gpu/gpu_backend.h"
 
+#include "backends/c_family/call_planner.h"
+
 #include "backends/gpu/composite_thunk.h"
 #include "backends/gpu/device_copy.h"
 #include "backends/gpu/fallback_kernel_rules.h"
@@ -13,24 +15,28 @@ GpuBackend::GpuBackend(std::string name, GpuDevice& device, const Config& config
 
 bool GpuBackend::runs_on_device(const Node& node) const { return find_rule(rules_, node, nullptr) != nullptr; }
 
-void GpuBackend::prepare(const std::vector<const Node*>& nodes) const {
+void GpuBackend::prepare(const std::vector<const Node*>& nodes, const ExpectedInputShapes& expected) const {
   std::lock_guard lock(rendered_mutex_);
   rendered_.clear();
-  const int threads = compile_threads(config_.compile_threads);
-  if (threads < 2) return;
-  std::vector<const Node*> composites;
-  for (const Node* node : nodes) {
-    const DeviceOpRule* rule = find_rule(rules_, *node, nullptr);
-    if (rule && rule->name == "Composite") composites.push_back(node);
-  }
-  if (composites.size() < 2) return;  // one kernel gains nothing from a thread
   const cfam::RenderOptions options = composite_render_options(device_, config_);
   std::vector<ModuleSource> sources;
-  for (const Node* node : composites) {
+  for (const Node* node : nodes) {
+    const DeviceOpRule* rule = find_rule(rules_, *node, nullptr);
+    if (!rule || rule->name != "Composite") continue;
     auto op = std::dynamic_pointer_cast<const Composite>(node->op_ptr());
-    const cfam::Source& source = rendered_[node] = render_composite(device_, *op, options);
-    sources.push_back(composite_module_source(op, options, source, config_, node->describe()));
+    Prepared& p = rendered_[node];
+    p.source = render_composite(device_, *op, options);
+    if (auto it = expected.find(node); it != expected.end()) {
+      std::vector<Shape> shapes;
+      for (const std::optional<Shape>& s : it->second)
+        if (s) shapes.push_back(*s);
+      if (shapes.size() == it->second.size())
+        p.expected_entries = cfam::entries_launched_for(op->kernel(), p.source.entries.size(), shapes, device_.limits());
+    }
+    sources.push_back(composite_module_source(op, options, p.source, config_, node->describe(), p.expected_entries));
   }
+  const int threads = compile_threads(config_.compile_threads);
+  if (threads < 2 || sources.size() < 2) return;  // one kernel gains nothing from a thread
   device_.compile_ahead(sources, threads);
 }
 
@@ -41,11 +47,11 @@ ThunkFn GpuBackend::make_thunk(const Node& node) const {
                                           name_ + " backend cannot run it: " + why);
   std::unique_lock lock(rendered_mutex_);
   if (auto it = rendered_.find(&node); it != rendered_.end()) {
-    const cfam::Source source = std::move(it->second);
+    const Prepared prepared = std::move(it->second);
     rendered_.erase(it);
     lock.unlock();
     return make_composite_thunk(device_, std::dynamic_pointer_cast<const Composite>(node.op_ptr()), config_,
-                                node.describe(), &source);
+                                node.describe(), &prepared.source, prepared.expected_entries);
   }
   lock.unlock();
   return rule->make(device_, node, config_);

@@ -26,9 +26,11 @@ class GpuBackend final : public Backend {
   DeviceKind device_kind() const override { return device_.kind(); }
   Device* device() const override { return &device_; }
   bool runs_on_device(const Node& node) const override;
-  // Renders the Composites among `nodes` and has the device compile them at once
+  // Renders the Composites among `nodes`, notes which entries each is expected to launch
+  // (cfam::entries_launched_for, where `expected` knows every input's shape: the others are
+  // built on the first launch that needs one), and has the device compile them at once
   // (GpuDevice::compile_ahead) when several are to be built.
-  void prepare(const std::vector<const Node*>& nodes) const override;
+  void prepare(const std::vector<const Node*>& nodes, const ExpectedInputShapes& expected) const override;
   ThunkFn make_thunk(const Node& node) const override;
   bool self_contained(const Node& node) const override;
   int serial_domain(const Node& node) const override;
@@ -47,10 +49,15 @@ class GpuBackend final : public Backend {
   GpuDevice& device_;
   Config config_;
   std::vector<DeviceOpRule> rules_;
-  // The Composites prepare() rendered, taken by their make_thunk (the same link: the nodes
-  // outlive it); cleared by each prepare().
+  // The Composites prepare() rendered and the entries each is expected to launch (empty:
+  // unknown), taken by their make_thunk (the same link: the nodes outlive it); cleared by each
+  // prepare().
+  struct Prepared {
+    cfam::Source source;
+    std::vector<bool> expected_entries;
+  };
   mutable std::mutex rendered_mutex_;
-  mutable std::unordered_map<const Node*, cfam::Source> rendered_;
+  mutable std::unordered_map<const Node*, Prepared> rendered_;
 };
 
 // shared_device_op_rules(), then `library_rules`, then the rules of tgc's own kernels for ops

@@ -669,7 +669,8 @@ std::unique_ptr<Function::Impl::Variant> Function::Impl::compile(ShapeGuard guar
     LoopCompileContext loops{backend.get(), device_backend.get(), &ctx, memory_plan_enabled(config)};
     KernelUseScope uses(&kernel_uses);
     v->linked = link(v->graph, *backend,
-                     LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs, &loops});
+                     LinkOptions{memory_plan_enabled(config), config.allow_gc, device_backend.get(), update_outputs, &loops,
+                                &ctx.shared_shapes});
   }
   for (auto& [slot, storage] : v->linked.shared_slots)
     v->shared_on_device.push_back(device_shared.count(storage.get()) > 0);

@@ -10,6 +10,7 @@
 
 #include "backends/reference/reference_backend.h"
 #include "ops/core/apply.h"
+#include "ops/shape/dimshuffle.h"
 #include "ops/elemwise/elemwise.h"
 #include "runtime/executor.h"
 #include "support/test_ops.h"
@@ -118,5 +119,46 @@ TEST(Linker, InplaceOpsGetOnlyBuffersThatAreTheirsAndDead) {
   EXPECT_EQ(out(5), (std::vector<double>{0, 0, 0}));  // exp(x) + -exp(x): later was intact
   EXPECT_EQ(out(6), vec({-std::exp(0.5), -std::exp(1.0), -std::exp(2.0)}).to_vector<double>());
 }
+// A backend that keeps what the linker told its prepare() and makes the reference's thunks.
+class PrepareRecorder final : public Backend {
+ public:
+  std::string name() const override { return "prepare-recorder"; }
+  DeviceKind device_kind() const override { return DeviceKind::Host; }
+  void prepare(const std::vector<const Node*>& /*nodes*/, const ExpectedInputShapes& expected) const override {
+    seen = expected;
+  }
+  ThunkFn make_thunk(const Node& node) const override { return reference.make_thunk(node); }
+  // The expectation for the node that computes `v` (nullopt per unknown input); none: left out.
+  std::optional<std::vector<std::optional<Shape>>> for_node_of(const Graph& g, size_t output) const {
+    for (const auto& [node, shapes] : seen)
+      if (node->output_raw(0) == g.outputs()[output].get()) return shapes;
+    return std::nullopt;
+  }
+  mutable ExpectedInputShapes seen;
+  ReferenceBackend reference;
+};
+
+// Backend::prepare learns the input shapes the static types and the shape facts give, except
+// for a view's (its strides are its producer's), and nothing of the inputs no one knows.
+TEST(Linker, PrepareLearnsTheShapesTheTypesAndFactsExpect) {
+  auto x = Variable::input(Type::unknown(DType::Float64, 1), "x");
+  auto k = Variable::input(Type(DType::Float64, {2}), "k");
+  auto storage = std::make_shared<SharedValue>(vec({1, 2, 3}), "w", false);
+  auto w = Variable::shared(storage);
+  auto view = apply1(std::make_shared<DimShuffle>(std::vector<int>{0, -1}, "expand_dims"), {w});
+  Graph g = Graph::clone_of({x, k}, {add_const(x, 1), add_const(k, 1), add_const(w, 1),
+                                      apply1(std::make_shared<DimShuffle>(std::vector<int>{0}, "squeeze"), {view})});
+  const SharedShapeFacts facts{{storage.get(), Shape{3}}};
+  PrepareRecorder with_facts, without;
+  link(g, with_facts, LinkOptions{.shape_facts = &facts});
+  link(g, without);
+  EXPECT_FALSE(with_facts.for_node_of(g, 0));  // x: nothing known
+  EXPECT_EQ(with_facts.for_node_of(g, 1), (std::vector<std::optional<Shape>>{Shape{2}}));  // k's type
+  EXPECT_EQ(with_facts.for_node_of(g, 2), (std::vector<std::optional<Shape>>{Shape{3}}));  // w's fact
+  EXPECT_FALSE(with_facts.for_node_of(g, 3));  // reads a view of w: its strides are unknown
+  EXPECT_EQ(without.for_node_of(g, 1), (std::vector<std::optional<Shape>>{Shape{2}}));
+  EXPECT_FALSE(without.for_node_of(g, 2));  // w's type alone says (?)
+}
+
 }  // namespace
 }  // namespace tgc

@@ -144,10 +144,11 @@ TEST(KernelRender, OnlyEntryDefinesOneEntryAndKeepsEveryIndex) {
   }
 }
 
-// CUDA builds a composite's 32-bit-index entries with its module and the 64-bit ones on the
-// first launch that needs one: each part defines exactly its entries, by the wide_index flags,
-// and every entry is in one part; names, indices and the params blob stay those of the whole.
-TEST(KernelRender, EachIndexWidthPartDefinesExactlyItsEntries) {
+// CUDA builds a composite's module in two parts (the entries a call is expected to launch,
+// or the 32-bit-index ones; the others on the first launch that needs one): each part defines
+// exactly the entries flagged, and every entry is in one part; names, indices and the params
+// blob stay those of the whole.
+TEST(KernelRender, EachPartDefinesExactlyTheEntriesFlagged) {
   for (const Kernel& k : {reduce_kernel(KernelReduceOp::Sum, 2, {1}), binary_kernel(ScalarOpKind::Add, DType::Float32, 2)}) {
     const Source all = render(k, kCuda);
     ASSERT_EQ(all.wide_index.size(), all.entries.size());
@@ -158,17 +159,20 @@ TEST(KernelRender, EachIndexWidthPartDefinesExactlyItsEntries) {
     }
     EXPECT_GT(wide, 0u);
     EXPECT_LT(wide, all.entries.size());
-    for (int width : {32, 64}) {
-      RenderOptions options = kCuda;
-      options.only_index_width = width;
-      const Source part = render(k, options);
-      EXPECT_EQ(part.entries, all.entries);
-      EXPECT_EQ(part.wide_index, all.wide_index);
-      EXPECT_EQ(part.params_capacity, all.params_capacity);
-      for (size_t e = 0; e < all.entries.size(); ++e)
-        EXPECT_EQ(has(part.code, " " + all.entries[e] + "("), all.wide_index[e] == (width == 64))
-            << width << " " << all.entries[e];
-      EXPECT_LT(part.code.size(), all.code.size());
+    std::vector<bool> first_only(all.entries.size(), false);
+    first_only[0] = true;
+    for (const std::vector<bool>& flags : {all.wide_index, first_only}) {
+      for (bool part : {false, true}) {
+        RenderOptions options = kCuda;
+        for (size_t e = 0; e < flags.size(); ++e) options.only_entries.push_back(flags[e] == part);
+        const Source one = render(k, options);
+        EXPECT_EQ(one.entries, all.entries);
+        EXPECT_EQ(one.wide_index, all.wide_index);
+        EXPECT_EQ(one.params_capacity, all.params_capacity);
+        for (size_t e = 0; e < all.entries.size(); ++e)
+          EXPECT_EQ(has(one.code, " " + all.entries[e] + "("), flags[e] == part) << part << " " << all.entries[e];
+        EXPECT_LT(one.code.size(), all.code.size());
+      }
     }
   }
 }

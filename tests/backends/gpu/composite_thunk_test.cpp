@@ -5,12 +5,37 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/c_family/call_planner.h"
+#include "backends/c_family/kernel_test_util.h"
 #include "gpu_test_device.h"
 
 namespace tgc {
 namespace {
 
 using device_test::on;
+
+// A device that builds whole units (CUDA) builds a composite's module in two parts: first the
+// entries the linker's expected shapes launch, then the others on the first launch of one;
+// without an expectation, the 64-bit-index entries are the late part. No device needed.
+TEST(GpuCompositeModule, BuildsTheExpectedEntriesFirstAndTheRestLate) {
+  auto op = std::make_shared<const Composite>(test::reduce_kernel(KernelReduceOp::Sum, 2, {1}));
+  const cfam::RenderOptions options;
+  const cfam::Source whole = cfam::render(op->kernel(), options);
+  const std::vector<bool> expected =
+      cfam::entries_launched_for(op->kernel(), whole.entries.size(), {{256, 10}}, cfam::DeviceLimits{132, 1024, 32});
+  ASSERT_EQ(expected.size(), whole.entries.size());
+  const gpu::ModuleSource with = gpu::composite_module_source(op, options, whole, Config{}, "s = sum(x)", expected);
+  ASSERT_EQ(with.late.size(), whole.entries.size());
+  const std::string first = with.render_part(false), rest = with.render_part(true);
+  for (size_t e = 0; e < whole.entries.size(); ++e) {
+    EXPECT_EQ(with.late[e], !expected[e]) << whole.entries[e];
+    const std::string definition = " " + whole.entries[e] + "(";
+    EXPECT_EQ(first.find(definition) != std::string::npos, expected[e]) << whole.entries[e];
+    EXPECT_EQ(rest.find(definition) != std::string::npos, !expected[e]) << whole.entries[e];
+  }
+  const gpu::ModuleSource without = gpu::composite_module_source(op, options, whole, Config{}, "s = sum(x)");
+  EXPECT_EQ(without.late, whole.wide_index);
+}
 
 TEST(GpuComposite, KernelErrorsRaiseTheReferencesErrorAndTheFlagClears) {
   TGC_REQUIRE_GPU();
