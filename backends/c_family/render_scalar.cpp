@@ -287,7 +287,10 @@ std::string scalar_preamble(const DialectHooks& d) {
     ints = replace_all(ints, "9223372036854775807", "9223372036854775807LL");
   }
   s += ints + float_helpers(d, false) + float_helpers(d, true) + half_helpers(d);
-  return replace_all(s, "DEV ", d.helper_qualifier() + " ");
+  // Guarded, so that whole units concatenate into one translation unit (CUDA compiles the
+  // kernels a function misses as one NVRTC program: its start is most of a small unit's time).
+  return "#ifndef TGC_PREAMBLE\n#define TGC_PREAMBLE\n" + replace_all(s, "DEV ", d.helper_qualifier() + " ") +
+         "#endif  // TGC_PREAMBLE\n";
 }
 
 std::string render_constant(const KernelValue& v, const DialectHooks& d) {

@@ -17,7 +17,8 @@ enum ErrorBit : int {
   kNegativeIntPower = 2,   // pow of integers with a negative exponent
 };
 
-// The helper functions every kernel body may call (tgc_* names), and the typedefs.
+// The helper functions every kernel body may call (tgc_* names), and the typedefs; inside an
+// include guard, so that several whole units concatenated define them once.
 std::string scalar_preamble(const DialectHooks& d);
 
 // A Constant value as an expression of its register type.

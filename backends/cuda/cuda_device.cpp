@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include <cstdint>
 
@@ -426,30 +427,57 @@ std::unique_ptr<gpu::GpuModule> CudaDevice::load_module(gpu::ModuleSource source
 }
 
 void CudaDevice::compile_ahead(const std::vector<gpu::ModuleSource>& sources, int threads) {
-  if (sources.size() < 2 || threads < 2) return;
-  CompileLog* log = current_compile_log();
-  // The workers report into a log of their own (each thread has no current log); the
-  // function's log gets their misses and the section's wall time, since their times overlap.
-  CompileLog workers(log && log->explain_misses());
-  const int used = std::min<int>(threads, static_cast<int>(sources.size()));
+  // The units load_module will build first, those the cache lacks, distinct, grouped by what
+  // changes the build (fast math, the cache directory).
+  struct Group {
+    NvrtcOptions options;
+    std::string cache_dir;
+    std::vector<std::string> units;
+  };
+  std::vector<Group> groups;
+  std::set<std::string> seen;
   const auto t0 = std::chrono::steady_clock::now();
-  run_parallel(sources.size(), used, [&](size_t i) {
-    CompileLogScope scope(&workers);
+  for (const gpu::ModuleSource& source : sources) {
     NvrtcOptions options;
     options.arch = arch();
-    options.fast_math = sources[i].fast_math;
-    const gpu::ModuleSource& source = sources[i];
-    nvrtc_compile(source.late.empty() ? source.render(-1) : source.render_part(false), source.label, options,
-                  source.cache_dir);
+    options.fast_math = source.fast_math;
+    std::string unit = source.late.empty() ? source.render(-1) : source.render_part(false);
+    if (!seen.insert(unit).second || nvrtc_cached(unit, source.label, options, source.cache_dir)) continue;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
+      return x.options.fast_math == options.fast_math && x.cache_dir == source.cache_dir;
+    });
+    if (g == groups.end()) g = groups.insert(groups.end(), Group{options, source.cache_dir, {}});
+    g->units.push_back(std::move(unit));
+  }
+  // One NVRTC program per batch of units: NVRTC's start (12-20 ms on a lent H200's core) is
+  // most of a unit's build once only its expected entries are in it. Batches of at most
+  // kUnitsPerProgram, so a large function's builds can run on several threads.
+  constexpr size_t kUnitsPerProgram = 8;
+  std::vector<std::pair<const Group*, std::vector<std::string>>> programs;
+  size_t units = 0;
+  for (const Group& g : groups)
+    for (size_t i = 0; i < g.units.size(); i += kUnitsPerProgram) {
+      programs.push_back({&g, {g.units.begin() + i, g.units.begin() + std::min(g.units.size(), i + kUnitsPerProgram)}});
+      units += programs.back().second.size();
+    }
+  CompileLog* log = current_compile_log();
+  if (programs.empty()) {
+    if (log) log->add_load("cuda", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0);
+    return;
+  }
+  const int used = std::max(1, std::min<int>(threads, static_cast<int>(programs.size())));
+  run_parallel(programs.size(), used, [&](size_t i) {
+    const auto& [group, batch] = programs[i];
+    try {
+      nvrtc_compile_together(batch, fmt::format("{} kernels compiled together", batch.size()), group->options,
+                             group->cache_dir);
+    } catch (const InternalError&) {
+      // A unit NVRTC rejects: each unit's own build in load_module names the kernel at fault.
+    }
   });
-  if (!log) return;
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (KernelCacheMiss& m : workers.misses()) log->add_miss(std::move(m));
-  const auto backends = workers.backends();
-  const int compiled = backends.count("cuda") ? backends.at("cuda").compiled : 0;
-  // Cached binaries were only read (into memory: load_module takes them from there).
-  if (compiled > 0) log->add_codegen("cuda", wall, compiled, used);
-  else log->add_load("cuda", wall, /*kernels=*/0);
+  if (log)
+    log->add_codegen("cuda", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                     static_cast<int>(units), used);
 }
 
 void CudaDevice::fill_zero(void* ptr, size_t bytes) {

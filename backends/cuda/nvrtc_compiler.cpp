@@ -49,25 +49,24 @@ std::string nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
-std::string nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& options,
-                          const std::string& cache_dir) {
-  const std::vector<std::string> opts = nvrtc_options(options);
+namespace {
+
+std::string flags_of(const std::vector<std::string>& opts) {
   std::string flags;
   for (const std::string& o : opts) flags += (flags.empty() ? "" : " ") + o;
-  const KernelCacheKey key{"cuda", source_hash(source), "NVRTC " + nvrtc_version(),
-                           fmt::format("{}_{}", options.ptx_only ? "compute" : "sm", options.arch),
-                           flags};
-  KernelCache& cache = kernel_cache_for(cache_dir);
-  CompileLog* compile_log = current_compile_log();
-  std::string why_missed;
-  auto t0 = std::chrono::steady_clock::now();
-  if (auto hit = cache.get(key, compile_log && compile_log->explain_misses() ? &why_missed : nullptr)) {
-    if (compile_log) compile_log->add_load("cuda", seconds_since(t0), /*kernels=*/0);  // the module's load counts it
-    return std::string((*hit)->begin(), (*hit)->end());
-  }
-  if (compile_log && compile_log->explain_misses()) compile_log->add_miss({"cuda", name, why_missed});
-  t0 = std::chrono::steady_clock::now();
+  return flags;
+}
 
+KernelCacheKey nvrtc_key(const std::string& source, const NvrtcOptions& options) {
+  return KernelCacheKey{"cuda", source_hash(source), "NVRTC " + nvrtc_version(),
+                        fmt::format("{}_{}", options.ptx_only ? "compute" : "sm", options.arch),
+                        flags_of(nvrtc_options(options))};
+}
+
+// NVRTC's build of `source` (no cache): the cubin, or the PTX where options.ptx_only.
+std::string build(const std::string& source, const std::string& name, const NvrtcOptions& options) {
+  const std::vector<std::string> opts = nvrtc_options(options);
+  const std::string flags = flags_of(opts);
   nvrtcProgram prog = nullptr;
   check(nvrtc_api().CreateProgram(&prog, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram",
         name);
@@ -95,9 +94,48 @@ std::string nvrtc_compile(const std::string& source, const std::string& name, co
     cubin.assign(size, '\0');
     check(nvrtc_api().GetCUBIN(prog, cubin.data()), "nvrtcGetCUBIN", name);
   }
+  return cubin;
+}
+
+}  // namespace
+
+std::string nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& options,
+                          const std::string& cache_dir) {
+  const KernelCacheKey key = nvrtc_key(source, options);
+  KernelCache& cache = kernel_cache_for(cache_dir);
+  CompileLog* compile_log = current_compile_log();
+  std::string why_missed;
+  auto t0 = std::chrono::steady_clock::now();
+  if (auto hit = cache.get(key, compile_log && compile_log->explain_misses() ? &why_missed : nullptr)) {
+    if (compile_log) compile_log->add_load("cuda", seconds_since(t0), /*kernels=*/0);  // the module's load counts it
+    return std::string((*hit)->begin(), (*hit)->end());
+  }
+  if (compile_log && compile_log->explain_misses()) compile_log->add_miss({"cuda", name, why_missed});
+  t0 = std::chrono::steady_clock::now();
+  std::string cubin = build(source, name, options);
   cache.put(key, KernelBlob(cubin.begin(), cubin.end()));
   if (compile_log) compile_log->add_codegen("cuda", seconds_since(t0));
   return cubin;
+}
+
+bool nvrtc_cached(const std::string& source, const std::string& name, const NvrtcOptions& options,
+                  const std::string& cache_dir) {
+  CompileLog* compile_log = current_compile_log();
+  const bool explain = compile_log && compile_log->explain_misses();
+  std::string why_missed;
+  if (kernel_cache_for(cache_dir).get(nvrtc_key(source, options), explain ? &why_missed : nullptr)) return true;
+  if (explain) compile_log->add_miss({"cuda", name, why_missed});
+  return false;
+}
+
+void nvrtc_compile_together(const std::vector<std::string>& sources, const std::string& name,
+                            const NvrtcOptions& options, const std::string& cache_dir) {
+  if (sources.empty()) return;
+  std::string unit;
+  for (const std::string& s : sources) unit += s;
+  const std::string cubin = build(unit, name, options);
+  KernelCache& cache = kernel_cache_for(cache_dir);
+  for (const std::string& s : sources) cache.put(nvrtc_key(s, options), KernelBlob(cubin.begin(), cubin.end()));
 }
 
 }  // namespace tgc::cuda

@@ -29,4 +29,16 @@ struct NvrtcOptions {
 std::string nvrtc_compile(const std::string& source, const std::string& name, const NvrtcOptions& options,
                           const std::string& cache_dir = "");
 
+// Whether `source`'s binary is in the kernel cache (memory, or `cache_dir`'s disk cache, from
+// which it is read into memory); a miss's reason goes to the current compile log, under `name`.
+bool nvrtc_cached(const std::string& source, const std::string& name, const NvrtcOptions& options,
+                  const std::string& cache_dir = "");
+
+// Compiles `sources` (whole units whose preambles are guarded and whose entry names differ:
+// cfam::render) as one NVRTC program and puts its binary in the kernel cache under each
+// source's key, so that nvrtc_compile(source) of any of them finds it: one NVRTC start instead
+// of one per unit, the most of a small unit's build. `name` labels the program in errors.
+void nvrtc_compile_together(const std::vector<std::string>& sources, const std::string& name,
+                            const NvrtcOptions& options, const std::string& cache_dir = "");
+
 }  // namespace tgc::cuda

@@ -6,6 +6,8 @@
 // raises the reference's exact error).
 #include "backends/gpu/composite_thunk.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include <chrono>
@@ -112,8 +114,9 @@ cfam::Source render_composite(const GpuDevice& device, const Composite& op, cons
   return source;
 }
 
-cfam::RenderOptions composite_render_options(const GpuDevice& device, const Config& config) {
+cfam::RenderOptions composite_render_options(const GpuDevice& device, const Config& config, const Composite& op) {
   cfam::RenderOptions options;
+  options.name_prefix = fmt::format("tgc_{:016x}", op.kernel().hash());
   options.dialect = device.dialect();
   options.fast_math = config.fast_math;
   options.float32_in_double = config.float32_math == "double";
@@ -161,7 +164,7 @@ ThunkFn make_composite_thunk(GpuDevice& device, std::shared_ptr<const Composite>
   const Kernel& kernel = state->op->kernel();
   for (size_t i = 0; i < kernel.inputs.size(); ++i)
     if (!kernel.is_reduction() || kernel.inputs[i].in_output_space) state->aliasable.push_back(static_cast<int>(i));
-  const cfam::RenderOptions render_options = composite_render_options(device, config);
+  const cfam::RenderOptions render_options = composite_render_options(device, config, *state->op);
   const cfam::Source source = rendered ? *rendered : render_composite(device, *state->op, render_options);
   state->may_fail = source.may_fail;
   const cfam::DeviceLimits limits = device.limits();

@@ -14,8 +14,10 @@
 
 namespace tgc::gpu {
 
-// How a Composite renders on `device` under `config` (the options the thunk uses too).
-cfam::RenderOptions composite_render_options(const GpuDevice& device, const Config& config);
+// How `op` renders on `device` under `config` (the options the thunk uses too). Its entries'
+// names start with its kernel's content hash, so that the units of several Composites can be
+// compiled as one program (GpuDevice::compile_ahead) and the same kernel is the same source.
+cfam::RenderOptions composite_render_options(const GpuDevice& device, const Config& config, const Composite& op);
 
 // The Composite's whole unit, rendered with `options`; the time goes to the compile log.
 cfam::Source render_composite(const GpuDevice& device, const Composite& op, const cfam::RenderOptions& options);

@@ -18,12 +18,12 @@ bool GpuBackend::runs_on_device(const Node& node) const { return find_rule(rules
 void GpuBackend::prepare(const std::vector<const Node*>& nodes, const ExpectedInputShapes& expected) const {
   std::lock_guard lock(rendered_mutex_);
   rendered_.clear();
-  const cfam::RenderOptions options = composite_render_options(device_, config_);
   std::vector<ModuleSource> sources;
   for (const Node* node : nodes) {
     const DeviceOpRule* rule = find_rule(rules_, *node, nullptr);
     if (!rule || rule->name != "Composite") continue;
     auto op = std::dynamic_pointer_cast<const Composite>(node->op_ptr());
+    const cfam::RenderOptions options = composite_render_options(device_, config_, *op);
     Prepared& p = rendered_[node];
     p.source = render_composite(device_, *op, options);
     if (auto it = expected.find(node); it != expected.end()) {
@@ -35,9 +35,8 @@ void GpuBackend::prepare(const std::vector<const Node*>& nodes, const ExpectedIn
     }
     sources.push_back(composite_module_source(op, options, p.source, config_, node->describe(), p.expected_entries));
   }
-  const int threads = compile_threads(config_.compile_threads);
-  if (threads < 2 || sources.size() < 2) return;  // one kernel gains nothing from a thread
-  device_.compile_ahead(sources, threads);
+  if (sources.size() < 2) return;  // one kernel is built by its make_thunk
+  device_.compile_ahead(sources, compile_threads(config_.compile_threads));
 }
 
 ThunkFn GpuBackend::make_thunk(const Node& node) const {

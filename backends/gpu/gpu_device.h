@@ -91,9 +91,10 @@ class GpuDevice : public Device {
   // Compiles (through the kernel cache) and loads `source`: the whole unit now (CUDA), or
   // each entry on its first launch (OpenCL).
   virtual std::unique_ptr<GpuModule> load_module(ModuleSource source) = 0;
-  // Compiles `sources` into the kernel cache on up to `threads` threads at once, so that
-  // their load_module that follows finds the binaries (CUDA: NVRTC builds in parallel). The
-  // default does nothing: OpenCL builds each entry on its first launch.
+  // Compiles `sources` into the kernel cache, several units per build and on up to `threads`
+  // threads at once, so that their load_module that follows finds the binaries (CUDA: the
+  // units that miss the cache as few NVRTC programs). The default does nothing: OpenCL builds
+  // each entry on its first launch.
   virtual void compile_ahead(const std::vector<ModuleSource>& /*sources*/, int /*threads*/) {}
   // Zeroes `bytes` device bytes at `ptr`, in stream order.
   virtual void fill_zero(void* ptr, size_t bytes) = 0;

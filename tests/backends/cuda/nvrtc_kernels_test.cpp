@@ -16,6 +16,7 @@
 #include "backends/backend_registry.h"
 #include "backends/c_family/kernel_render.h"
 #include "backends/c_family/render_copy.h"
+#include "backends/c_family/kernel_test_util.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "compiler/kernel/composite_op.h"
 #include "conformance/conformance.h"
@@ -172,6 +173,27 @@ TEST(NvrtcKernels, VersionAndCache) {
   const std::string b = cuda::nvrtc_compile(src, "k", {.arch = 80, .extra = {}, .ptx_only = false});
   EXPECT_EQ(a, b);
   EXPECT_NE(a, cuda::nvrtc_compile(src, "k", {.arch = 90, .extra = {}, .ptx_only = false}));
+}
+
+// The units a function misses build as one NVRTC program: whole units (each with its guarded
+// preamble and its own entry prefix) concatenate, and the program's binary is cached under
+// each unit's key, so that each unit's own build finds it.
+TEST(NvrtcKernels, UnitsCompiledTogetherAreEachCached) {
+  const Kernel add = test::binary_kernel(ScalarOpKind::Add, DType::Float32, 2);
+  const Kernel sum = test::reduce_kernel(KernelReduceOp::Sum, 2, {1});
+  cfam::RenderOptions a_options{.dialect = cfam::Dialect::Cuda, .name_prefix = "together_a"};
+  cfam::RenderOptions b_options{.dialect = cfam::Dialect::Cuda, .name_prefix = "together_b"};
+  const std::string a = cfam::render(add, a_options).code, b = cfam::render(sum, b_options).code;
+  const cuda::NvrtcOptions options{.arch = 90, .fast_math = false, .extra = {"-DTOGETHER_TEST"}, .ptx_only = false};
+  EXPECT_FALSE(cuda::nvrtc_cached(a, "a", options));
+  EXPECT_FALSE(cuda::nvrtc_cached(b, "b", options));
+  cuda::nvrtc_compile_together({a, b}, "a and b", options);
+  ASSERT_TRUE(cuda::nvrtc_cached(a, "a", options));
+  ASSERT_TRUE(cuda::nvrtc_cached(b, "b", options));
+  const std::string cubin = cuda::nvrtc_compile(a, "a", options);
+  EXPECT_EQ(cuda::nvrtc_compile(b, "b", options), cubin);
+  for (const std::string& entry : {cfam::render(add, a_options).entries[0], cfam::render(sum, b_options).entries[0]})
+    EXPECT_NE(cubin.find(entry), std::string::npos) << entry << " is not in the program's binary";
 }
 
 }  // namespace
