@@ -275,7 +275,7 @@ std::string from_int(const std::string& x, DType out, const DialectHooks& d) {
 }  // namespace
 
 std::string scalar_preamble(const DialectHooks& d) {
-  std::string s = "// tgc C-family kernel helpers\n" + d.prelude();
+  std::string s = d.prelude();
   std::string ints = replace_all(kIntHelpers, "I64", d.i64());
   ints = replace_all(ints, "U64", d.u64());
   if (!d.cuda()) {  // OpenCL spells the 64-bit literals with L and its signed byte as char
@@ -289,8 +289,8 @@ std::string scalar_preamble(const DialectHooks& d) {
   s += ints + float_helpers(d, false) + float_helpers(d, true) + half_helpers(d);
   // Guarded, so that whole units concatenate into one translation unit (CUDA compiles the
   // kernels a function misses as one NVRTC program: its start is most of a small unit's time).
-  return "#ifndef TGC_PREAMBLE\n#define TGC_PREAMBLE\n" + replace_all(s, "DEV ", d.helper_qualifier() + " ") +
-         "#endif  // TGC_PREAMBLE\n";
+  return "// tgc C-family kernel helpers\n#ifndef TGC_PREAMBLE\n#define TGC_PREAMBLE\n" +
+         replace_all(s, "DEV ", d.helper_qualifier() + " ") + "#endif  // TGC_PREAMBLE\n";
 }
 
 std::string render_constant(const KernelValue& v, const DialectHooks& d) {

@@ -39,6 +39,11 @@ struct Expr {
     Subscript,  // items[0] [ items[1], ... ]
     Slice,      // items[0]:items[1]:items[2], each possibly null (only inside a subscript)
     Lambda,     // lambda params: items[0]
+    // [items[0] for ... if ...]: items[1..] are its clauses, in order, each a CompFor or a
+    // CompIf ({k: v for ...} is the list of (k, v) tuples: items[0] a Tuple)
+    Comprehension,
+    CompFor,    // for items[0] (a Name, or a Tuple of names) in items[1]
+    CompIf,     // if items[0]
   };
 
   Kind kind;

@@ -66,6 +66,7 @@ std::vector<Builtin> build_table() {
   std::vector<std::pair<Family, std::vector<BuiltinRow>>> families = {
       {Family::Inputs, input_builtins()},
       {Family::Values, value_builtins()},
+      {Family::Lists, list_builtins()},
       {Family::Devices, device_builtins()},
       {Family::Math, math_builtins()},
   };
@@ -95,6 +96,7 @@ std::string family_title(Family f) {
   switch (f) {
     case Family::Inputs: return "Symbolic inputs and shared variables";
     case Family::Values: return "Values: generators, arrays and files";
+    case Family::Lists: return "Lists: ranges for comprehensions";
     case Family::Devices: return "Values on devices";
     case Family::Math: return "Elementwise math";
     case Family::Reductions: return "Reductions";
@@ -123,7 +125,7 @@ OnConcrete family_on_concrete(Family f) {
     // Inputs and shared variables, values made or read as data, graph machinery (gradients of a
     // symbolic cost, branches and loops of lambdas, functions, files) and collectives, whose
     // meaning is the graph's: called as they are.
-    case Family::Inputs: case Family::Values: case Family::Devices: case Family::Random: case Family::Gradients:
+    case Family::Inputs: case Family::Values: case Family::Lists: case Family::Devices: case Family::Random: case Family::Gradients:
     case Family::ControlFlow: case Family::Functions: case Family::Distributed:
       return OnConcrete::Graph;
   }

@@ -22,7 +22,7 @@ class Args;
 
 // The reference's sections, in the order docs/language.md lists them.
 enum class Family {
-  Inputs, Values, Devices, Math, Reductions, LinearAlgebra, NeuralNet, Shape, Indexing, Join, Creation,
+  Inputs, Values, Lists, Devices, Math, Reductions, LinearAlgebra, NeuralNet, Shape, Indexing, Join, Creation,
   Convolution, Random, Gradients, ControlFlow, Functions, Distributed
 };
 std::string family_title(Family f);
@@ -81,6 +81,7 @@ std::string builtin_reference_markdown();
 // The rows of each family (one file each).
 std::vector<BuiltinRow> input_builtins();  // and shared variables
 std::vector<BuiltinRow> value_builtins();
+std::vector<BuiltinRow> list_builtins();               // Lists: range, len, zip, enumerate
 std::vector<BuiltinRow> device_builtins();             // Devices: to_device, get, print, ...
 std::vector<BuiltinRow> math_builtins();
 std::vector<BuiltinRow> tensor_builtins(Family family);  // Reductions .. Creation

@@ -262,7 +262,7 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
           {"gpu_from_host", "x", "marks x to stay on the device as a function output (no effect on cpu)",
            [](Args& a) -> Value { return gpu_from_host(a.var("x")); }},
       };
-    case Family::Inputs: case Family::Values: case Family::Devices: case Family::Math: case Family::Reductions:
+    case Family::Inputs: case Family::Values: case Family::Lists: case Family::Devices: case Family::Math: case Family::Reductions:
     case Family::LinearAlgebra:
     case Family::NeuralNet: case Family::Shape: case Family::Indexing: case Family::Join: case Family::Creation:
     case Family::Random: case Family::Distributed: case Family::ControlFlow: case Family::Convolution:

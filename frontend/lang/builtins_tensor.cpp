@@ -163,7 +163,7 @@ std::vector<BuiltinRow> tensor_builtins(Family family) {
           {"fill", "like, value", "Theano's fill: like's shape, value's dtype",
            [](Args& a) -> Value { return fill(a.var("like"), a.var("value")); }},
       };
-    case Family::Inputs: case Family::Values: case Family::Devices: case Family::Math: case Family::Gradients:
+    case Family::Inputs: case Family::Values: case Family::Lists: case Family::Devices: case Family::Math: case Family::Gradients:
     case Family::Functions:
     case Family::Random: case Family::Distributed: case Family::ControlFlow: case Family::Convolution:
       break;

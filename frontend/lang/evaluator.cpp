@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -153,6 +155,9 @@ Value Evaluator::eval(const Expr& e, const std::string& bound_name) {
     case Kind::Subscript: return subscript(e);
     case Kind::Slice:
       throw ctx_.src.error(e.pos, "a slice is only allowed inside [...]", "e.g. x[1:3]");
+    case Kind::Comprehension: return comprehension(e);
+    case Kind::CompFor: case Kind::CompIf:
+      throw ctx_.src.error(e.pos, "a comprehension's clause outside its comprehension", "this is a bug in tgc's parser");
     case Kind::Lambda: {
       auto fn = std::make_shared<Lambda>();
       fn->params = e.params;
@@ -186,6 +191,89 @@ Value Evaluator::sequence(const Expr& e) {
     for (const ExprPtr& item : e.items) items.push_back(eval(*item));
   }
   Value v = e.kind == Kind::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+  if (v.nesting() > kMaxNesting)
+    throw ctx_.src.error(e.pos, "lists nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
+                         "flatten the structure");
+  return v;
+}
+
+namespace {
+
+// The names a comprehension's `for` clauses bind (a Name, or a Tuple of them).
+void loop_names(const Expr& target, std::vector<std::string>& out) {
+  if (target.kind == Kind::Name) out.push_back(target.text);
+  else for (const ExprPtr& t : target.items) loop_names(*t, out);
+}
+
+}  // namespace
+
+// A comprehension's items at most: it builds program structure (layers, updates), not data.
+constexpr size_t kMaxComprehensionItems = size_t{1} << 20;
+
+Value Evaluator::comprehension(const Expr& e) {
+  // The loop variables shadow the program's names while the comprehension runs, then the
+  // names return (Python 3's scoping): a loop variable never leaks out.
+  std::vector<std::string> bound;
+  for (size_t c = 1; c < e.items.size(); ++c)
+    if (e.items[c]->kind == Kind::CompFor) loop_names(*e.items[c]->items[0], bound);
+  std::vector<std::pair<std::string, std::optional<Value>>> saved;
+  for (const std::string& n : bound) {
+    auto it = names_.find(n);
+    saved.emplace_back(n, it == names_.end() ? std::nullopt : std::optional<Value>(it->second));
+  }
+  struct Restore {
+    Evaluator& ev;
+    std::vector<std::pair<std::string, std::optional<Value>>>& saved;
+    ~Restore() {
+      for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+        if (it->second) ev.names_[it->first] = *it->second;
+        else ev.names_.erase(it->first);
+      }
+    }
+  } restore{*this, saved};
+
+  std::vector<Value> out;
+  // Binds a for clause's target to one item, unpacking tuples as an assignment does but
+  // without naming graph variables (a loop variable is not a name a variable keeps).
+  std::function<void(const Expr&, const Value&)> bind = [&](const Expr& target, const Value& v) {
+    if (target.kind == Kind::Name) {
+      names_[target.text] = v;
+      return;
+    }
+    if (!v.is_sequence() || v.items().size() != target.items.size())
+      throw ctx_.src.error(target.pos,
+                           "cannot unpack " + v.describe() + " into " + std::to_string(target.items.size()) + " names",
+                           "each item must be a list or tuple of as many values: for w, g in zip(params, grads)");
+    for (size_t i = 0; i < target.items.size(); ++i) bind(*target.items[i], v.items()[i]);
+  };
+  std::function<void(size_t)> clause = [&](size_t c) {
+    if (c == e.items.size()) {
+      if (out.size() >= kMaxComprehensionItems)
+        throw ctx_.src.error(e.pos, "a comprehension gives more than " + std::to_string(kMaxComprehensionItems) + " items",
+                             "a comprehension builds layers and updates; data belongs in a tensor");
+      out.push_back(eval(*e.items[0]));
+      return;
+    }
+    const Expr& cl = *e.items[c];
+    if (cl.kind == Kind::CompIf) {
+      const Value cond = eval(*cl.items[0]);
+      if (!cond.is_number())
+        throw ctx_.src.error(cl.items[0]->start, "a comprehension's condition must be a number or a bool, not " + cond.describe(),
+                             "it is decided while the program is read: a tensor's elements are not known then");
+      if (cond.as_double() != 0) clause(c + 1);
+      return;
+    }
+    const Value items = eval(*cl.items[1]);
+    if (!items.is_sequence())
+      throw ctx_.src.error(cl.items[1]->start, "a comprehension iterates over a list or tuple, not " + items.describe(),
+                           "iterate over range(n), zip(a, b), enumerate(l) or a list");
+    for (const Value& item : items.items()) {
+      bind(*cl.items[0], item);
+      clause(c + 1);
+    }
+  };
+  clause(1);
+  Value v = Value::list(std::move(out));
   if (v.nesting() > kMaxNesting)
     throw ctx_.src.error(e.pos, "lists nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
                          "flatten the structure");

@@ -32,6 +32,7 @@ class Evaluator {
   Value attribute(const Expr& e);
   Value subscript(const Expr& e);
   Value sequence(const Expr& e);
+  Value comprehension(const Expr& e);
   // Binds the parameters (shadowing names of the program while the body is evaluated).
   Value call_lambda(const Lambda& fn, const std::vector<Value>& args, Pos pos);
   int lambda_depth_ = 0;

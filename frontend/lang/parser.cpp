@@ -27,7 +27,8 @@ std::string keyword_hint(const std::string& kw) {
   if (kw == "def" || kw == "class" || kw == "return")
     return "a .tg file describes graphs: it has no def; a step of scan() is a lambda: lambda x, h: tanh(x + h)";
   if (kw == "for" || kw == "while" || kw == "break" || kw == "continue")
-    return "a .tg file describes graphs: it has no loops; `tgc run FILE --iters N` calls a function N times";
+    return "a .tg file describes graphs: it has no loop statements; build a list with a comprehension "
+           "([f(x) for x in xs]), loop in the graph with scan(), and `tgc run FILE --iters N` calls a function N times";
   if (kw == "if" || kw == "elif" || kw == "else")
     return "a .tg file has no if statements; for an elementwise choice use where(cond, a, b)";
   if (kw == "and" || kw == "or" || kw == "not")
@@ -164,6 +165,7 @@ class Parser {
       case Kind::Int: case Kind::Float: case Kind::String: case Kind::Bool: case Kind::None:
         throw src_.error(e.pos, "cannot assign to a literal", "the name goes on the left: x = 1; to compare, use ==");
       case Kind::Dict: case Kind::Unary: case Kind::Binary: case Kind::Slice: case Kind::Lambda:
+      case Kind::Comprehension: case Kind::CompFor: case Kind::CompIf:
         throw src_.error(e.pos, "cannot assign to an expression", "the name goes on the left: y = a + b; to compare, use ==");
     }
   }
@@ -195,18 +197,85 @@ class Parser {
     }
   }
 
-  ExprPtr expr() {
+  // `in_comprehension`: the expression may be followed by a comprehension's `for` or `if`,
+  // which the caller reads (or rejects with reject_if_for()).
+  ExprPtr expr(bool in_comprehension = false) {
     if (at_name("lambda")) return lambda();
     ExprPtr e = comparison();
     if (cur().kind == Tok::Name && (cur().text == "and" || cur().text == "or"))
       throw src_.error(cur().pos, "'" + cur().text + "' is not an elementwise operator",
                        cur().text == "and" ? "use & on bool tensors (e.g. (x > 0) & (x < 1)) or logical_and(a, b)"
                                            : "use | on bool tensors (e.g. (x < 0) | (x > 1)) or logical_or(a, b)");
+    if (!in_comprehension) reject_if_for();
+    return e;
+  }
+
+  // Python's conditional expression and a comprehension where none can be.
+  void reject_if_for() const {
     if (at_name("if"))
       throw src_.error(cur().pos, "conditional expressions are not supported", "for an elementwise choice use where(cond, a, b)");
     if (at_name("for"))
-      throw src_.error(cur().pos, "comprehensions are not supported", keyword_hint("for"));
-    return e;
+      throw src_.error(cur().pos, "a comprehension must be the only item inside [...] or {...}",
+                       "write [f(x) for x in xs], or {w: f(w) for w in ws} for updates");
+  }
+
+  // The clauses after a comprehension's element (at `for`): for TARGETS in EXPR, then any
+  // number of further `for` and `if` clauses, up to `close`.
+  ExprPtr comprehension(ExprPtr element, Pos pos, Pos begin, Tok close) {
+    ExprPtr e = node(Kind::Comprehension, pos, begin);
+    e->items.push_back(std::move(element));
+    const std::string form = close == Tok::RBracket ? "[f(x) for x in xs if cond]" : "{w: f(w) for w in ws}";
+    while (cur().kind != close) {
+      if (at_name("for")) {
+        ExprPtr clause = node(Kind::CompFor, cur().pos, cur().pos);
+        ++i_;  // for
+        ExprPtr target = comprehension_target(form);
+        if (!at_name("in")) unexpected("'in'", "a comprehension reads " + form);
+        ++i_;  // in
+        if (!starts_expression()) unexpected("what to iterate over", "a comprehension reads " + form);
+        clause->items.push_back(std::move(target));
+        clause->items.push_back(expr(true));
+        e->items.push_back(finish(std::move(clause)));
+      } else if (at_name("if")) {
+        ExprPtr clause = node(Kind::CompIf, cur().pos, cur().pos);
+        ++i_;  // if
+        if (!starts_expression()) unexpected("a condition", "a comprehension reads " + form);
+        clause->items.push_back(expr(true));
+        e->items.push_back(finish(std::move(clause)));
+      } else {
+        unexpected(std::string("'for', 'if' or '") + (close == Tok::RBracket ? "]" : "}") + "'",
+                   "a comprehension reads " + form);
+      }
+    }
+    ++i_;  // ] or }
+    return finish(std::move(e));
+  }
+
+  // A comprehension's loop variables: a name, or names separated by commas (optionally in
+  // parentheses), each at most once.
+  ExprPtr comprehension_target(const std::string& form) {
+    const Pos begin = cur().pos;
+    const bool parenthesized = cur().kind == Tok::LParen;
+    if (parenthesized) ++i_;
+    std::vector<ExprPtr> names;
+    while (true) {
+      if (cur().kind != Tok::Name || is_keyword(cur().text))
+        unexpected("a loop variable's name", "a comprehension reads " + form);
+      for (const ExprPtr& n : names)
+        if (n->text == cur().text)
+          throw src_.error(cur().pos, "loop variable '" + n->text + "' is listed twice", "name each variable once");
+      ExprPtr n = node(Kind::Name, cur().pos, cur().pos);
+      n->text = cur().text;
+      ++i_;
+      names.push_back(finish(std::move(n)));
+      if (cur().kind != Tok::Comma) break;
+      ++i_;
+    }
+    if (parenthesized) expect(Tok::RParen, "close the '(' of the loop variables with ')'");
+    if (names.size() == 1 && !parenthesized) return std::move(names[0]);
+    ExprPtr t = node(Kind::Tuple, begin, begin);
+    for (ExprPtr& n : names) t->items.push_back(std::move(n));
+    return finish(std::move(t));
   }
 
   // lambda [name (',' name)*] ':' expr — a function literal (a step of scan()).
@@ -484,7 +553,10 @@ class Parser {
         ExprPtr e = node(Kind::List, t.pos, begin);
         while (cur().kind != Tok::RBracket) {
           if (!starts_expression()) unexpected("a list item or ']'", "list items are separated by ','");
-          e->items.push_back(expr());
+          e->items.push_back(expr(e->items.empty()));
+          if (e->items.size() == 1 && at_name("for"))
+            return comprehension(std::move(e->items[0]), t.pos, begin, Tok::RBracket);
+          reject_if_for();
           if (cur().kind == Tok::Comma) {
             ++i_;
           } else if (cur().kind != Tok::RBracket) {
@@ -501,7 +573,15 @@ class Parser {
           if (!starts_expression()) unexpected("a key or '}'", "write {shared_var: new_value, ...}");
           e->items.push_back(expr());
           expect(Tok::Colon, "a dict item is key: value");
-          e->items.push_back(expr());
+          e->items.push_back(expr(e->items.size() == 1));
+          if (e->items.size() == 2 && at_name("for")) {
+            // {k: v for ...}: the list of (k, v) pairs, as a dict literal is.
+            ExprPtr pair = node(Kind::Tuple, e->items[0]->pos, e->items[0]->start);
+            pair->items.push_back(std::move(e->items[0]));
+            pair->items.push_back(std::move(e->items[1]));
+            return comprehension(finish(std::move(pair)), t.pos, begin, Tok::RBrace);
+          }
+          reject_if_for();
           if (cur().kind == Tok::Comma) {
             ++i_;
           } else if (cur().kind != Tok::RBrace) {

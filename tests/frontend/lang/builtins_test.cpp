@@ -72,6 +72,7 @@ std::map<std::string, std::string> snippets(const std::string& npy_path) {
       {"op", "op('StopGradient', '{}', x)"},
       {"empty", "empty(2, 3)"}, {"to_device", "to_device(ones(2), 'cpu')"}, {"to", "ones(2).to('cpu')"},
       {"get", "(ones(2) * 2).get()"}, {"to_host", "to_host(ones(2))"}, {"print", "print()"},
+      {"range", "range(1, 5)"}, {"len", "len([x, x])"}, {"zip", "zip([1, 2], [x, x])"}, {"enumerate", "enumerate([x])"},
   };
   for (const Builtin& b : builtins()) {
     if (s.count(b.name)) continue;

@@ -245,7 +245,17 @@ TEST(Errors, SyntaxErrors) {
 
 TEST(Errors, PythonConstructsTheLanguageLacks) {
   expect_error("import numpy\n", 1, 1, "'import' is not supported", "no imports");
-  expect_error("for i in x:\n", 1, 1, "'for' is not supported", "no loops");
+  expect_error("for i in x:\n", 1, 1, "'for' is not supported", "no loop statements");
+  // Comprehensions: where one may stand, and what their clauses take.
+  expect_error("y = f(x for x in [1])\n", 1, 9, "a comprehension must be the only item inside [...] or {...}");
+  expect_error("y = [1, x for x in [1]]\n", 1, 11, "a comprehension must be the only item");
+  expect_error("y = [x for 1 in [1]]\n", 1, 12, "expected a loop variable's name");
+  expect_error("y = [x for x, x in [(1, 2)]]\n", 1, 15, "loop variable 'x' is listed twice");
+  expect_error("y = [x for x of [1]]\n", 1, 14, "expected 'in'");
+  expect_error("y = [x for x in 3]\n", 1, 17, "iterates over a list or tuple, not");
+  expect_error("y = [x for x in [1] if vector()]\n", 1, 24, "condition must be a number or a bool");
+  expect_error("y = [x for x, z in [1, 2]]\n", 1, 12, "cannot unpack");
+  expect_error("y = [x for x in [1] y]\n", 1, 21, "expected 'for', 'if' or ']'");
   expect_error("def f(x):\n", 1, 1, "'def' is not supported", "a step of scan() is a lambda");
   expect_error("x = vector()\ny = x > 0 and x < 1\n", 2, 11, "'and' is not an elementwise operator", "&");
   expect_error("y = not x\n", 1, 5, "'not' is not supported", "~x");

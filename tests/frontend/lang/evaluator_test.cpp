@@ -286,3 +286,37 @@ TEST(EvalValue, SymbolicExpressionsAreErrors) {
 
 }  // namespace
 }  // namespace tgc::lang
+
+namespace tgc::lang {
+namespace {
+
+// Comprehensions build lists as Python's do: several for clauses nest left to right, if
+// clauses filter, tuples unpack, and {k: v for ...} is the list of pairs updates= takes.
+TEST(Comprehensions, BuildListsAndUpdatesAsPythonDoes) {
+  const Tensor x = Tensor::from_vector<double>({1, 2});
+  std::vector<Tensor> out =
+      run("x = dvector()\nf = function([x], [x * i + j for i in range(1, 4) if i != 2 for j in [0, 10]])\n", {x});
+  ASSERT_EQ(out.size(), 4u);  // i = 1, 3; j = 0, 10
+  EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{1, 2}));
+  EXPECT_EQ(out[1].to_vector<double>(), (std::vector<double>{11, 12}));
+  EXPECT_EQ(out[2].to_vector<double>(), (std::vector<double>{3, 6}));
+  EXPECT_EQ(out[3].to_vector<double>(), (std::vector<double>{13, 16}));
+
+  // A loop variable does not leak, and shadows a name only while the comprehension runs.
+  out = run("x = dvector()\ni = 100\nys = [x + i for i in [1]]\nf = function([x], [ys[0], x + i])\n", {x});
+  EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{2, 3}));
+  EXPECT_EQ(out[1].to_vector<double>(), (std::vector<double>{101, 102}));
+
+  // SGD over a parameter list: the updates as a dict comprehension over zip.
+  TgProgram p = load(
+      "w = shared(array([1.0, 2.0]), name='w')\nb = shared(array([3.0]), name='b')\nparams = [w, b]\n"
+      "cost = sum([sum(q ** 2) for q in params][0]) + sum(b ** 2)\n"
+      "grads = grad(cost, params)\n"
+      "f = function([], cost, updates={q: q - 0.25 * g for q, g in zip(params, grads)})\n");
+  p.default_function()->function({});
+  EXPECT_EQ(p.variables.at("w").ptr()->storage()->current().to_vector<double>(), (std::vector<double>{0.5, 1.0}));
+  EXPECT_EQ(p.variables.at("b").ptr()->storage()->current().to_vector<double>(), (std::vector<double>{1.5}));
+}
+
+}  // namespace
+}  // namespace tgc::lang

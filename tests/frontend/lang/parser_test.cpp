@@ -46,6 +46,9 @@ std::string sexpr(const Expr& e) {
     case K::Attribute: return sexpr(*e.items[0]) + "." + e.text;
     case K::Subscript: return sexpr(*e.items[0]) + "[" + items(1, ", ") + "]";
     case K::Slice: return items(0, ":");
+    case K::Comprehension: return "[" + sexpr(*e.items[0]) + " " + items(1, " ") + "]";
+    case K::CompFor: return "(for " + sexpr(*e.items[0]) + " " + sexpr(*e.items[1]) + ")";
+    case K::CompIf: return "(if " + sexpr(*e.items[0]) + ")";
     case K::Lambda: {
       std::string params;
       for (const std::string& p : e.params) params += (params.empty() ? "" : " ") + p;
@@ -64,6 +67,17 @@ TEST(Parser, PowerBindsTighterThanUnaryMinusOnItsLeft) {
   EXPECT_EQ(parse("-x**2"), "(- (** x 2))");
   EXPECT_EQ(parse("2**-1"), "(** 2 (- 1))");
   EXPECT_EQ(parse("-2**-x**2"), "(- (** 2 (- (** x 2))))");
+}
+
+// A comprehension: its element, then its for and if clauses in order; a dict comprehension's
+// element is the (key, value) pair.
+TEST(Parser, ComprehensionsKeepTheirClausesInOrder) {
+  EXPECT_EQ(parse("[x * 2 for x in xs]"), "[(* x 2) (for x xs)]");
+  EXPECT_EQ(parse("[a + b for a, b in zip(p, q) if a > 0 for c in r]"),
+            "[(+ a b) (for (a b ,) zip(p q)) (if (> a 0)) (for c r)]");
+  EXPECT_EQ(parse("[x for (i, x) in enumerate(l)]"), "[x (for (i x ,) enumerate(l))]");
+  EXPECT_EQ(parse("{w: w - g for w, g in u}"), "[(w (- w g) ,) (for (w g ,) u)]");
+  EXPECT_EQ(parse("[x, y]"), "[x y]");  // a list stays a list
 }
 
 TEST(Parser, LambdaTakesTheLoosestBinding) {
