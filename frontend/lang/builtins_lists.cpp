@@ -14,9 +14,6 @@ namespace tgc::lang {
 
 namespace {
 
-// A list longer than this is data, not program structure: an error rather than unbounded memory.
-constexpr int64_t kMaxListItems = int64_t{1} << 20;
-
 Value range_(Args& a) {
   int64_t start = 0, stop = a.integer("start"), step = 1;
   if (!a.is_none("stop")) {
@@ -27,9 +24,14 @@ Value range_(Args& a) {
   if (step == 0) a.fail("step", "range: step must not be zero", "count up with a positive step, down with a negative one");
   // Counted in floating point first: start and stop may be near the int64 limits.
   const double count = std::max(0.0, std::ceil((static_cast<double>(stop) - static_cast<double>(start)) / static_cast<double>(step)));
-  if (count > static_cast<double>(kMaxListItems))
-    a.fail(a.is_none("stop") ? "start" : "stop", fmt::format("range: {:.0f} items is more than a list holds ({})", count, kMaxListItems),
+  // A range counts layers or steps: one longer than the program's loop budget is data.
+  const int64_t budget = a.ctx.limits.max_loop_steps - a.ctx.loop_steps;
+  if (count > static_cast<double>(std::min(budget, a.ctx.limits.max_list_items)))
+    a.fail(a.is_none("stop") ? "start" : "stop",
+           fmt::format("range: {:.0f} items is more than a program's lists and loops may hold ({} in all)", count,
+                       std::min(a.ctx.limits.max_loop_steps, a.ctx.limits.max_list_items)),
            "a range counts layers or steps; data belongs in a tensor: arange(n)");
+  a.ctx.loop_steps += static_cast<int64_t>(count);
   std::vector<Value> items;
   for (int64_t i = 0, v = start; i < static_cast<int64_t>(count); ++i, v += step) items.emplace_back(v);
   return Value::list(std::move(items));
@@ -81,8 +83,8 @@ Value enumerate_(Args& a) {
 std::vector<BuiltinRow> list_builtins() {
   return {
       {"range", "start, stop=None, step=None",
-       "Python's range as a list of ints: range(4) is [0, 1, 2, 3], range(1, 7, 2) is [1, 3, 5] (at most 2**20 "
-       "items)",
+       "Python's range as a list of ints: range(4) is [0, 1, 2, 3], range(1, 7, 2) is [1, 3, 5] (the program's "
+       "ranges and comprehension steps: 2**22 in all)",
        range_},
       {"len", "x", "the number of items of a list or tuple, or the first dimension of a tensor (known statically)", len_},
       {"zip", "*lists", "the lists' items side by side, as tuples, as long as the shortest: zip(params, grads)", zip_},

@@ -18,6 +18,7 @@ struct Context {
   const SourceText& src;
   FunctionOptions options;  // for every function() of the file
   LoadLimits limits;
+  int64_t loop_steps = 0;   // counted against limits.max_loop_steps (comprehensions, range)
   DType floatx;             // options' floatX if set, else the global one
   std::string base_dir;     // relative load() paths start here: the .tg file's folder
   // Generators called without seed= draw from this stream, seeded with 0 so runs repeat.

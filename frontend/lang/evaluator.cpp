@@ -207,9 +207,6 @@ void loop_names(const Expr& target, std::vector<std::string>& out) {
 
 }  // namespace
 
-// A comprehension's items at most: it builds program structure (layers, updates), not data.
-constexpr size_t kMaxComprehensionItems = size_t{1} << 20;
-
 Value Evaluator::comprehension(const Expr& e) {
   // The loop variables shadow the program's names while the comprehension runs, then the
   // names return (Python 3's scoping): a loop variable never leaks out.
@@ -248,8 +245,8 @@ Value Evaluator::comprehension(const Expr& e) {
   };
   std::function<void(size_t)> clause = [&](size_t c) {
     if (c == e.items.size()) {
-      if (out.size() >= kMaxComprehensionItems)
-        throw ctx_.src.error(e.pos, "a comprehension gives more than " + std::to_string(kMaxComprehensionItems) + " items",
+      if (static_cast<int64_t>(out.size()) >= ctx_.limits.max_list_items)
+        throw ctx_.src.error(e.pos, fmt::format("a comprehension gives more than {} items", ctx_.limits.max_list_items),
                              "a comprehension builds layers and updates; data belongs in a tensor");
       out.push_back(eval(*e.items[0]));
       return;
@@ -268,6 +265,11 @@ Value Evaluator::comprehension(const Expr& e) {
       throw ctx_.src.error(cl.items[1]->start, "a comprehension iterates over a list or tuple, not " + items.describe(),
                            "iterate over range(n), zip(a, b), enumerate(l) or a list");
     for (const Value& item : items.items()) {
+      // Every step counts, kept or not: nested loops multiply (bounded time and memory).
+      if (++ctx_.loop_steps > ctx_.limits.max_loop_steps)
+        throw ctx_.src.error(cl.pos, fmt::format("the program's comprehensions loop more than {} times in all",
+                                                 ctx_.limits.max_loop_steps),
+                             "comprehensions build layers and updates; data belongs in tensors");
       bind(*cl.items[0], item);
       clause(c + 1);
     }

@@ -90,6 +90,9 @@ struct LoadLimits {
   int64_t max_source_bytes = int64_t{64} << 20;
   // Items of one list or tuple the program builds (`a = a + a` repeated doubles it).
   int64_t max_list_items = int64_t{1} << 22;
+  // Steps of every comprehension's loops and items of every range() of one program, together:
+  // nested comprehensions multiply, and a filter that keeps nothing still loops.
+  int64_t max_loop_steps = int64_t{1} << 22;
 };
 TgProgram load_source(std::string_view source, std::string_view file_name,
                       const FunctionOptions& options, const LoadLimits& limits);

@@ -43,8 +43,16 @@ TEST(ListBuiltins, ErrorsPointAtTheArgument) {
   EXPECT_THAT(e.message(), HasSubstr("step must not be zero"));
   EXPECT_EQ(e.loc().col, 18);
   e = load_error("r = range(10 ** 9)\n");
-  EXPECT_THAT(e.message(), HasSubstr("more than a list holds"));
+  EXPECT_THAT(e.message(), HasSubstr("more than a program's lists and loops may hold"));
   EXPECT_THAT(e.hint(), HasSubstr("arange"));
+  // Nested loops multiply: the program's loop budget ends them, even when nothing is kept.
+  e = load_error("a = range(2048)\nr = [i for i in a for j in a if false]\n");
+  EXPECT_THAT(e.message(), HasSubstr("loop more than 4194304 times in all"));
+  EXPECT_EQ(e.loc().line, 2);
+  EXPECT_EQ(e.loc().col, 19);  // the inner for
+  // Ranges count against the same budget.
+  e = load_error("r = [range(2 ** 20) for i in range(8)]\n");
+  EXPECT_THAT(e.message(), HasSubstr("more than a program's lists and loops may hold"));
   e = load_error("n = len(vector())\n");
   EXPECT_THAT(e.message(), HasSubstr("not known until it is computed"));
   e = load_error("n = len(scalar())\n");
