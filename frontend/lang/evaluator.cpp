@@ -411,12 +411,39 @@ Value Evaluator::attribute(const Expr& e) {
                                     "tensors have T, ndim, dtype, shape, device (values) and methods such as sum()"));
 }
 
+// l[start:stop:step] of a list or tuple, as Python slices it (negative bounds count from the
+// end, bounds past the ends are clipped): a list or tuple again.
+Value Evaluator::sequence_slice(const Value& target, const Expr& slice) {
+  const int64_t n = static_cast<int64_t>(target.items().size());
+  auto bound = [&](size_t k) -> std::optional<int64_t> {
+    if (!slice.items[k]) return std::nullopt;
+    const Value v = eval(*slice.items[k]);
+    if (v.is_none()) return std::nullopt;
+    if (!v.is_int())
+      throw ctx_.src.error(slice.items[k]->start, "a list slice's bounds are integers, got " + v.describe(), "e.g. sizes[1:]");
+    return v.as_int();
+  };
+  const std::optional<int64_t> start = bound(0), stop = bound(1), step_given = bound(2);
+  const int64_t step = step_given.value_or(1);
+  if (step == 0) throw ctx_.src.error(slice.items[2]->start, "a slice step must not be zero", "e.g. l[::2] or l[::-1]");
+  auto clip = [&](std::optional<int64_t> b, int64_t if_none) {
+    if (!b) return if_none;
+    int64_t v = *b < 0 ? *b + n : *b;
+    return step > 0 ? std::clamp<int64_t>(v, 0, n) : std::clamp<int64_t>(v, -1, n - 1);
+  };
+  const int64_t first = clip(start, step > 0 ? 0 : n - 1), last = clip(stop, step > 0 ? n : -1);
+  std::vector<Value> items;
+  for (int64_t i = first; step > 0 ? i < last : i > last; i += step) items.push_back(target.items()[i]);
+  return target.is_tuple() ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+}
+
 Value Evaluator::subscript(const Expr& e) {
   const Value target = eval(*e.items[0]);
   // Lists and tuples: one integer index (negative from the end).
   if (target.is_sequence()) {
-    if (e.items.size() != 2 || e.items[1]->kind == Kind::Slice)
-      throw ctx_.src.error(e.pos, "a list is indexed by one integer", "e.g. grads[0]");
+    if (e.items.size() == 2 && e.items[1]->kind == Kind::Slice) return sequence_slice(target, *e.items[1]);
+    if (e.items.size() != 2)
+      throw ctx_.src.error(e.pos, "a list is indexed by one integer or one slice", "e.g. grads[0], sizes[1:]");
     const Value i = eval(*e.items[1]);
     if (!i.is_int()) throw ctx_.src.error(e.items[1]->start, "a list index must be an integer, got " + i.describe(), "e.g. grads[0]");
     const int64_t n = static_cast<int64_t>(target.items().size());

@@ -33,6 +33,7 @@ class Evaluator {
   Value subscript(const Expr& e);
   Value sequence(const Expr& e);
   Value comprehension(const Expr& e);
+  Value sequence_slice(const Value& target, const Expr& slice);
   // Binds the parameters (shadowing names of the program while the body is evaluated).
   Value call_lambda(const Lambda& fn, const std::vector<Value>& args, Pos pos);
   int lambda_depth_ = 0;

@@ -251,30 +251,41 @@ class Parser {
     return finish(std::move(e));
   }
 
-  // A comprehension's loop variables: a name, or names separated by commas (optionally in
-  // parentheses), each at most once.
+  // A comprehension's loop variables: names separated by commas, each possibly a
+  // parenthesized group of its own (for i, (a, b) in enumerate(zip(xs, ys))), each name once.
   ExprPtr comprehension_target(const std::string& form) {
+    std::vector<std::string> seen;
+    return target_list(form, seen, 0);
+  }
+
+  ExprPtr target_list(const std::string& form, std::vector<std::string>& seen, int depth) {
     const Pos begin = cur().pos;
-    const bool parenthesized = cur().kind == Tok::LParen;
-    if (parenthesized) ++i_;
-    std::vector<ExprPtr> names;
+    std::vector<ExprPtr> items;
+    bool comma = false;
     while (true) {
-      if (cur().kind != Tok::Name || is_keyword(cur().text))
-        unexpected("a loop variable's name", "a comprehension reads " + form);
-      for (const ExprPtr& n : names)
-        if (n->text == cur().text)
-          throw src_.error(cur().pos, "loop variable '" + n->text + "' is listed twice", "name each variable once");
-      ExprPtr n = node(Kind::Name, cur().pos, cur().pos);
-      n->text = cur().text;
-      ++i_;
-      names.push_back(finish(std::move(n)));
+      if (cur().kind == Tok::LParen) {
+        if (depth >= kMaxNesting) throw src_.error(cur().pos, "loop variables nested too deeply", "flatten the structure");
+        ++i_;
+        items.push_back(target_list(form, seen, depth + 1));
+        expect(Tok::RParen, "close the '(' of the loop variables with ')'");
+      } else {
+        if (cur().kind != Tok::Name || is_keyword(cur().text))
+          unexpected("a loop variable's name", "a comprehension reads " + form);
+        if (std::find(seen.begin(), seen.end(), cur().text) != seen.end())
+          throw src_.error(cur().pos, "loop variable '" + cur().text + "' is listed twice", "name each variable once");
+        seen.push_back(cur().text);
+        ExprPtr n = node(Kind::Name, cur().pos, cur().pos);
+        n->text = cur().text;
+        ++i_;
+        items.push_back(finish(std::move(n)));
+      }
       if (cur().kind != Tok::Comma) break;
+      comma = true;
       ++i_;
     }
-    if (parenthesized) expect(Tok::RParen, "close the '(' of the loop variables with ')'");
-    if (names.size() == 1 && !parenthesized) return std::move(names[0]);
+    if (items.size() == 1 && !comma) return std::move(items[0]);
     ExprPtr t = node(Kind::Tuple, begin, begin);
-    for (ExprPtr& n : names) t->items.push_back(std::move(n));
+    for (ExprPtr& n : items) t->items.push_back(std::move(n));
     return finish(std::move(t));
   }
 

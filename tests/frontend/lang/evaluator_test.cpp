@@ -318,5 +318,23 @@ TEST(Comprehensions, BuildListsAndUpdatesAsPythonDoes) {
   EXPECT_EQ(p.variables.at("b").ptr()->storage()->current().to_vector<double>(), (std::vector<double>{1.5}));
 }
 
+// Lists and tuples slice as Python's: negative bounds from the end, bounds clipped, steps,
+// a tuple stays a tuple; nested loop variables unpack enumerate(zip(...)).
+TEST(Comprehensions, ListsSliceAndLoopVariablesNest) {
+  auto values = [](const std::string& list_expr) {
+    TgProgram p = load("l = " + list_expr + "\nf = function([], [asarray(v, 'float64') for v in l])\n");
+    std::vector<double> out;
+    for (const Tensor& t : p.default_function()->function({})) out.push_back(t.item<double>());
+    return out;
+  };
+  EXPECT_EQ(values("[1, 2, 3, 4][1:]"), (std::vector<double>{2, 3, 4}));
+  EXPECT_EQ(values("[1, 2, 3, 4][:-1]"), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(values("[1, 2, 3, 4][::-2]"), (std::vector<double>{4, 2}));
+  EXPECT_EQ(values("(1, 2, 3, 4)[-10:2]"), (std::vector<double>{1, 2}));
+  EXPECT_EQ(values("[i * 10 + a + b for i, (a, b) in enumerate(zip([1, 2], [3, 4]))]"), (std::vector<double>{4, 16}));
+  EXPECT_THAT(test::load_error("l = [1, 2][::0]\n").message(), ::testing::HasSubstr("step must not be zero"));
+  EXPECT_THAT(test::load_error("l = [1, 2][0.5:]\n").message(), ::testing::HasSubstr("bounds are integers"));
+}
+
 }  // namespace
 }  // namespace tgc::lang

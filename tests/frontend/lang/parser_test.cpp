@@ -76,6 +76,7 @@ TEST(Parser, ComprehensionsKeepTheirClausesInOrder) {
   EXPECT_EQ(parse("[a + b for a, b in zip(p, q) if a > 0 for c in r]"),
             "[(+ a b) (for (a b ,) zip(p q)) (if (> a 0)) (for c r)]");
   EXPECT_EQ(parse("[x for (i, x) in enumerate(l)]"), "[x (for (i x ,) enumerate(l))]");
+  EXPECT_EQ(parse("[a for i, (a, b) in enumerate(zip(p, q))]"), "[a (for (i (a b ,) ,) enumerate(zip(p q)))]");
   EXPECT_EQ(parse("{w: w - g for w, g in u}"), "[(w (- w g) ,) (for (w g ,) u)]");
   EXPECT_EQ(parse("[x, y]"), "[x y]");  // a list stays a list
 }
