@@ -25,10 +25,10 @@ namespace {
 
 // Backend::prepare's expectation: each input's shape where the types and facts give it, for
 // inputs that are buffers of their own (a view's strides are its producer's business).
-ExpectedInputShapes expected_input_shapes(const std::vector<Node*>& order, const SharedShapeFacts* facts) {
+ExpectedInputShapes expected_input_shapes(const std::vector<const Node*>& nodes, const SharedShapeFacts* facts) {
   ShapeEquivalence shapes(facts);
   ExpectedInputShapes expected;
-  for (const Node* node : order) {
+  for (const Node* node : nodes) {
     std::vector<std::optional<Shape>> known;
     bool any = false;
     for (const auto& in : node->inputs()) {
@@ -105,9 +105,11 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
   {
     std::vector<const Node*> host_nodes, device_nodes;
     for (Node* node : order) (node->placement() == DeviceKind::Host ? host_nodes : device_nodes).push_back(node);
-    const ExpectedInputShapes expected = expected_input_shapes(order, options.shape_facts);
-    backend.prepare(host_nodes, expected);
-    if (options.device_backend && !device_nodes.empty()) options.device_backend->prepare(device_nodes, expected);
+    // Only a device backend builds by the expectation (the CPU's LLVM kernels are one variant
+    // each): a host-only function pays nothing for it.
+    backend.prepare(host_nodes, {});
+    if (options.device_backend && !device_nodes.empty())
+      options.device_backend->prepare(device_nodes, expected_input_shapes(device_nodes, options.shape_facts));
   }
   const BufferLifetimes life(graph, order);
   const BranchGuards guards(graph);

@@ -119,11 +119,12 @@ TEST(Linker, InplaceOpsGetOnlyBuffersThatAreTheirsAndDead) {
   EXPECT_EQ(out(5), (std::vector<double>{0, 0, 0}));  // exp(x) + -exp(x): later was intact
   EXPECT_EQ(out(6), vec({-std::exp(0.5), -std::exp(1.0), -std::exp(2.0)}).to_vector<double>());
 }
-// A backend that keeps what the linker told its prepare() and makes the reference's thunks.
+// A device backend that keeps what the linker told its prepare() and makes the reference's
+// thunks (the nodes are placed on "its device": only a device backend is told expectations).
 class PrepareRecorder final : public Backend {
  public:
   std::string name() const override { return "prepare-recorder"; }
-  DeviceKind device_kind() const override { return DeviceKind::Host; }
+  DeviceKind device_kind() const override { return DeviceKind::Cuda; }
   void prepare(const std::vector<const Node*>& /*nodes*/, const ExpectedInputShapes& expected) const override {
     seen = expected;
   }
@@ -148,10 +149,15 @@ TEST(Linker, PrepareLearnsTheShapesTheTypesAndFactsExpect) {
   auto view = apply1(std::make_shared<DimShuffle>(std::vector<int>{0, -1}, "expand_dims"), {w});
   Graph g = Graph::clone_of({x, k}, {add_const(x, 1), add_const(k, 1), add_const(w, 1),
                                       apply1(std::make_shared<DimShuffle>(std::vector<int>{0}, "squeeze"), {view})});
+  for (Node* n : g.toposort()) n->set_placement(DeviceKind::Cuda);
   const SharedShapeFacts facts{{storage.get(), Shape{3}}};
-  PrepareRecorder with_facts, without;
-  link(g, with_facts, LinkOptions{.shape_facts = &facts});
-  link(g, without);
+  PrepareRecorder with_facts, without, host;
+  const ReferenceBackend reference;
+  link(g, reference, LinkOptions{.device_backend = &with_facts, .shape_facts = &facts});
+  link(g, reference, LinkOptions{.device_backend = &without});
+  for (Node* n : g.toposort()) n->set_placement(DeviceKind::Host);
+  link(g, host, LinkOptions{.shape_facts = &facts});
+  EXPECT_TRUE(host.seen.empty());  // a host backend builds one variant: it is told nothing
   EXPECT_FALSE(with_facts.for_node_of(g, 0));  // x: nothing known
   EXPECT_EQ(with_facts.for_node_of(g, 1), (std::vector<std::optional<Shape>>{Shape{2}}));  // k's type
   EXPECT_EQ(with_facts.for_node_of(g, 2), (std::vector<std::optional<Shape>>{Shape{3}}));  // w's fact
