@@ -5,6 +5,8 @@
 
 #include <unordered_set>
 
+#include <tgc/join.h>
+
 #include "frontend/api/graphs_only.h"
 #include "ops/core/node.h"
 #include "runtime/rank_limit.h"
@@ -77,10 +79,28 @@ const Variable* first_free_variable(const VarPtr& v) {
   return nullptr;
 }
 
+// Whether a list holds a tensor (symbolic or a value) at any depth, rather than numbers only.
+bool holds_tensor(const Value& v) {
+  if (v.is_var() || v.is_tensor()) return true;
+  if (!v.is_sequence()) return false;
+  for (const Value& item : v.items())
+    if (holds_tensor(item)) return true;
+  return false;
+}
+
 }  // namespace
 
 Var to_var(const Value& v, Context& ctx, Pos pos, std::string_view what) {
   if (v.is_var()) return v.as_var();
+  // A list holding tensors is Theano's as_tensor_variable of a list: its items stacked along
+  // a new first axis, so sum([sum(w ** 2) for w in params]) sums the parameters' squares.
+  if (v.is_sequence() && holds_tensor(v)) {
+    if (v.items().size() > static_cast<size_t>(ctx.limits.max_list_items))
+      throw ctx.src.error(pos, "a list of too many tensors to stack", "stack at most a list's limit of items");
+    std::vector<Var> items;
+    for (const Value& item : v.items()) items.push_back(to_var(item, ctx, pos, what));
+    return stack(items, 0);
+  }
   // A value in a graph is a constant of the graph, whose values are host tensors: a device
   // value is read back here (the function's own device gets the constant's copy when it runs).
   if (v.is_tensor()) return constant(v.as_tensor().to_host().eval());

@@ -318,6 +318,19 @@ TEST(Comprehensions, BuildListsAndUpdatesAsPythonDoes) {
   EXPECT_EQ(p.variables.at("b").ptr()->storage()->current().to_vector<double>(), (std::vector<double>{1.5}));
 }
 
+// A list holding tensors, where a tensor is wanted, is its items stacked (Theano's
+// as_tensor_variable of a list): a penalty over a parameter list is one sum.
+TEST(Comprehensions, AListOfTensorsIsTheirStack) {
+  const std::vector<Tensor> out = run(
+      "x = fvector()\nws = [shared(ones(3), name='w1'), shared(ones(2) * 2, name='w2')]\n"
+      "f = function([x], [sum([sum(w ** 2) for w in ws]), sum([x, x * 2]), mean([sum(x), 3])])\n",
+      {Tensor::from_vector<float>({1, 2})});
+  EXPECT_EQ(out[0].item<double>(), 11.0);
+  EXPECT_EQ(out[1].astype(DType::Float64).item<double>(), 9.0);
+  EXPECT_EQ(out[2].astype(DType::Float64).item<double>(), 3.0);
+  EXPECT_THAT(test::load_error("x = vector()\ny = sum([x, 1.5])\n").message(), ::testing::HasSubstr("same shape"));
+}
+
 // Lists and tuples slice as Python's: negative bounds from the end, bounds clipped, steps,
 // a tuple stays a tuple; nested loop variables unpack enumerate(zip(...)).
 TEST(Comprehensions, ListsSliceAndLoopVariablesNest) {
