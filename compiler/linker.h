@@ -42,7 +42,7 @@ struct LinkOptions {
   // Null in a graph without loops.
   const LoopCompileContext* loops = nullptr;
   // The shapes of shared variables' values the graph was optimized for (PassContext::
-  // shared_shapes), so that backends learn the shapes calls are expected to have
+  // shared_shapes), so that the device backend learns the shapes calls are expected to have
   // (Backend::prepare); null: the static types alone.
   const SharedShapeFacts* shape_facts = nullptr;
 };

@@ -95,8 +95,6 @@ Var to_var(const Value& v, Context& ctx, Pos pos, std::string_view what) {
   // A list holding tensors is Theano's as_tensor_variable of a list: its items stacked along
   // a new first axis, so sum([sum(w ** 2) for w in params]) sums the parameters' squares.
   if (v.is_sequence() && holds_tensor(v)) {
-    if (v.items().size() > static_cast<size_t>(ctx.limits.max_list_items))
-      throw ctx.src.error(pos, "a list of too many tensors to stack", "stack at most a list's limit of items");
     std::vector<Var> items;
     for (const Value& item : v.items()) items.push_back(to_var(item, ctx, pos, what));
     return stack(items, 0);

@@ -118,25 +118,36 @@ Value Evaluator::call_lambda(const Lambda& fn, const std::vector<Value>& args, P
     throw ctx_.src.error(pos, "lambdas call each other more than " + std::to_string(kMaxLambdaDepth) + " deep",
                          "a lambda cannot call itself: .tg has no recursion");
   // Parameters shadow the program's names while the body is evaluated, then the names return.
-  std::vector<std::pair<std::string, std::optional<Value>>> saved;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto it = names_.find(fn.params[i]);
-    saved.emplace_back(fn.params[i], it == names_.end() ? std::nullopt : std::optional<Value>(it->second));
-    names_[fn.params[i]] = args[i];
-  }
-  struct Restore {
-    Evaluator& ev;
-    std::vector<std::pair<std::string, std::optional<Value>>>& saved;
-    ~Restore() {
-      --ev.lambda_depth_;
-      for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-        if (it->second) ev.names_[it->first] = *it->second;
-        else ev.names_.erase(it->first);
-      }
-    }
-  } restore{*this, saved};
-  ++lambda_depth_;
+  const Shadowed shadowed(names_, fn.params);
+  for (size_t i = 0; i < args.size(); ++i) names_[fn.params[i]] = args[i];
+  struct Depth {
+    int& depth;
+    ~Depth() { --depth; }
+  } depth{++lambda_depth_};
   return eval(*fn.body);
+}
+
+Evaluator::Shadowed::Shadowed(std::map<std::string, Value>& names, const std::vector<std::string>& shadowed)
+    : names_(names) {
+  for (const std::string& n : shadowed) {
+    auto it = names_.find(n);
+    saved_.emplace_back(n, it == names_.end() ? std::nullopt : std::optional<Value>(it->second));
+  }
+}
+
+Evaluator::Shadowed::~Shadowed() {
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+    if (it->second) names_[it->first] = *it->second;
+    else names_.erase(it->first);
+  }
+}
+
+Value Evaluator::nested_sequence(std::vector<Value> items, bool tuple, Pos pos) const {
+  Value v = tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+  if (v.nesting() > kMaxNesting)
+    throw ctx_.src.error(pos, "lists nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
+                         "flatten the structure");
+  return v;
 }
 
 Value Evaluator::eval(const Expr& e, const std::string& bound_name) {
@@ -190,11 +201,7 @@ Value Evaluator::sequence(const Expr& e) {
   } else {
     for (const ExprPtr& item : e.items) items.push_back(eval(*item));
   }
-  Value v = e.kind == Kind::Tuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
-  if (v.nesting() > kMaxNesting)
-    throw ctx_.src.error(e.pos, "lists nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
-                         "flatten the structure");
-  return v;
+  return nested_sequence(std::move(items), e.kind == Kind::Tuple, e.pos);
 }
 
 namespace {
@@ -213,21 +220,7 @@ Value Evaluator::comprehension(const Expr& e) {
   std::vector<std::string> bound;
   for (size_t c = 1; c < e.items.size(); ++c)
     if (e.items[c]->kind == Kind::CompFor) loop_names(*e.items[c]->items[0], bound);
-  std::vector<std::pair<std::string, std::optional<Value>>> saved;
-  for (const std::string& n : bound) {
-    auto it = names_.find(n);
-    saved.emplace_back(n, it == names_.end() ? std::nullopt : std::optional<Value>(it->second));
-  }
-  struct Restore {
-    Evaluator& ev;
-    std::vector<std::pair<std::string, std::optional<Value>>>& saved;
-    ~Restore() {
-      for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-        if (it->second) ev.names_[it->first] = *it->second;
-        else ev.names_.erase(it->first);
-      }
-    }
-  } restore{*this, saved};
+  const Shadowed shadowed(names_, bound);
 
   std::vector<Value> out;
   // Binds a for clause's target to one item, unpacking tuples as an assignment does but
@@ -275,11 +268,7 @@ Value Evaluator::comprehension(const Expr& e) {
     }
   };
   clause(1);
-  Value v = Value::list(std::move(out));
-  if (v.nesting() > kMaxNesting)
-    throw ctx_.src.error(e.pos, "lists nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)",
-                         "flatten the structure");
-  return v;
+  return nested_sequence(std::move(out), /*tuple=*/false, e.pos);
 }
 
 Value Evaluator::call(const Expr& e, const std::string& bound_name) {

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "frontend/lang/ast.h"
 #include "frontend/lang/context.h"
@@ -36,7 +39,23 @@ class Evaluator {
   Value sequence_slice(const Value& target, const Expr& slice);
   // Binds the parameters (shadowing names of the program while the body is evaluated).
   Value call_lambda(const Lambda& fn, const std::vector<Value>& args, Pos pos);
+  // A list (or tuple) of these items, checked against the nesting limit (errors at `pos`).
+  Value nested_sequence(std::vector<Value> items, bool tuple, Pos pos) const;
   int lambda_depth_ = 0;
+
+  // Names a lambda's parameters or a comprehension's loop variables shadow while it runs:
+  // their bindings are restored (or removed) when it ends, by return or by exception.
+  class Shadowed {
+   public:
+    Shadowed(std::map<std::string, Value>& names, const std::vector<std::string>& shadowed);
+    ~Shadowed();
+    Shadowed(const Shadowed&) = delete;
+    Shadowed& operator=(const Shadowed&) = delete;
+
+   private:
+    std::map<std::string, Value>& names_;
+    std::vector<std::pair<std::string, std::optional<Value>>> saved_;
+  };
 
   Context& ctx_;
   std::map<std::string, Value> names_;

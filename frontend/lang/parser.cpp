@@ -255,18 +255,18 @@ class Parser {
   // parenthesized group of its own (for i, (a, b) in enumerate(zip(xs, ys))), each name once.
   ExprPtr comprehension_target(const std::string& form) {
     std::vector<std::string> seen;
-    return target_list(form, seen, 0);
+    return target_list(form, seen);
   }
 
-  ExprPtr target_list(const std::string& form, std::vector<std::string>& seen, int depth) {
+  // (The lexer bounds the parentheses' nesting, so this recursion is bounded too.)
+  ExprPtr target_list(const std::string& form, std::vector<std::string>& seen) {
     const Pos begin = cur().pos;
     std::vector<ExprPtr> items;
     bool comma = false;
     while (true) {
       if (cur().kind == Tok::LParen) {
-        if (depth >= kMaxNesting) throw src_.error(cur().pos, "loop variables nested too deeply", "flatten the structure");
         ++i_;
-        items.push_back(target_list(form, seen, depth + 1));
+        items.push_back(target_list(form, seen));
         expect(Tok::RParen, "close the '(' of the loop variables with ')'");
       } else {
         if (cur().kind != Tok::Name || is_keyword(cur().text))

@@ -50,6 +50,16 @@ TEST(ListBuiltins, ErrorsPointAtTheArgument) {
   EXPECT_THAT(e.message(), HasSubstr("loop more than 4194304 times in all"));
   EXPECT_EQ(e.loc().line, 2);
   EXPECT_EQ(e.loc().col, 19);  // the inner for
+  // One comprehension's list is bounded as any list is (a small limit here, to reach it).
+  LoadLimits small;
+  small.max_list_items = 4;
+  try {
+    load_source("r = [i for i in range(3) for j in range(3)]\n", "test.tg", {}, small);
+    ADD_FAILURE() << "a 9-item comprehension passed a 4-item limit";
+  } catch (const SourceError& limit) {
+    EXPECT_THAT(limit.message(), HasSubstr("a comprehension gives more than 4 items"));
+    EXPECT_EQ(limit.loc().col, 5);
+  }
   // Ranges count against the same budget.
   e = load_error("r = [range(2 ** 20) for i in range(8)]\n");
   EXPECT_THAT(e.message(), HasSubstr("more than a program's lists and loops may hold"));
