@@ -144,7 +144,14 @@ LinkedProgram link(const Graph& graph, const Backend& backend, const LinkOptions
         tests.push_back({slot_of.at(cond), p == position.end() ? -1 : p->second, l.when});
       }
     }
-    t.lazy_inputs = dynamic_cast<const IfElse*>(&node->op()) != nullptr;
+    if (const auto* ifelse = dynamic_cast<const IfElse*>(&node->op())) {
+      Thunk::Choice& c = t.choice.emplace();
+      c.condition = IfElse::kCond;
+      for (int k = 0; k < ifelse->size(); ++k) {
+        c.then_inputs.push_back(ifelse->then_input(k));
+        c.else_inputs.push_back(ifelse->else_input(k));
+      }
+    }
     for (int i = 0; i < node->num_outputs(); ++i) t.outputs.push_back(new_slot(node->output_raw(i)));
     // An inplace op's input buffer, when it is still dead here and the function's own (the
     // inplace pass decided on this schedule; a later rewrite may have changed it).

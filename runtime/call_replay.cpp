@@ -9,6 +9,7 @@
 
 #include "runtime/capture_branches.h"
 #include "runtime/error.h"
+#include "runtime/recorded_branches.h"
 
 namespace tgc {
 
@@ -38,11 +39,13 @@ std::string CallReplay::ineligible_reason(const Program& program, const Device& 
     if (t.kind == ThunkKind::Cpu || t.device != &device)
       return "not every node runs on the device (tgc show marks the host ones)";
   // A recording replays fixed work; which branch of an ifelse runs is known only from the
-  // condition's value during the call.
-  for (const Thunk& t : program.thunks)
-    if (!t.guard.empty() || t.lazy_inputs)
-      return "an ifelse runs only its taken branch, chosen from the condition's value during the call (" + t.label +
-             ")";
+  // condition's value during the call: a device that records conditional work decides it on
+  // each replay (runtime/recorded_branches.h).
+  if (!device.capture_conditionals())
+    for (const Thunk& t : program.thunks)
+      if (!t.guard.empty() || t.choice)
+        return "an ifelse runs only its taken branch, chosen from the condition's value during the call, and " +
+               device.name() + " cannot record conditional work (" + t.label + ")";
   return "";
 }
 
@@ -150,8 +153,13 @@ bool CallReplay::record(std::vector<Tensor>& slots, const ExecOptions& options, 
     // Where the device records graphs, independent work becomes parallel branches.
     std::optional<CaptureBranches> branches;
     if (device_.capture_branches()) branches.emplace(device_);
+    std::optional<RecordedBranches> conditionals;
+    if (device_.capture_conditionals()) conditionals.emplace(device_);
     // allow_gc off: every value the recording wrote stays in its slot, to be held below.
-    execute(program_, slots, ExecOptions{/*allow_gc=*/false, options.sync, branches ? &*branches : nullptr}, nullptr);
+    execute(program_, slots,
+            ExecOptions{/*allow_gc=*/false, options.sync, branches ? &*branches : nullptr,
+                        conditionals ? &*conditionals : nullptr},
+            nullptr);
     // New shared values written into the variables' own buffers, at the end of the recording.
     int copied = 0;
     for (const auto& [slot, target_ptr] : updates) {

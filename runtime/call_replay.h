@@ -28,8 +28,9 @@ class CallReplay {
  public:
   // Whether `program` can be recorded at all: every thunk is a device or transfer thunk on
   // `device` (a transfer to the host records as a copy into pinned memory; the replay waits).
-  // A lazy ifelse (Thunk::guard, Thunk::lazy_inputs) is not: the thunks a call runs depend on
-  // a condition's value, which a recording of fixed work cannot read (docs/control-flow.md).
+  // A lazy ifelse (Thunk::guard, Thunk::choice) is, where the device records conditional work
+  // (runtime/recorded_branches.h); elsewhere not: the thunks a call runs depend on a
+  // condition's value, which a recording of fixed work cannot read (docs/control-flow.md).
   static bool eligible(const Program& program, const Device& device);
   // Why eligible() is false, in words ("" when it is true): cuda_graph_status() prints it.
   static std::string ineligible_reason(const Program& program, const Device& device);

@@ -102,6 +102,29 @@ class Device {
   virtual CaptureTail capture_tail() { return {}; }
   virtual void set_capture_tail(const CaptureTail& /*tail*/) {}
 
+  // Conditional work in a recording (runtime/recorded_branches.h: a lazy ifelse in a recorded
+  // call). A device that can record it (CUDA's conditional graph nodes) says true, and then,
+  // while recording: the work enqueued between begin_conditional(c) and end_conditional()
+  // runs on each replay only when `c` holds there, read by the device once the replay's work
+  // before it is done; with `with_else`, the work between else_conditional() and
+  // end_conditional() runs when it does not. Opened one at a time, never nested. Inside,
+  // capture_tail() is the conditional work as a whole and set_capture_tail() does nothing
+  // (its work is one sequence, after everything recorded before it).
+  struct ConditionTest {
+    const void* value;  // one element on this device
+    int bytes;          // its size: 1, 2, 4 or 8
+    bool floating;      // a float: -0.0 is zero
+    bool when;          // holds when (value != 0) == when
+    bool operator==(const ConditionTest&) const = default;
+  };
+  // Holds when one of its terms does; a term holds when each of its tests does (read in
+  // order: a test after a failed one is not read). No terms: never.
+  using Condition = std::vector<std::vector<ConditionTest>>;
+  virtual bool capture_conditionals() const { return false; }
+  virtual void begin_conditional(const Condition& /*condition*/, bool /*with_else*/) {}
+  virtual void else_conditional() {}
+  virtual void end_conditional() {}
+
   // Side work: device work a thunk enqueued on a stream of the device's own beside the
   // default stream (a collective: backends/gpu/side_work.h), which the default stream has not
   // waited for yet. The device keeps the side work's buffers alive until it is joined, so no

@@ -15,6 +15,7 @@
 #include "runtime/error.h"
 #include "runtime/interrupt.h"
 #include "runtime/profiler.h"
+#include "runtime/recorded_branches.h"
 
 namespace tgc {
 
@@ -227,6 +228,14 @@ class SideWork {
   std::vector<Device*> devices_;
 };
 
+// Runs thunk i, or records its choice as conditional copies (RecordedBranches).
+void run_thunk(const Program& program, size_t i, const ExecOptions& options, const std::vector<Tensor>& inputs,
+               std::vector<Tensor>& outputs) {
+  const Thunk& thunk = program.thunks[i];
+  if (options.conditionals && thunk.choice) return options.conditionals->choose(program, i, inputs, outputs);
+  thunk.run(inputs, outputs);
+}
+
 }  // namespace
 
 void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptions& options,
@@ -254,7 +263,9 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         check_variable_writes(program, slots, inputs);
         writing_variables.emplace();
       }
-      if (!thunk.guard.empty()) {
+      if (options.conditionals) {
+        options.conditionals->before(program, i, slots);
+      } else if (!thunk.guard.empty()) {
         if (!skips) skips.emplace(program);
         if (!skips->runs(program, i, slots)) {
           skips->skip(thunk, i);
@@ -268,7 +279,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         // A value of a skipped thunk (with gc off its slot may hold the previous call's): only
         // an op choosing between branches may be given it, undefined.
         if (skips && skips->unset(s)) {
-          if (!thunk.lazy_inputs) missing_value(thunk, false, k, s);
+          if (!thunk.choice) missing_value(thunk, false, k, s);
           inputs.emplace_back();
           continue;
         }
@@ -307,7 +318,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         auto start = Profiler::Clock::now();
         std::unique_ptr<DeviceTimer> timer = thunk.device ? thunk.device->make_timer() : nullptr;
         if (timer) timer->start(thunk.device->default_stream());
-        thunk.run(inputs, outputs);
+        run_thunk(program, i, options, inputs, outputs);
         if (timer) timer->stop(thunk.device->default_stream());
         profiler->record_thunk(static_cast<int>(i), start, Profiler::Clock::now());
         if (thunk.kind == ThunkKind::Comm) {
@@ -318,7 +329,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         }
         if (timer) profiler->record_device_timer(static_cast<int>(i), start, std::move(timer));
       } else {
-        thunk.run(inputs, outputs);
+        run_thunk(program, i, options, inputs, outputs);
       }
       // Release the inputs now, not at the next thunk, so that gc frees memory on time.
       inputs.clear();
@@ -344,6 +355,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
         if (options.allow_gc) slots[s] = Tensor();
       }
     }
+    if (options.conditionals) options.conditionals->finish();
     side.join_all();
   } catch (Error& e) {
     side.join_all_after_failure();

@@ -12,6 +12,7 @@ namespace tgc {
 class Profiler;
 
 class CaptureBranches;
+class RecordedBranches;
 
 struct ExecOptions {
   bool allow_gc = true;
@@ -19,6 +20,10 @@ struct ExecOptions {
   // While a call is recorded on a device that records graphs: each thunk's work follows only
   // the work it depends on (runtime/capture_branches.h). nullptr: one sequence.
   CaptureBranches* branches = nullptr;
+  // While a call is recorded on a device that records conditional work: guarded thunks are
+  // recorded inside it and choices as conditional copies (runtime/recorded_branches.h)
+  // instead of being skipped by a condition read on the host. nullptr: skipped as below.
+  RecordedBranches* conditionals = nullptr;
 };
 
 // `slots` has program.num_slots entries with bound slots and constants already filled.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,8 +81,16 @@ struct Thunk {
   // its frees still apply and the buffers handed to it are dropped (allow_gc) or left in place.
   std::vector<std::vector<BranchTest>> guard;
   // Its op picks among its inputs by a condition (IfElse): an input whose producer was skipped
-  // reaches it undefined instead of raising.
-  bool lazy_inputs = false;
+  // reaches it undefined instead of raising. Output k is input `then_inputs[k]` when the
+  // one-element input `condition` is nonzero, else input `else_inputs[k]`; a recording that
+  // holds conditional work (runtime/recorded_branches.h) records that choice instead of
+  // running the thunk.
+  struct Choice {
+    int condition = 0;
+    std::vector<int> then_inputs, else_inputs;
+    bool operator==(const Choice&) const = default;
+  };
+  std::optional<Choice> choice;
   ThunkFn run;
   // For a thunk that writes a shared variable's buffer in place (Program::first_variable_write):
   // raises what `run` would raise for these inputs, writing nothing (Op::validate).

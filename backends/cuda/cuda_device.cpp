@@ -310,6 +310,7 @@ bool CudaDevice::begin_capture() {
 }
 
 Device::CaptureTail CudaDevice::capture_tail() {
+  if (conditionals_.open()) return {conditionals_.node()};  // inside a body: the node stands for it
   DeviceGuard guard(info_.ordinal);
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   const cudaGraphNode_t* nodes = nullptr;
@@ -320,6 +321,7 @@ Device::CaptureTail CudaDevice::capture_tail() {
 }
 
 void CudaDevice::set_capture_tail(const CaptureTail& tail) {
+  if (conditionals_.open()) return;  // a body is one sequence, after all that came before the node
   DeviceGuard guard(info_.ordinal);
   std::vector<cudaGraphNode_t> nodes;
   nodes.reserve(tail.size());
@@ -337,6 +339,9 @@ std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
     checks.swap(capture_checks_);
     check_tail.swap(capture_check_tail_);
   }
+  // A failure inside conditional work: the stream captures a body, the recording's graph is ours.
+  cudaGraph_t graph = conditionals_.abandon(*this);
+  if (graph) keep = false;
   if (keep && !checks.empty()) {
     // The recording ends with the error word's copy to the host and its reset, after the
     // work that may have set it (its last readers, the guarded copies, came before).
@@ -346,8 +351,7 @@ std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
         cudaMemsetAsync(error_word(), 0, sizeof(int), stream_.get()) != cudaSuccess)
       keep = false;  // the capture failed earlier: cudaStreamEndCapture says so below
   }
-  cudaGraph_t graph = nullptr;
-  cudaError_t err = cudaStreamEndCapture(stream_.get(), &graph);
+  cudaError_t err = graph ? cudaErrorStreamCaptureInvalidated : cudaStreamEndCapture(stream_.get(), &graph);
   std::vector<std::pair<void*, size_t>> kept;
   bool waits = false;
   {
@@ -367,6 +371,14 @@ std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
   UniquePinned flag_copy = checks.empty() ? nullptr : std::move(capture_flag_copy_);
   return make_graph_work(*this, exec, std::move(kept), waits, std::move(checks), std::move(flag_copy));
 }
+
+void CudaDevice::begin_conditional(const Condition& condition, bool with_else) {
+  conditionals_.begin(*this, condition, with_else);
+}
+
+void CudaDevice::else_conditional() { conditionals_.otherwise(*this); }
+
+void CudaDevice::end_conditional() { conditionals_.end(*this); }
 
 bool CudaDevice::defer_flag_check(std::function<void()> raise) {
   if (!capturing()) return false;
@@ -550,7 +562,16 @@ void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stream
         if (std::find(tail.begin(), tail.end(), n) == tail.end()) tail.push_back(n);
     }
     set_capture_tail(tail);
-    return gpu::copy_bytes_unless(*this, dst, src, bytes, error_word());
+    gpu::copy_bytes_unless(*this, dst, src, bytes, error_word());
+    // The word's reset at the recording's end must follow this copy's read of it: a reset
+    // beside the copy (both after the check tail alone) let the copy see a cleared word and
+    // write an update of a call that raised.
+    const CaptureTail after = capture_tail();
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    for (const void* n : after)
+      if (std::find(capture_check_tail_.begin(), capture_check_tail_.end(), n) == capture_check_tail_.end())
+        capture_check_tail_.push_back(n);
+    return;
   }
   if (bytes <= kernel_copy_max_bytes() && &stream == &default_stream()) return gpu::copy_bytes(*this, dst, src, bytes);
   cudaStream_t s = stream_of(stream).get();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backends/c_family/kernel_render.h"
+#include "backends/cuda/cuda_conditional.h"
 #include "backends/cuda/cuda_handles.h"
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/pinned_staging.h"
@@ -79,6 +80,11 @@ class CudaDevice final : public gpu::GpuDevice {
   bool capture_branches() const override { return true; }
   CaptureTail capture_tail() override;
   void set_capture_tail(const CaptureTail& tail) override;
+  // Conditional graph nodes (cuda_conditional.h): a lazy ifelse stays in the recording.
+  bool capture_conditionals() const override { return true; }
+  void begin_conditional(const Condition& condition, bool with_else) override;
+  void else_conditional() override;
+  void end_conditional() override;
   // Waits until results copied into pinned host memory are there. While recording, the wait
   // belongs to each replay instead (the recorded copies have not run): the graph waits for
   // its work after its launch. Only a thunk whose host reads come after the call may defer so.
@@ -185,6 +191,7 @@ class CudaDevice final : public gpu::GpuDevice {
   CaptureTail capture_check_tail_;                    // the recorded work that may set the error word
   UniquePinned capture_flag_copy_;                    // where the recording copies the error word
   UniqueStream side_stream_;                          // pool allocations while capturing
+  ConditionalCapture conditionals_;                   // the recording thread's
   std::mutex read_mutex_;                             // read_int's pinned int
   UniquePinned read_buffer_;
 };

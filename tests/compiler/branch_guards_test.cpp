@@ -1,6 +1,6 @@
 // Branch guards (compiler/branch_guards.h) and what the linker makes of them: guards of then,
 // else, shared and nested work, the schedule that puts conditions first, Thunk::guard and
-// Thunk::lazy_inputs, and the buffer lifetimes of an IfElse's two values.
+// Thunk::choice, and the buffer lifetimes of an IfElse's two values.
 #include "compiler/branch_guards.h"
 
 #include <gmock/gmock.h>
@@ -101,8 +101,8 @@ TEST(BranchGuards, LinkerWritesGuardsWithConditionSlotsAndProducers) {
   EXPECT_EQ(test.slot, p.thunks[cond_thunk].outputs[0]);
   EXPECT_EQ(test.producer, cond_thunk);
   EXPECT_TRUE(test.when);
-  EXPECT_TRUE(p.thunks[ifelse_thunk].lazy_inputs);
-  EXPECT_FALSE(p.thunks[then_thunk].lazy_inputs);
+  EXPECT_TRUE(p.thunks[ifelse_thunk].choice.has_value());
+  EXPECT_FALSE(p.thunks[then_thunk].choice.has_value());
   // A bound condition has no producer: known from the start.
   Graph g2 = Graph::clone_of({x, c0}, {make_ifelse(c0, {a}, {b})[0]});
   LinkedProgram lp2 = link(g2, ReferenceBackend());

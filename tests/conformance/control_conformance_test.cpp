@@ -69,11 +69,14 @@ TEST_P(Conformance, IfElseRunsOnlyTheTakenBranch) {
   EXPECT_GE(products, 1) << ::testing::PrintToString(order);
   EXPECT_GE(sums, 1) << ::testing::PrintToString(order);
   if (backend() == "cuda") {
-    // Without profile=true (which turns recording off on its own), the ifelse is the reason.
+    // Without profile=true (which turns recording off on its own) calls may be recorded, with
+    // conditional graph nodes; every call still takes its own branch.
     options.config.erase("profile");
     Function unprofiled = function({c, x}, {y}, {}, options);
-    EXPECT_NEAR(unprofiled(int_scalar(1), xv)[0].to_host().item<float>(), std::exp(1.0f) + std::exp(2.0f), 1e-4);
-    EXPECT_THAT(unprofiled.cuda_graph_status(), ::testing::HasSubstr("an ifelse runs only its taken branch"));
+    for (int k = 0; k < 5; ++k)
+      EXPECT_NEAR(unprofiled(int_scalar(k % 2), xv)[0].to_host().item<float>(),
+                  k % 2 ? std::exp(1.0f) + std::exp(2.0f) : 5.0f, 1e-4)
+          << "call " << k;
   }
 }
 

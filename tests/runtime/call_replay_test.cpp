@@ -3,6 +3,7 @@
 // recording is replayed, held outputs, in-place updates, and calls that cannot be recorded.
 #include "runtime/call_replay.h"
 #include "runtime/config.h"
+#include "tests/runtime/fake_recording_device.h"
 
 #include <gtest/gtest.h>
 
@@ -13,80 +14,6 @@
 
 namespace tgc {
 namespace {
-
-class FakeDevice;
-
-class FakeStream final : public Stream {
- public:
-  explicit FakeStream(FakeDevice& d) : device_(d) {}
-  void synchronize() override;
-
- private:
-  FakeDevice& device_;
-};
-
-// Host memory; work goes through enqueue(): run at once, or appended to the recording.
-class FakeDevice final : public Device {
- public:
-  DeviceKind kind() const override { return DeviceKind::Cuda; }
-  std::string name() const override { return "fake:0"; }
-  void* allocate(size_t bytes, Stream&) override { return std::malloc(bytes); }
-  void deallocate(void* p, size_t, Stream&) override { std::free(p); }
-  void copy_to_host(void* dst, const void* src, size_t n, Stream&) override { std::memcpy(dst, src, n); }
-  void copy_from_host(void* dst, const void* src, size_t n, Stream&) override { std::memcpy(dst, src, n); }
-  void copy_on_device(void* dst, const void* src, size_t n, Stream&) override {
-    enqueue([=] { std::memmove(dst, src, n); });
-  }
-  Stream& default_stream() override { return stream_; }
-
-  bool begin_capture() override {
-    capturing = true;
-    recording.clear();
-    return true;
-  }
-  std::unique_ptr<CapturedWork> end_capture(bool keep) override {
-    capturing = false;
-    if (spoiled || !keep) return spoiled = false, nullptr;
-    struct Work : CapturedWork {
-      std::vector<std::function<void()>> work;
-      void replay() override {
-        for (auto& w : work) w();
-      }
-    };
-    auto w = std::make_unique<Work>();
-    w->work = std::move(recording);
-    return w;
-  }
-
-  void enqueue(std::function<void()> f) {
-    if (capturing) recording.push_back(std::move(f));
-    else f();
-  }
-
-  bool capturing = false, spoiled = false;
-  std::vector<std::function<void()>> recording;
-
- private:
-  FakeStream stream_{*this};
-};
-
-void FakeStream::synchronize() {
-  if (device_.capturing) {
-    device_.spoiled = true;  // as CUDA invalidates a capture that synchronises
-    throw std::runtime_error("synchronize while capturing");
-  }
-}
-
-float read(const Tensor& t, int64_t i = 0) { return static_cast<const float*>(t.raw_data())[i]; }
-void write(const Tensor& t, float v) {
-  for (int64_t i = 0; i < t.numel(); ++i) static_cast<float*>(t.raw_data())[i] = v;
-}
-
-Tensor on(FakeDevice& d, float v, int64_t n = 4) {
-  Tensor t = Tensor::empty(DType::Float32, {n}, d);
-  write(t, v);
-  return t;
-}
 
 // One Gpu thunk: out = in * factor (+1 per `extra` call), the arithmetic enqueued on the device.
 Thunk scale_thunk(FakeDevice& d, float factor, int in, int out, bool sync = false) {

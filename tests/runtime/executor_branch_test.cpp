@@ -1,4 +1,4 @@
-// The executor's lazy branches on hand-built Programs (Thunk::guard, Thunk::lazy_inputs):
+// The executor's lazy branches on hand-built Programs (Thunk::guard, Thunk::choice):
 // skipped thunks record no call, leave their outputs unset, apply their frees and drop the
 // buffers handed to them; conditions are read once; a test whose condition is not computed
 // yet counts as holding; an ordinary thunk given a skipped value is an internal error.
@@ -59,7 +59,7 @@ Program branches(int* then_calls, int* else_calls) {
   p.thunks.push_back(thunk("e", {0}, {5}, {}, scaled(5, else_calls)));
   p.thunks[3].guard = {{{1, -1, false}}};
   p.thunks.push_back(thunk("select", {1, 4, 5}, {6}, {4, 5}, select()));
-  p.thunks[4].lazy_inputs = true;
+  p.thunks[4].choice = Thunk::Choice{0, {1}, {2}};
   return p;
 }
 
@@ -99,7 +99,7 @@ TEST(ExecutorBranches, AConditionNotComputedYetCountsAsHolding) {
   p.thunks[0].guard = {{{2, 1, false}}};  // slot 2 is made by thunk 1, after this one
   p.thunks.push_back(thunk("c", {0}, {2}, {}, [](auto&, auto& out) { out[0] = cond(1); }));
   p.thunks.push_back(thunk("select", {2, 0, 1}, {3}, {1, 2}, select()));
-  p.thunks[2].lazy_inputs = true;
+  p.thunks[2].choice = Thunk::Choice{0, {1}, {2}};
   std::vector<Tensor> slots(p.num_slots);
   slots[0] = Tensor::from_vector<float>({1});
   execute(p, slots, {}, nullptr);

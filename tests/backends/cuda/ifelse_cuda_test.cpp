@@ -1,8 +1,8 @@
 // Lazy ifelse on a CUDA device: conditions computed on the device from device data and
 // conditions from host arguments give the CPU's results, the untaken branch's nodes run 0
-// times, updates chosen by an ifelse train like on the CPU, calls alternate branches with
-// allow_gc on and off, and a function with an ifelse is not recorded (cuda_graph_status says
-// why).
+// times in a profile, updates chosen by an ifelse train like on the CPU, calls alternate
+// branches with allow_gc on and off, and a call on device data is recorded whole: each replay
+// runs the branch its condition picks (conditional graph nodes) and nothing of the other.
 #include <gtest/gtest.h>
 
 #include <tgc/tgc.h>
@@ -34,7 +34,7 @@ TEST(CudaIfElse, DeviceConditionAndHostConditionMatchTheCpu) {
   }
 }
 
-TEST(CudaIfElse, UntakenBranchRunsZeroTimesAndCallsAreNotRecorded) {
+TEST(CudaIfElse, UntakenBranchRunsZeroTimesInAProfile) {
   TGC_REQUIRE_CUDA();
   Var c = scalar("c", DType::Int64), x = matrix("x", DType::Float32);
   Function f = function({c, x}, {ifelse(c, exp(x).sum(), dot(x, x).sum())}, {}, on("cuda", {{"profile", "true"}}));
@@ -48,11 +48,62 @@ TEST(CudaIfElse, UntakenBranchRunsZeroTimesAndCallsAreNotRecorded) {
       saw_exp = true;
     }
   EXPECT_TRUE(saw_exp);
-  Function g = function({c, x}, {ifelse(c, exp(x).sum(), dot(x, x).sum())}, {}, on("cuda"));
-  for (int i = 0; i < 4; ++i) g(flag(i % 2), xv);
-  EXPECT_EQ(g.cuda_graph_replays(), 0);
-  EXPECT_NE(g.cuda_graph_status().find("an ifelse runs only its taken branch"), std::string::npos)
-      << g.cuda_graph_status();
+}
+
+FunctionOptions device_result(const std::string& graphs) {
+  FunctionOptions o = on("cuda", {{"cuda_graphs", graphs}});
+  o.device_result = true;
+  return o;
+}
+
+std::vector<float> host(const Tensor& t) { return t.to_host().to_vector<float>(); }
+
+// The condition is computed on the device from a shared variable whose sign each call flips,
+// so the branches alternate: every replay must take the branch its own condition picks, bit
+// for bit as node by node, with two results of different shapes per branch pair.
+TEST(CudaIfElse, ARecordedCallTakesTheBranchItsConditionPicksOnEachReplay) {
+  TGC_REQUIRE_CUDA();
+  auto build = [](const std::string& graphs) {
+    Shared x = shared(Tensor::from_vector<float>({0.5f, -1.0f, 2.0f, 0.25f}), "x");
+    std::vector<Var> out = ifelse(x.sum() > 0.0f, {exp(x).sum(), x * 2.0f}, {dot(x, x), tanh(x) - 1.0f});
+    // Nested: an inner ifelse in the then branch, on a second condition.
+    Var inner = ifelse(x.sum() > 0.0f, ifelse(x.max() > 1.0f, x.max() * 3.0f, x.min()), x.mean());
+    Function f = function({}, {out[0], out[1], inner}, {{x, x * -1.5f}}, device_result(graphs));
+    return std::make_pair(std::move(f), x);
+  };
+  auto [recorded, xr] = build("auto");
+  auto [nodes, xn] = build("off");
+  for (int i = 0; i < 12; ++i) {
+    const std::vector<Tensor> a = recorded(), b = nodes();
+    for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(host(a[k]), host(b[k])) << "call " << i << ", result " << k;
+  }
+  EXPECT_EQ(host(xr.get_value()), host(xn.get_value()));
+  EXPECT_GT(recorded.cuda_graph_replays(), 6) << recorded.cuda_graph_status();
+  EXPECT_NE(recorded.cuda_graph_status().find(" calls replayed"), std::string::npos) << recorded.cuda_graph_status();
+}
+
+// The then branch gathers at an index out of range: a kernel that ran would flag it and the
+// replay would raise at its end. With the condition false no replay raises; set true, the
+// call raises the host's error and changes no variable.
+TEST(CudaIfElse, TheUntakenBranchOfAReplayRunsNothing) {
+  TGC_REQUIRE_CUDA();
+  Shared emb = shared(Tensor::from_vector<float>({1, 2, 3, 4, 5}), "emb");
+  Shared index = shared(Tensor::from_vector<int32_t>({7}), "index");
+  Shared use = shared(Tensor::full(DType::Float32, {}, 0.0), "use");
+  Function f = function({}, {ifelse(use, take(emb, index, 0).sum(), emb.sum())}, {{emb, emb + 1.0f}},
+                        device_result("auto"));
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(host(f()[0]), std::vector<float>{15.0f + 5.0f * static_cast<float>(k)}) << k;
+  EXPECT_GT(f.cuda_graph_replays(), 2) << f.cuda_graph_status();
+  use.set_value(Tensor::full(DType::Float32, {}, 1.0));
+  for (int k = 0; k < 3; ++k) {  // node by node, recorded, replayed: each raises
+    try {
+      f();
+      ADD_FAILURE() << "an index out of range in the taken branch did not raise";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find("index 7 is out of bounds"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(host(emb.get_value()), (std::vector<float>{7, 8, 9, 10, 11})) << f.cuda_graph_status();
 }
 
 TEST(CudaIfElse, UpdatesChosenByAnIfElseAlternatingBranchesWithAndWithoutGc) {
