@@ -238,6 +238,44 @@ BENCHMARK(BM_LogregTrainStep)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// ---- 3b: a step with a lazy ifelse on a device value ----
+
+// The logistic-regression step with its weight gradient clipped to norm 1 by an ifelse on the
+// gradient's norm, a value computed on the device each step (docs/control-flow.md). Node by
+// node, reading that condition waits for the device once a step; a recorded call (conditional
+// graph nodes) reads it on the device. Outputs stay there (device_result). Arg: cuda_graphs
+// (1: auto; 0: off).
+void BM_IfElseClippedStep(benchmark::State& state) {
+  guarded(state, [&] {
+    const bool graphs = state.range(0) != 0;
+    constexpr int64_t N = 400, feats = 784;
+    RandomState rng(22);
+    Shared x = shared(rng.randn({N, feats}).astype(DType::Float32), "x");
+    Shared y = shared(rng.randint(0, 2, {N}).astype(DType::Float32), "y");
+    Shared w = shared(rng.randn({feats}).astype(DType::Float32), "w");
+    Var p_1 = 1 / (1 + exp(-dot(x, w)));
+    Var cost = mean(-y * log(p_1) - (1 - y) * log(1 - p_1));
+    Var g = grad(cost, w);
+    Var norm = sqrt(sum(sqr(g)));
+    Var clipped = ifelse(norm > 1.0f, g / norm, g);
+    Function train = function({}, {cost}, {{w, w - 0.01 * clipped}}, on_gpu("clipped", true, graphs));
+    std::vector<Tensor> last;
+    for (int i = 0; i < 50; ++i) last = train();
+    sync_all(last);
+    if (!std::isfinite(last[0].to_host().item<float>())) throw std::runtime_error("the clipped step's cost is not finite");
+    std::vector<double> per_step;
+    for (auto _ : state) {
+      double s = time_batch(kSteps, [&] { last = train(); }, [&] { sync_all(last); }) / kSteps;
+      state.SetIterationTime(s);
+      per_step.push_back(s);
+    }
+    const double us = 1e6 * median(per_step);
+    state.counters["us_per_step"] = us;
+    state.SetLabel(fmt::format("{:.1f} us per step ({}){}", us, train.cuda_graph_status(), graphs_label(graphs)));
+  });
+}
+BENCHMARK(BM_IfElseClippedStep)->Arg(1)->Arg(0)->Iterations(10)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
 // ---- 4: the fused chain against a device-to-device copy ----
 
 constexpr int64_t kChainN = int64_t{1} << 26;

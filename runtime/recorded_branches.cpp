@@ -82,22 +82,26 @@ void RecordedBranches::choose(const Program& program, size_t i, const std::vecto
     // A fresh buffer: the buffer handed over (if any) may be one of the two values.
     outputs[k] = Tensor::empty(a.dtype(), a.shape(), device_);
   }
-  auto copy = [&](const std::vector<int>& from) {
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      const Tensor& src = inputs[from[k]];
-      if (src.is_contiguous())
-        device_.copy_on_device(outputs[k].raw_data(), src.raw_data(), src.nbytes(), device_.default_stream());
-      else if (!dense_copy_on_device(src, outputs[k]))
-        throw ValueError("a strided value of an ifelse cannot be copied on " + device_.name(), thunk.label, "");
-    }
+  // Dense values (a strided view copied first, on every replay: the copy of the untaken
+  // branch's stale value is harmless).
+  auto dense = [&](const Tensor& v) {
+    if (v.is_contiguous()) return v;
+    Tensor d = Tensor::empty(v.dtype(), v.shape(), device_);
+    if (!dense_copy_on_device(v, d))
+      throw ValueError("a strided value of an ifelse cannot be copied on " + device_.name(), thunk.label, "");
+    return d;
   };
   const Tensor& condition = inputs[choice.condition];
-  if (&condition.device() == &host_device()) return copy(condition_holds(condition) ? choice.then_inputs : choice.else_inputs);
-  device_.begin_conditional({{test_of(condition, true, thunk.label)}}, /*with_else=*/true);
-  copy(choice.then_inputs);
-  device_.else_conditional();
-  copy(choice.else_inputs);
-  device_.end_conditional();
+  const bool known = &condition.device() == &host_device();  // a constant: chosen now
+  const bool holds = known && condition_holds(condition);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Tensor a = dense(inputs[choice.then_inputs[k]]), b = dense(inputs[choice.else_inputs[k]]);
+    if (known)
+      device_.copy_on_device(outputs[k].raw_data(), (holds ? a : b).raw_data(), a.nbytes(), device_.default_stream());
+    else
+      device_.copy_chosen({{test_of(condition, true, thunk.label)}}, outputs[k].raw_data(), a.raw_data(), b.raw_data(),
+                          a.nbytes());
+  }
 }
 
 void RecordedBranches::finish() { close(); }

@@ -26,7 +26,8 @@ class RecordedBranches {
   // Consecutive thunks of one guard share it. A choice closes what is open: call choose().
   void before(const Program& program, size_t i, const std::vector<Tensor>& slots);
   // Records thunk `i`, a choice, in place of running it: each output a fresh tensor on the
-  // device, filled from the then value when the condition holds, else from the else value.
+  // device, filled from the then value when the condition holds, else from the else value
+  // (Device::copy_chosen).
   // Throws (so the call runs node by node) when the two values differ in dtype or shape.
   void choose(const Program& program, size_t i, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
   // After the last thunk: closes what is open.

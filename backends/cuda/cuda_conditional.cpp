@@ -40,7 +40,7 @@ struct tgc_condition_params {
   unsigned flags[16];
   int n;
 };
-extern "C" __global__ void tgc_set_condition(tgc_condition_handle handle, tgc_condition_params p) {
+__device__ bool tgc_condition_holds(const tgc_condition_params& p) {
   bool any = false, term = true;
   for (int i = 0; i < p.n; ++i) {
     if (term) {
@@ -59,15 +59,34 @@ extern "C" __global__ void tgc_set_condition(tgc_condition_handle handle, tgc_co
       term = true;
     }
   }
-  cudaGraphSetConditional(handle, any ? 1u : 0u);
+  return any;
+}
+extern "C" __global__ void tgc_set_condition(tgc_condition_handle handle, tgc_condition_params p) {
+  cudaGraphSetConditional(handle, tgc_condition_holds(p) ? 1u : 0u);
+}
+// dst = the chosen source's n bytes, 16 at a time where both are aligned to 16.
+extern "C" __global__ void tgc_copy_chosen(tgc_condition_params p, unsigned char* dst, const unsigned char* when_true,
+                                           const unsigned char* when_false, unsigned long long n) {
+  const unsigned char* src = tgc_condition_holds(p) ? when_true : when_false;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  const unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long done = 0;
+  if ((((unsigned long long)dst | (unsigned long long)src) & 15u) == 0) {
+    const unsigned long long n16 = n / 16;
+    for (unsigned long long i = t; i < n16; i += stride) ((uint4*)dst)[i] = ((const uint4*)src)[i];
+    done = n16 * 16;
+  }
+  for (unsigned long long i = done + t; i < n; i += stride) dst[i] = src[i];
 }
 )";
 
+// Built on the first recording that holds an ifelse, inside it (neither NVRTC nor a module's
+// load is stream work), then shared by every function on the device.
 gpu::GpuModule& condition_module(CudaDevice& device) {
   return gpu::process_module(device, "condition", 0, [] {
     gpu::ModuleSource source;
-    source.label = "ifelse condition kernel";
-    source.entries = {"tgc_set_condition"};
+    source.label = "ifelse condition kernels";
+    source.entries = {"tgc_set_condition", "tgc_copy_chosen"};
     source.render = [](int) { return std::string(kConditionSource); };
     source.cache_dir = global_config().cache_dir;
     return source;
@@ -111,7 +130,17 @@ std::vector<cudaGraphNode_t> sinks(cudaGraph_t graph) {
 
 }  // namespace
 
-void load_condition_kernel(CudaDevice& device) { condition_module(device); }
+void copy_chosen(CudaDevice& device, const Device::Condition& condition, void* dst, const void* when_true,
+                 const void* when_false, size_t bytes) {
+  if (bytes == 0) return;
+  const ConditionParams params = params_of(condition);
+  const unsigned long long n = bytes;
+  const gpu::GridStride grid = gpu::grid_stride(device.limits(), static_cast<int64_t>((bytes + 15) / 16));
+  const gpu::LaunchArg args[] = {gpu::LaunchArg::value(&params, sizeof params), gpu::LaunchArg::buffer(dst),
+                                 gpu::LaunchArg::buffer(when_true), gpu::LaunchArg::buffer(when_false),
+                                 gpu::LaunchArg::value(&n, sizeof n)};
+  condition_module(device).launch(1, grid.blocks, grid.threads, 0, args);
+}
 
 void ConditionalCapture::begin(CudaDevice& device, const Device::Condition& condition, bool with_else) {
   TGC_INTERNAL_CHECK(!open() && !graph_, "conditional work opened inside another on " + device.name());

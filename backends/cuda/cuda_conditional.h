@@ -47,8 +47,8 @@ class ConditionalCapture {
   bool in_else_ = false;
 };
 
-// Builds (or finds in the kernel cache) the kernel that sets a node's value, so that no
-// recording waits for its build.
-void load_condition_kernel(CudaDevice& device);
+// Device::copy_chosen in one kernel that reads the condition itself: no conditional node.
+void copy_chosen(CudaDevice& device, const Device::Condition& condition, void* dst, const void* when_true,
+                 const void* when_false, size_t bytes);
 
 }  // namespace tgc::cuda

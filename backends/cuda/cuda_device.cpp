@@ -380,6 +380,11 @@ void CudaDevice::else_conditional() { conditionals_.otherwise(*this); }
 
 void CudaDevice::end_conditional() { conditionals_.end(*this); }
 
+void CudaDevice::copy_chosen(const Condition& condition, void* dst, const void* when_true, const void* when_false,
+                             size_t bytes) {
+  cuda::copy_chosen(*this, condition, dst, when_true, when_false, bytes);
+}
+
 bool CudaDevice::defer_flag_check(std::function<void()> raise) {
   if (!capturing()) return false;
   const CaptureTail tail = capture_tail();  // the work just recorded, which may have set the word

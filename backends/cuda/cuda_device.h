@@ -85,6 +85,8 @@ class CudaDevice final : public gpu::GpuDevice {
   void begin_conditional(const Condition& condition, bool with_else) override;
   void else_conditional() override;
   void end_conditional() override;
+  void copy_chosen(const Condition& condition, void* dst, const void* when_true, const void* when_false,
+                   size_t bytes) override;
   // Waits until results copied into pinned host memory are there. While recording, the wait
   // belongs to each replay instead (the recorded copies have not run): the graph waits for
   // its work after its launch. Only a thunk whose host reads come after the call may defer so.
