@@ -9,7 +9,21 @@
 // acc(h_{t-k}) as far as steps >= t contribute: c_j' = c_{j+1} + g(h_{t-j}), c_k' = g(h_{t-k}),
 // and the step's result h_t gets gH[t] + c_1. After t = 0, c_j is the gradient of h_{-j}, the
 // initial row k - j.
+//
+// A gradient loop is differentiated the same way (second derivatives), with three more cases:
+// - A reverse loop's backward runs forward. Its sequences are then read in the forward's time
+//   order as before, and what is indexed by the forward's iteration (state histories, their
+//   gradients, the stacked outputs' gradients) is read flipped.
+// - An accumulation (a buffer whose rows a step reads and writes back) gets an accumulation in
+//   the backward that starts as the gradient of its final value: at step t it holds, in the
+//   rows the forward step wrote, the gradient of the values written, and the backward step
+//   writes back the gradients of the values read. What is left is the initial value's gradient.
+// - A state kept only as its last rows (a sum: keep_history false) has no saved values; its
+//   output's gradient seeds the carries. Its backward must not need its values (a sum's does
+//   not): otherwise a TypeError says so.
+#include <algorithm>
 #include <memory>
+#include <unordered_set>
 #include <unordered_map>
 
 #include "compiler/grad.h"
@@ -18,7 +32,9 @@
 #include "ops/core/apply.h"
 #include "ops/core/graph.h"
 #include "ops/core/node.h"
+#include "ops/alloc/alloc.h"
 #include "ops/gradient/build.h"
+#include "ops/gradient/sum_to_like.h"
 #include "ops/join/join.h"
 #include "ops/subtensor/inc_subtensor.h"
 #include "ops/subtensor/subtensor.h"
@@ -42,14 +58,54 @@ VarPtr add_or(const VarPtr& a, const VarPtr& b) {
 
 bool differentiable(const Type& t) { return is_float(t.dtype); }
 
+// Whether `out` is `in` itself (possibly summed to its own shape, as a gradient rule leaves it).
+bool passes_through(const VarPtr& out, const VarPtr& in) {
+  if (out == in) return true;
+  const Node* n = out->owner();
+  return n && dynamic_cast<const SumToLike*>(&n->op()) && n->inputs()[0] == in && n->inputs()[1] == in;
+}
+
+// x with its rows in the other order.
+VarPtr flipped(const VarPtr& x) {
+  IndexSpec spec;
+  spec.entries.push_back(IndexEntry::slice(std::nullopt, std::nullopt, -1));
+  return apply1(std::make_shared<Subtensor>(spec), {x});
+}
+
+// Whether `n` reads only input i's shape and dtype, never its elements: zeros_like's Fill and
+// sum_to_like's SumToLike, which gradient rules put around the values they reduce.
+bool reads_only_shape(const Node& n, size_t i) {
+  return (i == 0 && dynamic_cast<const Fill*>(&n.op())) || (i == 1 && dynamic_cast<const SumToLike*>(&n.op()));
+}
+
+// The first of `vars` whose elements `results` read (a read of its shape alone does not
+// count); null when none.
+const Variable* reads_values_of(const std::vector<VarPtr>& results, const std::unordered_set<const Variable*>& vars) {
+  if (vars.empty()) return nullptr;
+  std::unordered_set<const Variable*> seen;
+  std::vector<const Variable*> todo;
+  for (const VarPtr& r : results)
+    if (r) todo.push_back(r.get());
+  while (!todo.empty()) {
+    const Variable* v = todo.back();
+    todo.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (vars.count(v)) return v;
+    if (const Node* n = v->owner())
+      for (size_t i = 0; i < n->inputs().size(); ++i)
+        if (!reads_only_shape(*n, i)) todo.push_back(n->inputs()[i].get());
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& output_grads) const {
   const ScanSpec& F = spec_;
   const std::string loop = "scan " + F.name;
-  if (F.reverse || !F.accumulations.empty())
-    throw TypeError(loop + ": second derivatives through a loop are not supported", "",
-                    "differentiate the loop once; a gradient of a gradient loop is not built");
+  if (F.truncate >= 0)
+    throw TypeError(loop + ": a derivative through a truncated gradient loop (truncate_gradient) is not built", "",
+                    "differentiate the loop with truncate_gradient=-1 to take a second derivative");
   const auto& in = node.inputs();
   std::vector<VarPtr> result(in.size());
   const size_t S = F.states.size();
@@ -66,14 +122,17 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     gY[j] = output_grads[S + j];
     any = any || gY[j];
   }
+  const size_t A = F.accumulations.size();
+  std::vector<VarPtr> gA(A);
+  for (size_t a = 0; a < A; ++a) {
+    gA[a] = output_grads[S + N + a];
+    any = any || gA[a];
+  }
   if (!any) return result;
-  for (size_t s = 0; s < S; ++s)
-    if (!F.states[s].keep_history)
-      throw InternalError(loop + ": a state without its history is differentiated (save-memory ran before grad)");
 
   ScanSpec B;
   B.name = F.name + "_grad";
-  B.reverse = true;
+  B.reverse = !F.reverse;
   B.truncate = F.truncate_gradient;
   std::vector<VarPtr> b_inputs;                       // node inputs, layout order
   std::vector<VarPtr> b_seq_ph, b_state_ph, b_acc_ph;  // placeholders per layout group
@@ -87,7 +146,12 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
                                    F.steps_from_input < 0 && !F.has_until;
   for (size_t s = 0; s < F.sequences.size(); ++s) {
     B.sequences.push_back(F.sequences[s]);
-    B.sequences.back().spans_steps = one_sequence_counts;
+    B.sequences.back().spans_steps = F.sequences[s].spans_steps || one_sequence_counts;
+    // A loop counted by one of its sequences (a gradient loop by a history): so is its backward.
+    if (F.steps_from_input == F.first_sequence_input() + static_cast<int>(s)) {
+      B.steps_from_input = static_cast<int>(b_inputs.size());
+      B.steps_from_sub = F.steps_from_sub;
+    }
     b_inputs.push_back(in[F.first_sequence_input() + s]);
     for (size_t j = 0; j < F.sequences[s].offsets.size(); ++j) {
       const VarPtr& f = inner_inputs_[F.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))];
@@ -96,38 +160,56 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
       b_seq_ph.push_back(p);
     }
   }
+  // Values the backward has no rows for (a state kept as its last rows, an accumulation's rows
+  // as a step read them): placeholders nothing provides, which its step must not read.
+  std::unordered_set<const Variable*> unavailable;
   for (size_t s = 0; s < S; ++s) {
     const ScanState& st = F.states[s];
-    ScanSequence seq;
-    seq.name = "history of state " + std::to_string(s);
-    for (int tap : st.taps) seq.offsets.push_back(st.window() + tap);
-    // And the step's own result h[t] (row k + t): its gradient reads the saved value rather
-    // than computing the step again.
-    seq.offsets.push_back(st.window());
-    seq.spans_steps = true;  // k + n rows, read up to row k + t
-    B.sequences.push_back(seq);
-    if (B.steps_from_input < 0) {
-      B.steps_from_input = static_cast<int>(b_inputs.size());
-      B.steps_from_sub = st.window();
+    if (!st.keep_history) {
+      for (size_t j = 0; j < st.taps.size(); ++j) {
+        const VarPtr& f = inner_inputs_[F.inner_state_input(static_cast<int>(s), static_cast<int>(j))];
+        VarPtr p = Variable::input(f->type(), f->name());
+        fwd_to_bwd[f.get()] = p;
+        unavailable.insert(p.get());
+      }
+      continue;
     }
-    b_inputs.push_back(node.output(static_cast<int>(s)));
+    const int k = st.window();
+    // Tap j reads history row k + i + tap at forward iteration i, and the step's own result
+    // h[i] (row k + i) is read too: its gradient reads the saved value rather than computing
+    // the step again. Flipped for a reverse loop (backward step t is iteration n-1-t).
+    std::vector<std::pair<int, VarPtr>> rows;
     for (size_t j = 0; j < st.taps.size(); ++j) {
       const VarPtr& f = inner_inputs_[F.inner_state_input(static_cast<int>(s), static_cast<int>(j))];
       VarPtr p = Variable::input(f->type(), f->name());
       fwd_to_bwd[f.get()] = p;
-      b_seq_ph.push_back(p);
+      rows.emplace_back(F.reverse ? -st.taps[j] : k + st.taps[j], p);
     }
     saved_result[s] = Variable::input(inner_outputs_[s]->type(), inner_outputs_[s]->label());
-    b_seq_ph.push_back(saved_result[s]);
+    rows.emplace_back(F.reverse ? 0 : k, saved_result[s]);
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    ScanSequence seq;
+    seq.name = "history of state " + std::to_string(s);
+    for (const auto& [offset, p] : rows) {
+      seq.offsets.push_back(offset);
+      b_seq_ph.push_back(p);
+    }
+    seq.spans_steps = true;  // k + n rows, read up to row k + t
+    B.sequences.push_back(seq);
+    if (B.steps_from_input < 0) {
+      B.steps_from_input = static_cast<int>(b_inputs.size());
+      B.steps_from_sub = k;
+    }
+    b_inputs.push_back(F.reverse ? flipped(node.output(static_cast<int>(s))) : node.output(static_cast<int>(s)));
   }
   std::vector<VarPtr> gH_ph(S), gY_ph(N);
   for (size_t s = 0; s < S; ++s) {
-    if (!gH[s] || !differentiable(gH[s]->type())) continue;
+    if (!gH[s] || !differentiable(gH[s]->type()) || !F.states[s].keep_history) continue;
     ScanSequence seq;
     seq.name = "gradient of state " + std::to_string(s);
-    seq.offsets = {F.states[s].window()};
+    seq.offsets = {F.reverse ? 0 : F.states[s].window()};
     B.sequences.push_back(seq);
-    b_inputs.push_back(gH[s]);
+    b_inputs.push_back(F.reverse ? flipped(gH[s]) : gH[s]);
     gH_ph[s] = Variable::input(inner_outputs_[s]->type(), "g_" + inner_outputs_[s]->label());
     b_seq_ph.push_back(gH_ph[s]);
   }
@@ -141,9 +223,33 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
       B.steps_from_sub = 0;
     }
     B.sequences.push_back(seq);
-    b_inputs.push_back(gY[j]);
+    b_inputs.push_back(F.reverse ? flipped(gY[j]) : gY[j]);
     gY_ph[j] = Variable::input(inner_outputs_[S + j]->type(), "g_" + inner_outputs_[S + j]->label());
     b_seq_ph.push_back(gY_ph[j]);
+  }
+  // An accumulation's rows as the step reads them are not kept, but one whose step writes each
+  // row back unchanged (a gradient loop's gradient of a linear accumulation) reads its initial
+  // rows at every step: they are a sequence, read at its offsets.
+  for (size_t a = 0; a < A; ++a) {
+    const ScanAccumulation& acc = F.accumulations[a];
+    bool unchanged = true;
+    for (size_t j = 0; j < acc.offsets.size(); ++j)
+      unchanged = unchanged && passes_through(inner_outputs_[F.inner_accumulation_output(static_cast<int>(a), static_cast<int>(j))],
+                                              inner_inputs_[F.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))]);
+    if (unchanged) {
+      ScanSequence seq;
+      seq.offsets = acc.offsets;
+      seq.name = "initial rows of " + acc.name;
+      B.sequences.push_back(seq);
+      b_inputs.push_back(in[F.first_accumulation_input() + a]);
+    }
+    for (size_t j = 0; j < acc.offsets.size(); ++j) {
+      const VarPtr& f = inner_inputs_[F.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))];
+      VarPtr p = Variable::input(f->type(), f->name());
+      fwd_to_bwd[f.get()] = p;
+      if (unchanged) b_seq_ph.push_back(p);
+      else unavailable.insert(p.get());
+    }
   }
   if (B.steps_from_input < 0) return result;  // only integer results receive gradients
 
@@ -159,7 +265,9 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
   // The forward step, copied over the backward placeholders, and its gradients.
   std::unordered_map<const Variable*, VarPtr> repl;
   for (const auto& [f, b] : fwd_to_bwd) repl[f] = b;
-  std::vector<VarPtr> fwd_results(inner_outputs_.begin(), inner_outputs_.begin() + static_cast<long>(S + N));
+  const int num_acc_rows = F.num_inner_outputs() - F.first_accumulation_inner_output() - (F.has_until ? 1 : 0);
+  std::vector<VarPtr> fwd_results(inner_outputs_.begin(),
+                                  inner_outputs_.begin() + F.first_accumulation_inner_output() + num_acc_rows);
   std::vector<VarPtr> step = clone_replace(fwd_results, repl);
 
   // Carries (states of the backward loop), one per forward state tap distance, and the sums
@@ -169,15 +277,21 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
   for (size_t s = 0; s < S; ++s) {
     if (!differentiable(inner_outputs_[s]->type())) continue;
     const VarPtr zero = gradient::zeros_like(row(node.output(static_cast<int>(s)), 0));
-    for (int j = 1; j <= F.states[s].window(); ++j) {
+    const int k = F.states[s].window();
+    for (int j = 1; j <= k; ++j) {
       ScanState c;
       c.taps = {-1};
-      c.keep_history = false;
+      // Kept, so that a derivative of this loop reads each step's carry (the save-memory
+      // rewrite keeps the last row only where nothing else reads them).
+      c.keep_history = true;
       B.states.push_back(c);
       VarPtr p = Variable::input(inner_outputs_[s]->type(), "carry" + std::to_string(j) + "_" + std::to_string(s));
       carry[s].push_back(p);
       b_state_ph.push_back(p);
-      carry_init_outer.push_back(zero);
+      // A state kept as its last k rows: the gradient of those rows (h[n-j] is row k - j)
+      // starts the carries.
+      const bool window_grad = !F.states[s].keep_history && gH[s] && differentiable(gH[s]->type());
+      carry_init_outer.push_back(window_grad ? row(gH[s], k - j) : zero);
     }
   }
   std::vector<int> summed;  // forward non-sequences that get a gradient
@@ -214,6 +328,24 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     }
   }
 
+  // Accumulations: the forward's own, each starting as its final value's gradient.
+  std::vector<int> accumulated_acc;
+  std::vector<std::vector<VarPtr>> acc_acc_ph;
+  for (size_t a = 0; a < A; ++a) {
+    if (!differentiable(in[F.first_accumulation_input() + a]->type())) continue;
+    ScanAccumulation b = F.accumulations[a];
+    b.name = "gradient of " + F.accumulations[a].name;
+    B.accumulations.push_back(b);
+    accumulated_acc.push_back(static_cast<int>(a));
+    acc_acc_ph.emplace_back();
+    for (size_t j = 0; j < b.offsets.size(); ++j) {
+      const VarPtr& f = inner_inputs_[F.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))];
+      VarPtr p = Variable::input(f->type(), "gacc_" + f->name());
+      acc_acc_ph.back().push_back(p);
+      b_acc_ph.push_back(p);
+    }
+  }
+
   // d(step results) known: a state's result gets its output gradient at t plus c_1.
   GradOptions go;
   go.disconnected_inputs = DisconnectedInputs::Ignore;
@@ -224,6 +356,11 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
   }
   for (int j = 0; j < N; ++j)
     if (gY_ph[j]) go.known_grads.push_back({step[S + j], gY_ph[j]});
+  // An accumulation row the step writes: the gradient of the value written.
+  for (size_t b = 0; b < accumulated_acc.size(); ++b)
+    for (size_t j = 0; j < acc_acc_ph[b].size(); ++j)
+      go.known_grads.push_back(
+          {step[F.inner_accumulation_output(accumulated_acc[b], static_cast<int>(j))], acc_acc_ph[b][j]});
   std::vector<VarPtr> wrt;
   for (size_t s = 0; s < F.sequences.size(); ++s)
     for (size_t j = 0; j < F.sequences[s].offsets.size(); ++j)
@@ -232,6 +369,10 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     for (size_t j = 0; j < F.states[s].taps.size(); ++j)
       wrt.push_back(fwd_to_bwd.at(inner_inputs_[F.inner_state_input(static_cast<int>(s), static_cast<int>(j))].get()));
   for (int k = 0; k < F.num_non_sequences; ++k) wrt.push_back(b_nonseq_ph[k]);
+  const size_t acc_wrt = wrt.size();
+  for (int a : accumulated_acc)
+    for (size_t j = 0; j < F.accumulations[a].offsets.size(); ++j)
+      wrt.push_back(fwd_to_bwd.at(inner_inputs_[F.inner_accumulation_input(a, static_cast<int>(j))].get()));
   std::vector<VarPtr> keep_wrt;
   std::vector<int> wrt_pos(wrt.size(), -1);
   for (size_t i = 0; i < wrt.size(); ++i)
@@ -283,12 +424,49 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
       base += taps;
     }
   }
+  {
+    // The gradients of the rows as the step read them are written back (zeros where the step
+    // overwrote a row without reading it).
+    size_t base = acc_wrt;
+    for (size_t b = 0; b < accumulated_acc.size(); ++b)
+      for (size_t j = 0; j < acc_acc_ph[b].size(); ++j) {
+        VarPtr g_read = g_of(base++);
+        b_results.push_back(g_read ? g_read : gradient::zeros_like(acc_acc_ph[b][j]));
+      }
+  }
 
   // The step's state results are saved in the histories: read them there.
   {
     std::unordered_map<const Variable*, VarPtr> saved;
-    for (size_t s = 0; s < S; ++s) saved[step[s].get()] = saved_result[s];
+    for (size_t s = 0; s < S; ++s)
+      if (saved_result[s]) saved[step[s].get()] = saved_result[s];
     b_results = clone_replace(b_results, saved);
+  }
+  if (const Variable* v = reads_values_of(b_results, unavailable))
+    throw TypeError(loop + ": its derivative needs each step's value of '" + v->name() +
+                        "', which the loop does not keep (a state kept as its last rows, or an accumulation's rows "
+                        "as each step read them)",
+                    "", "differentiate an expression whose loop keeps its states' histories");
+  // Where only their shapes are read, a value of the same type and shape stands in: the
+  // state's carry (its gradient), the accumulation row's gradient.
+  {
+    std::unordered_map<const Variable*, VarPtr> stand_in;
+    for (size_t s = 0; s < S; ++s) {
+      if (F.states[s].keep_history || carry[s].empty()) continue;
+      for (size_t j = 0; j < F.states[s].taps.size(); ++j)
+        stand_in[fwd_to_bwd.at(inner_inputs_[F.inner_state_input(static_cast<int>(s), static_cast<int>(j))].get()).get()] =
+            carry[s][0];
+    }
+    for (size_t b = 0; b < accumulated_acc.size(); ++b)
+      for (size_t j = 0; j < acc_acc_ph[b].size(); ++j) {
+        const Variable* read =
+            fwd_to_bwd.at(inner_inputs_[F.inner_accumulation_input(accumulated_acc[b], static_cast<int>(j))].get()).get();
+        if (unavailable.count(read)) stand_in[read] = acc_acc_ph[b][j];
+      }
+    b_results = clone_replace(b_results, stand_in);
+    if (const Variable* v = reads_values_of(b_results, unavailable))
+      throw TypeError(loop + ": its derivative reads the shape of '" + v->name() + "', which the loop does not keep", "",
+                      "differentiate an expression whose loop keeps its states' histories");
   }
 
   // Everything else the backward step reads (constants aside) is lifted into non-sequences.
@@ -307,6 +485,10 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
   b_inner_inputs.insert(b_inner_inputs.end(), b_acc_ph.begin(), b_acc_ph.end());
   b_inputs.insert(b_inputs.end(), carry_init_outer.begin(), carry_init_outer.end());
   for (int s : accumulated) b_inputs.push_back(gradient::zeros_like(in[F.first_sequence_input() + s]));
+  for (int a : accumulated_acc) {
+    const VarPtr& init = in[F.first_accumulation_input() + a];
+    b_inputs.push_back(gA[a] ? gA[a] : gradient::zeros_like(init));
+  }
   b_inputs.insert(b_inputs.end(), b_nonseq_outer.begin(), b_nonseq_outer.end());
   b_inputs.insert(b_inputs.end(), lifted_outer.begin(), lifted_outer.end());
 
@@ -325,17 +507,19 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     std::vector<VarPtr> c(k);
     for (int j = 1; j <= k; ++j) c[j - 1] = row(outs[out_pos + j - 1], -1);
     out_pos += k;
+    // The history's initial rows are its first k (a state kept as its last rows has none).
+    const VarPtr g_head = st.keep_history ? gH[s] : nullptr;
     if (st.init_is_single) {
-      result[F.first_state_input() + s] = add_or(c[0], gH[s] ? row(gH[s], 0) : nullptr);
+      result[F.first_state_input() + s] = add_or(c[0], g_head ? row(g_head, 0) : nullptr);
       continue;
     }
     std::vector<VarPtr> rows;  // initial rows k - 1 .. 0 in order 0 .. k-1: c_k .. c_1
     for (int j = k; j >= 1; --j) rows.push_back(c[j - 1]);
     VarPtr window = apply1(std::make_shared<Stack>(0), rows);
-    if (gH[s]) {
+    if (g_head) {
       IndexSpec head;
       head.entries.push_back(IndexEntry::slice(0, k));
-      window = gradient::add(window, apply1(std::make_shared<Subtensor>(head), {gH[s]}));
+      window = gradient::add(window, apply1(std::make_shared<Subtensor>(head), {g_head}));
     }
     // The initial value may hold more rows than the taps read: only its last k get gradients.
     IndexSpec tail;
@@ -347,6 +531,8 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     result[F.first_non_sequence_input() + summed[i]] = row(outs[out_pos + i], -1);
   const size_t acc_base = B.states.size();
   for (size_t a = 0; a < accumulated.size(); ++a) result[F.first_sequence_input() + accumulated[a]] = outs[acc_base + a];
+  for (size_t b = 0; b < accumulated_acc.size(); ++b)
+    result[F.first_accumulation_input() + accumulated_acc[b]] = outs[acc_base + accumulated.size() + b];
   return result;
 }
 

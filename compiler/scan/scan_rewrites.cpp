@@ -398,7 +398,11 @@ bool scan_save_memory(Graph& graph, const PassContext& /*ctx*/) {
     for (size_t s = 0; s < ns.states.size(); ++s) {
       ScanState& st = ns.states[s];
       const Variable* h = node->output_raw(static_cast<int>(s));
-      if (!st.keep_history || is_output(graph, h) || !read_at_last_rows(h, st.window(), clients)) continue;
+      // Nobody reads it (a gradient loop's carry whose final value is not asked for), or only
+      // its last rows.
+      const auto readers = clients.find(h);
+      const bool unread = readers == clients.end() || readers->second.empty();
+      if (!st.keep_history || is_output(graph, h) || !(unread || read_at_last_rows(h, st.window(), clients))) continue;
       st.keep_history = false;
       any = true;
     }

@@ -81,6 +81,62 @@ TEST(Scan, VerifyGradThroughALoopWithTwoTapsAndANonSequence) {
       {values(rng, {5, 3}), values(rng, {2, 3}), values(rng, {3})});
 }
 
+// Hessian-vector products through the RNN: the gradient loop (a reverse loop with
+// accumulations) differentiated again, against the unrolled graph's.
+TEST(Scan, SecondDerivativesMatchTheUnrolledGraph) {
+  RandomState rng(6);
+  const int64_t steps = 4;
+  Var x = tensor3("x", DType::Float64), h0 = matrix("h0", DType::Float64);
+  Var w = matrix("w", DType::Float64), u = matrix("u", DType::Float64), v = matrix("v", DType::Float64);
+  ScanResult r = scan([&](const std::vector<Var>& a) { return ScanStep{tanh(dot(a[0], w) + dot(a[1], u))}; }, {x},
+                      {OutputInfo(h0)});
+  std::vector<Var> hs;
+  Var h = h0;
+  for (int64_t t = 0; t < steps; ++t) {
+    h = tanh(dot(x[t], w) + dot(h, u));
+    hs.push_back(h);
+  }
+  auto hessian_vector = [&](const Var& cost) {
+    Var gw = grad(cost, w);
+    return grad((gw * v).sum(), {x, h0, w, u});
+  };
+  std::vector<Var> hl = hessian_vector((r[0] * r[0]).sum());
+  std::vector<Var> hu = hessian_vector((stack(hs, 0) * stack(hs, 0)).sum());
+  std::vector<Tensor> args{values(rng, {steps, 2, 3}), values(rng, {2, 5}), values(rng, {3, 5}, 0.5),
+                           values(rng, {5, 5}, 0.5), values(rng, {3, 5})};
+  for (const char* backend : {"reference", "llvm"}) {
+    SCOPED_TRACE(backend);
+    ForcedBackendForTests force(backend);
+    Function fl = function({x, h0, w, u, v}, hl);
+    Function fu = function({x, h0, w, u, v}, hu);
+    std::vector<Tensor> a = fl(args), b = fu(args);
+    for (size_t i = 0; i < a.size(); ++i) expect_near(a[i], b[i], 1e-9);
+  }
+}
+
+// Second and third derivatives through a loop with two taps, a sequence and a non-sequence,
+// checked against finite differences.
+TEST(Scan, VerifyGradOfGradientsThroughTwoTaps) {
+  RandomState rng(8);
+  auto loop_cost = [](const std::vector<Var>& in) {
+    ScanResult r = scan(
+        [](const std::vector<Var>& a) {  // x[t], y[t-2], y[t-1], c
+          return ScanStep{a[0] * a[3] + sin(a[1]) * 0.5 + a[2] * a[2] * 0.25};
+        },
+        {in[0]}, {OutputInfo(in[1], {-2, -1})}, {in[2]});
+    return (r[0] * r[0]).sum();
+  };
+  const std::vector<Tensor> args{values(rng, {4, 3}), values(rng, {2, 3}), values(rng, {3})};
+  verify_grad([&](const std::vector<Var>& in) { return grad(loop_cost(in), in[2]); }, args);
+  verify_grad([&](const std::vector<Var>& in) { return grad(loop_cost(in), in[0]); }, args);
+  verify_grad(
+      [&](const std::vector<Var>& in) {
+        Var g = grad(loop_cost(in), in[2]);
+        return grad((g * g).sum(), in[1]);
+      },
+      args);
+}
+
 TEST(Scan, GoBackwardsAndUntilAndSymbolicStepCount) {
   Var x = vector("x", DType::Float64);
   ScanResult back = scan([](const std::vector<Var>& a) { return ScanStep{a[0] + a[1]}; }, {x},
@@ -185,6 +241,11 @@ TEST(Scan, OptimizerPrunesUnusedResultsKeepsOnlyLastRowsAndVectorizesIndependent
   // loop carries only the state's gradient.
   for (const ScanOp* op : loops)
     if (op->spec().reverse) EXPECT_EQ(op->spec().states.size(), 1u) << op->name();
+  // Its carry keeps its last row only: built with its history (which a second derivative
+  // reads), it loses it to the save-memory rewrite when nothing else reads it.
+  for (const ScanOp* op : loops)
+    for (const ScanState& st : op->spec().states)
+      if (op->spec().reverse) EXPECT_FALSE(st.keep_history) << op->name();
   // Only the last state: the loop keeps one row, not every step's.
   Function last = function({x, h0, w}, {r[0][-1]});
   loops = loops_of(last);
