@@ -338,6 +338,9 @@ std::unique_ptr<CapturedWork> CudaDevice::end_capture(bool keep) {
     std::lock_guard<std::mutex> lock(free_mutex_);
     checks.swap(capture_checks_);
     check_tail.swap(capture_check_tail_);
+    for (const void* n : capture_flag_readers_)
+      if (std::find(check_tail.begin(), check_tail.end(), n) == check_tail.end()) check_tail.push_back(n);
+    capture_flag_readers_.clear();
   }
   // A failure inside conditional work: the stream captures a body, the recording's graph is ours.
   cudaGraph_t graph = conditionals_.abandon(*this);
@@ -570,12 +573,11 @@ void CudaDevice::copy_on_device(void* dst, const void* src, size_t bytes, Stream
     gpu::copy_bytes_unless(*this, dst, src, bytes, error_word());
     // The word's reset at the recording's end must follow this copy's read of it: a reset
     // beside the copy (both after the check tail alone) let the copy see a cleared word and
-    // write an update of a call that raised.
+    // write an update of a call that raised. (Not in the check tail: the next guarded copy
+    // need not follow this one.)
     const CaptureTail after = capture_tail();
     std::lock_guard<std::mutex> lock(free_mutex_);
-    for (const void* n : after)
-      if (std::find(capture_check_tail_.begin(), capture_check_tail_.end(), n) == capture_check_tail_.end())
-        capture_check_tail_.push_back(n);
+    capture_flag_readers_.insert(capture_flag_readers_.end(), after.begin(), after.end());
     return;
   }
   if (bytes <= kernel_copy_max_bytes() && &stream == &default_stream()) return gpu::copy_bytes(*this, dst, src, bytes);

@@ -191,6 +191,7 @@ class CudaDevice final : public gpu::GpuDevice {
   std::vector<std::pair<void*, size_t>> capture_kept_;  // freed while capturing
   std::vector<std::function<void()>> capture_checks_;   // deferred error checks (under free_mutex_)
   CaptureTail capture_check_tail_;                    // the recorded work that may set the error word
+  CaptureTail capture_flag_readers_;                  // the guarded copies, which read it
   UniquePinned capture_flag_copy_;                    // where the recording copies the error word
   UniqueStream side_stream_;                          // pool allocations while capturing
   ConditionalCapture conditionals_;                   // the recording thread's
