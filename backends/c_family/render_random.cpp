@@ -49,8 +49,8 @@ $HELPER tgc_words tgc_philox($U64 counter, $U64 key) {
 #pragma unroll
   for (int r = 0; r < 10; ++r) {
     if (r > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-    const unsigned int h0 = $MULHI(0xD2511F53u, c0), l0 = 0xD2511F53u * c0;
-    const unsigned int h1 = $MULHI(0xCD9E8D57u, c2), l1 = 0xCD9E8D57u * c2;
+    const unsigned int m0 = 0xD2511F53u, m1 = 0xCD9E8D57u;
+    const unsigned int h0 = $MULHI(m0, c0), l0 = m0 * c0, h1 = $MULHI(m1, c2), l1 = m1 * c2;
     const unsigned int n0 = h1 ^ c1 ^ k0, n2 = h0 ^ c3 ^ k1;
     c1 = l1; c3 = l0; c0 = n0; c2 = n2;
   }

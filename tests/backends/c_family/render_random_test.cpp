@@ -46,6 +46,9 @@ TEST(RenderRandom, DialectsDifferOnlyInTheirSpellings) {
   const std::string cu = render_random(Dialect::Cuda), cl = render_random(Dialect::OpenCL);
   EXPECT_NE(cu.find("__umul64hi("), std::string::npos);
   EXPECT_NE(cl.find("mul_hi("), std::string::npos);
+  // Philox's rounds take each product's high word in 32 bits (docs/performance.md, random numbers).
+  EXPECT_NE(cu.find("__umulhi(m0, c0)"), std::string::npos) << cu;
+  EXPECT_NE(cl.find("mul_hi(m0, c0)"), std::string::npos) << cl;
   EXPECT_NE(cu.find("((float4*)out)[b] = make_float4(f0, f1, f2, f3);"), std::string::npos) << cu;
   EXPECT_NE(cl.find("vstore4((float4)(f0, f1, f2, f3), b, out);"), std::string::npos) << cl;
   EXPECT_NE(cl.find("__global const long* state"), std::string::npos) << cl;
