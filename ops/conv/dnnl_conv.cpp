@@ -46,13 +46,15 @@ memory::desc weights_md(const Conv2dParams& p, const Conv2dGeometry& g) {
   return {{G, og, ig, kh, kw}, memory::data_type::f32, {og * so, so, si, sh, sw}};
 }
 
-// The user's memory descs (the tensors as they are), and `wei_any`: the weights' dims with the
-// layout left to oneDNN, which picks a blocked one for its fast kernels (with the plain OHWI
-// of NHWC it would take its reference loops); the weights are reordered per call.
+// The user's memory descs (the tensors as they are), and the same dims with the layout left to
+// oneDNN (`*_any`), which picks blocked ones for its fast kernels: given the plain layouts it
+// takes im2col and a product for NCHW (gemm:jit) and its reference loops for OHWI weights. The
+// operands are reordered in and the result out per call, as PyTorch's oneDNN path does
+// (docs/performance.md, the CPU ResNet-18).
 struct Descs {
   memory::desc src, wei, dst, bias;
   dims strides, dilates, pad_l, pad_r;
-  memory::desc wei_any;
+  memory::desc src_any, wei_any, dst_any;
 };
 
 Descs descs(const Conv2dParams& p, const Conv2dGeometry& g, bool with_bias) {
@@ -64,8 +66,12 @@ Descs descs(const Conv2dParams& p, const Conv2dGeometry& g, bool with_bias) {
           {p.dilation[0] - 1, p.dilation[1] - 1},
           {g.pad[0], g.pad[2]},
           {g.pad[1], g.pad[3]},
+          {},
+          {},
           {}};
+  d.src_any = memory::desc(d.src.dims(), memory::data_type::f32, memory::format_tag::any);
   d.wei_any = memory::desc(d.wei.dims(), memory::data_type::f32, memory::format_tag::any);
+  d.dst_any = memory::desc(d.dst.dims(), memory::data_type::f32, memory::format_tag::any);
   return d;
 }
 
@@ -79,9 +85,10 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Descs& d, bool relu) 
   const dnnl::convolution_forward::desc desc =
       d.bias.is_zero()
           ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                            d.src, d.wei_any, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
+                                            d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r)
           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                            d.src, d.wei_any, d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+                                            d.src_any, d.wei_any, d.bias, d.dst_any, d.strides, d.dilates, d.pad_l,
+                                            d.pad_r);
   return {desc, attr, dnnl_cpu_engine()};
 }
 
@@ -91,6 +98,16 @@ memory in_layout(const memory& user, const memory::desc& want, dnnl::stream& s) 
   memory m(want, dnnl_cpu_engine());
   dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
   return m;
+}
+
+// The result's memory in the layout `have` the primitive writes: the user's own when they agree.
+memory out_layout(const memory& user, const memory::desc& have) {
+  return user.get_desc() == have ? user : memory(have, dnnl_cpu_engine());
+}
+
+// After the primitive ran: its result copied into the user's memory, unless it wrote there.
+void to_user(const memory& result, const memory& user, dnnl::stream& s) {
+  if (result != user) dnnl::reorder(result, user).execute(s, const_cast<memory&>(result), const_cast<memory&>(user));
 }
 
 }  // namespace
@@ -110,32 +127,37 @@ void dnnl_conv(ConvDirection dir, const Conv2dParams& p, const Conv2dGeometry& g
     const auto fwd = forward_pd(d, dir == ConvDirection::Forward && relu);
     switch (dir) {
       case ConvDirection::Forward: {
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, dnnl_memory(d.src, a)},
+        const memory user = dnnl_memory(d.dst, o), dst = out_layout(user, fwd.dst_desc());
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, in_layout(dnnl_memory(d.src, a), fwd.src_desc(), s)},
                                              {DNNL_ARG_WEIGHTS, in_layout(dnnl_memory(d.wei, b), fwd.weights_desc(), s)},
-                                             {DNNL_ARG_DST, dnnl_memory(d.dst, o)}};
+                                             {DNNL_ARG_DST, dst}};
         if (bias.defined()) args.emplace(DNNL_ARG_BIAS, dnnl_memory(d.bias, bias));
         dnnl::convolution_forward(fwd).execute(s, args);
+        to_user(dst, user, s);
         break;
       }
       case ConvDirection::GradInput: {
-        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei_any, d.dst,
-                                                   d.strides, d.dilates, d.pad_l, d.pad_r);
+        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.wei_any,
+                                                   d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
         dnnl::convolution_backward_data::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
+        const memory user = dnnl_memory(d.src, o), diff_src = out_layout(user, pd.diff_src_desc());
         dnnl::convolution_backward_data(pd).execute(
-            s, {{DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, a)},
+            s, {{DNNL_ARG_DIFF_DST, in_layout(dnnl_memory(d.dst, a), pd.diff_dst_desc(), s)},
                 {DNNL_ARG_WEIGHTS, in_layout(dnnl_memory(d.wei, b), pd.weights_desc(), s)},
-                {DNNL_ARG_DIFF_SRC, dnnl_memory(d.src, o)}});
+                {DNNL_ARG_DIFF_SRC, diff_src}});
+        to_user(diff_src, user, s);
         break;
       }
       case ConvDirection::GradWeights: {
-        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src, d.wei_any, d.dst,
-                                                      d.strides, d.dilates, d.pad_l, d.pad_r);
+        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src_any, d.wei_any,
+                                                      d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
         dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_cpu_engine(), fwd);
-        memory user = dnnl_memory(d.wei, o);
-        memory dw = pd.diff_weights_desc() == d.wei ? user : memory(pd.diff_weights_desc(), dnnl_cpu_engine());
+        const memory user = dnnl_memory(d.wei, o), dw = out_layout(user, pd.diff_weights_desc());
         dnnl::convolution_backward_weights(pd).execute(
-            s, {{DNNL_ARG_SRC, dnnl_memory(d.src, a)}, {DNNL_ARG_DIFF_DST, dnnl_memory(d.dst, b)}, {DNNL_ARG_DIFF_WEIGHTS, dw}});
-        if (dw != user) dnnl::reorder(dw, user).execute(s, dw, user);
+            s, {{DNNL_ARG_SRC, in_layout(dnnl_memory(d.src, a), pd.src_desc(), s)},
+                {DNNL_ARG_DIFF_DST, in_layout(dnnl_memory(d.dst, b), pd.diff_dst_desc(), s)},
+                {DNNL_ARG_DIFF_WEIGHTS, dw}});
+        to_user(dw, user, s);
         break;
       }
     }
