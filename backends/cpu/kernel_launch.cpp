@@ -16,6 +16,7 @@
 #include "compiler/kernel/kernel_geometry.h"
 #include "ops/core/op.h"
 #include "ops/elemwise/broadcast.h"
+#include "runtime/chunk_pool.h"
 #include "runtime/cpu_team.h"
 #include "runtime/error.h"
 
@@ -192,29 +193,23 @@ int32_t run_lead(KernelFn fn, const Call& call, int64_t begin, int64_t end) {
   return errors;
 }
 
-// Runs chunk(c) for every c in [0, chunks) on `threads` OpenMP threads (statically split),
-// ORs their error bits, and reports the team's wall time and its threads' busy time to the
-// team governor (runtime/cpu_team.h), which decides how many threads the next region gets.
-template <typename Chunk>
-int32_t run_team(int threads, int64_t chunks, Chunk chunk) {
-  int32_t errors = 0;
-  int64_t busy = 0;
+// Runs chunk(c) for every c in [0, chunks) on the calling thread and `threads - 1` helpers
+// that claim chunks as they come (runtime/chunk_pool.h: the caller never waits for a helper
+// the machine's other work keeps from running), ORs their error bits, and reports the
+// region's wall time and its threads' busy time to the team governor (runtime/cpu_team.h),
+// which decides how many threads the next region gets.
+int32_t run_team(int threads, int64_t chunks, const std::function<int32_t(int64_t)>& chunk) {
   const int64_t start = team_clock_ns();
-#pragma omp parallel for num_threads(threads) if (threads > 1) reduction(| : errors) reduction(+ : busy) schedule(static)
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t t0 = team_clock_ns();
-    errors |= chunk(c);
-    busy += team_clock_ns() - t0;
-  }
-  report_team(threads, team_clock_ns() - start, busy);
-  return errors;
+  const ChunkRun r = run_chunks(threads, chunks, chunk);
+  report_team(threads, team_clock_ns() - start, r.busy_ns);
+  return r.errors;
 }
 
 // Runs a call with lead dims: their flat index range split into one contiguous part per
 // thread when the call is big enough. Every point runs the same code whatever the split.
 int32_t run_with_lead(KernelFn fn, const Call& call, int64_t work) {
   const int64_t n = shape_numel(call.lead);
-  const int64_t chunks = std::min<int64_t>({team_threads(launch_threads()), work / kMinElementsPerThread, n});
+  const int64_t chunks = std::min<int64_t>({launch_threads(), work / kMinElementsPerThread, n});
   if (chunks < 2) return run_lead(fn, call, 0, n);
   return run_team(static_cast<int>(chunks), chunks,
                   [&](int64_t c) { return run_lead(fn, call, n * c / chunks, n * (c + 1) / chunks); });
@@ -230,7 +225,7 @@ int32_t run(KernelFn fn, const Call& call, int splittable, int64_t work) {
       dim = d;
       break;
     }
-  const int64_t threads = std::min<int64_t>(team_threads(launch_threads()), work / kMinElementsPerThread);
+  const int64_t threads = std::min<int64_t>(launch_threads(), work / kMinElementsPerThread);
   if (dim < 0 || threads < 2) return fn(call.shape.data(), call.strides.data(), reinterpret_cast<void* const*>(call.pointers.data()));
   const int64_t n = call.shape[dim];
   const int64_t chunks = std::min<int64_t>(threads, n);
@@ -251,7 +246,7 @@ int32_t run_split(KernelFn fn, const Call& call, const Split& s, std::vector<uin
   const size_t nops = call.elem_size.size();
   partials.resize(static_cast<size_t>(s.chunks) * s.naccs);
   const int64_t n = call.shape[s.dim];
-  const int threads = static_cast<int>(std::min<int64_t>(team_threads(launch_threads()), s.chunks));
+  const int threads = static_cast<int>(std::min<int64_t>(launch_threads(), s.chunks));
   const int32_t errors = run_team(threads, s.chunks, [&](int64_t c) {
     const int64_t begin = c * s.length, end = std::min(n, begin + s.length);
     thread_local std::vector<int64_t> shape;
