@@ -1,5 +1,7 @@
-// How many threads a parallel region of tgc's may use now: OpenMP's count on a quiet machine,
-// one thread for a while after a team lost to the machine's other load. A region's end waits
+// How many threads oneDNN's and OpenBLAS's teams may use now: OpenMP's count on a quiet
+// machine, one thread for a while after a region lost to the machine's other load. (tgc's own
+// kernels run on the chunk pool, runtime/chunk_pool.h, which never waits for a thread that is
+// not running: their regions report here and do not ask.) A team's end waits
 // for its slowest thread, and on a busy machine a thread that is not running when the region
 // starts (or is preempted in it) makes the whole call wait a scheduler slice, milliseconds for
 // a call of microseconds (issue 20: the tutorial's check1 x1000 took 5.8 s beside two busy
