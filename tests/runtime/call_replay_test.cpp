@@ -15,28 +15,6 @@
 namespace tgc {
 namespace {
 
-// One Gpu thunk: out = in * factor (+1 per `extra` call), the arithmetic enqueued on the device.
-Thunk scale_thunk(FakeDevice& d, float factor, int in, int out, bool sync = false) {
-  Thunk t;
-  t.op_name = t.op_class = "Scale";
-  t.label = "y = scale(x)";
-  t.kind = ThunkKind::Gpu;
-  t.device = &d;
-  t.inputs = {in};
-  t.outputs = {out};
-  t.run = [&d, factor, sync](const std::vector<Tensor>& i, std::vector<Tensor>& o) {
-    o[0] = Tensor::empty(DType::Float32, i[0].shape(), d);
-    const float* src = static_cast<const float*>(i[0].raw_data());
-    float* dst = static_cast<float*>(o[0].raw_data());
-    const int64_t n = i[0].numel();
-    d.enqueue([=] {
-      for (int64_t k = 0; k < n; ++k) dst[k] = src[k] * factor;
-    });
-    if (sync) d.synchronize();
-  };
-  return t;
-}
-
 Program one_thunk(FakeDevice& d, bool sync = false) {
   Program p;
   p.num_slots = 2;

@@ -1,8 +1,8 @@
-// A fake device for the recording tests (call_replay_test, recorded_branches_test): host
-// memory, and work enqueued through enqueue() that runs at once or, while capturing, is
-// appended to the recording that a replay runs (as CUDA stream capture does). With
-// `conditionals` on it also records conditional work (as CUDA's conditional graph nodes do):
-// what is enqueued inside runs on a replay only when the condition holds there.
+// A fake device for the recording tests (call_replay_test, recorded_branches_test), and a thunk
+// that scales on it: host memory, and work enqueued through enqueue() that runs at once or,
+// while capturing, is appended to the recording that a replay runs (as CUDA stream capture
+// does). With `conditionals` on it also records conditional work (as CUDA's conditional graph
+// nodes do): what is enqueued inside runs on a replay only when the condition holds there.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/device.h"
+#include "runtime/program.h"
 #include "runtime/tensor.h"
 
 namespace tgc {
@@ -134,6 +135,32 @@ inline void write(const Tensor& t, float v) {
 inline Tensor on(FakeDevice& d, float v, int64_t n = 4) {
   Tensor t = Tensor::empty(DType::Float32, {n}, d);
   write(t, v);
+  return t;
+}
+
+// One Gpu thunk on `d`: out = in * factor, the arithmetic enqueued on the device. `calls`
+// counts the device work that ran; `sync` waits for the device after enqueuing it (which a
+// recording refuses).
+inline Thunk scale_thunk(FakeDevice& d, float factor, int in, int out, bool sync = false, int* calls = nullptr,
+                         std::string label = "y = scale(x)") {
+  Thunk t;
+  t.op_name = t.op_class = "Scale";
+  t.label = std::move(label);
+  t.kind = ThunkKind::Gpu;
+  t.device = &d;
+  t.inputs = {in};
+  t.outputs = {out};
+  t.run = [&d, factor, sync, calls](const std::vector<Tensor>& i, std::vector<Tensor>& o) {
+    o[0] = Tensor::empty(DType::Float32, i[0].shape(), d);
+    const float* src = static_cast<const float*>(i[0].raw_data());
+    float* dst = static_cast<float*>(o[0].raw_data());
+    const int64_t n = i[0].numel();
+    d.enqueue([=] {
+      if (calls) ++*calls;
+      for (int64_t k = 0; k < n; ++k) dst[k] = src[k] * factor;
+    });
+    if (sync) d.synchronize();
+  };
   return t;
 }
 

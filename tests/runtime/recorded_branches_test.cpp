@@ -17,28 +17,6 @@ namespace {
 const std::function<ReplayUpdates()> kNoUpdates = [] { return ReplayUpdates{}; };
 const size_t kCap = Config{}.cuda_graph_max_size;
 
-// out = in * factor on the device; `calls` counts the device work that ran.
-Thunk scaled(FakeDevice& d, std::string label, float factor, int in, int out, int* calls = nullptr) {
-  Thunk t;
-  t.op_name = t.op_class = "Scale";
-  t.label = std::move(label);
-  t.kind = ThunkKind::Gpu;
-  t.device = &d;
-  t.inputs = {in};
-  t.outputs = {out};
-  t.run = [&d, factor, calls](const std::vector<Tensor>& i, std::vector<Tensor>& o) {
-    o[0] = Tensor::empty(DType::Float32, i[0].shape(), d);
-    const float* src = static_cast<const float*>(i[0].raw_data());
-    float* dst = static_cast<float*>(o[0].raw_data());
-    const int64_t n = i[0].numel();
-    d.enqueue([=] {
-      if (calls) ++*calls;
-      for (int64_t k = 0; k < n; ++k) dst[k] = src[k] * factor;
-    });
-  };
-  return t;
-}
-
 // IfElse's thunk: the taken value handed on (run node by node).
 Thunk choice(FakeDevice& d, int cond, int then_slot, int else_slot, int out) {
   Thunk t;
@@ -62,10 +40,10 @@ Program branches(FakeDevice& d, int* then_calls, int* else_calls) {
   p.num_slots = 6;
   p.bound_slots = {0, 1};
   p.output_slots = {5};
-  p.thunks.push_back(scaled(d, "a = 3 x", 3, 0, 2, then_calls));
-  p.thunks.push_back(scaled(d, "b = 2 a", 2, 2, 3, then_calls));
+  p.thunks.push_back(scale_thunk(d, 3, 0, 2, false, then_calls, "a = 3 x"));
+  p.thunks.push_back(scale_thunk(d, 2, 2, 3, false, then_calls, "b = 2 a"));
   p.thunks[0].guard = p.thunks[1].guard = {{{1, -1, true}}};
-  p.thunks.push_back(scaled(d, "e = 5 x", 5, 0, 4, else_calls));
+  p.thunks.push_back(scale_thunk(d, 5, 0, 4, false, else_calls, "e = 5 x"));
   p.thunks[2].guard = {{{1, -1, false}}};
   p.thunks.push_back(choice(d, 1, 3, 4, 5));
   return p;
@@ -123,10 +101,10 @@ TEST(RecordedBranches, ConditionsComputedLaterHoldAndConstantsAreReadWhileRecord
   p.bound_slots = {0};
   p.output_slots = {1, 4};
   p.constants = {{3, Tensor::from_vector<float>({0}).reshape({})}};
-  p.thunks.push_back(scaled(d, "a = 2 x", 2, 0, 1, &later_calls));
+  p.thunks.push_back(scale_thunk(d, 2, 0, 1, false, &later_calls, "a = 2 x"));
   p.thunks[0].guard = {{{2, 1, false}}};
-  p.thunks.push_back(scaled(d, "c = x", 1, 0, 2));
-  p.thunks.push_back(scaled(d, "z = 4 x", 4, 0, 4, &constant_calls));
+  p.thunks.push_back(scale_thunk(d, 1, 0, 2, false, nullptr, "c = x"));
+  p.thunks.push_back(scale_thunk(d, 4, 0, 4, false, &constant_calls, "z = 4 x"));
   p.thunks[2].guard = {{{3, -1, true}}, {{3, -1, true}, {2, 1, true}}};  // k never holds
   std::vector<Tensor> slots(p.num_slots);
   for (const auto& [s, t] : p.constants) slots[s] = t;
