@@ -11,4 +11,8 @@ namespace tgc {
 // hold exactly one value.
 bool condition_holds(const Tensor& cond);
 
+// The ValueError condition_holds raises when `cond` does not hold exactly one value (a
+// recording, which reads the condition on the device, checks the same rule first).
+void check_condition_size(const Tensor& cond);
+
 }  // namespace tgc

@@ -14,9 +14,7 @@ Device::ConditionTest RecordedBranches::test_of(const Tensor& condition, bool wh
     throw ValueError(fmt::format("the condition of an ifelse is on {}, not on the recording's device {}",
                                  condition.device().name(), device_.name()),
                      label, "");
-  if (condition.numel() != 1)
-    throw ValueError(fmt::format("ifelse: the condition must hold one value, it holds {}", condition.numel()), label,
-                     "reduce it to a scalar first");
+  check_condition_size(condition);  // the executor's catch names the thunk
   const int bytes = static_cast<int>(dtype_size(condition.dtype()));
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
     throw ValueError(fmt::format("an ifelse condition of dtype {} cannot be read by a recorded call",

@@ -140,5 +140,20 @@ TEST(RecordedBranches, BranchesOfDifferentShapesAreNotRecorded) {
   EXPECT_EQ(read(slots[5]), 7.0f);
 }
 
+TEST(RecordedBranches, AConditionOfSeveralValuesIsNotRecorded) {
+  FakeDevice d;
+  d.conditionals = true;
+  Program p = branches(d, nullptr, nullptr);
+  CallReplay r(p, d, kCap);
+  std::vector<Tensor> slots(p.num_slots);
+  slots[0] = on(d, 1);
+  slots[1] = on(d, 1, 2);  // two values: not a condition
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));
+  EXPECT_FALSE(r.run(slots, {}, kNoUpdates));
+  EXPECT_NE(r.disabled_reason().find("ifelse: the condition must hold one value, it holds 2"), std::string::npos)
+      << r.disabled_reason();
+  EXPECT_NE(r.disabled_reason().find("a = 3 x"), std::string::npos) << r.disabled_reason();  // where
+}
+
 }  // namespace
 }  // namespace tgc
