@@ -22,6 +22,7 @@
 //   output's gradient seeds the carries. Its backward must not need its values (a sum's does
 //   not): otherwise a TypeError says so.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <unordered_set>
 #include <unordered_map>
@@ -83,17 +84,17 @@ bool reads_only_shape(const Node& n, size_t i) {
 const Variable* reads_values_of(const std::vector<VarPtr>& results, const std::unordered_set<const Variable*>& vars) {
   if (vars.empty()) return nullptr;
   std::unordered_set<const Variable*> seen;
-  std::vector<const Variable*> todo;
+  std::vector<const Variable*> pending;
   for (const VarPtr& r : results)
-    if (r) todo.push_back(r.get());
-  while (!todo.empty()) {
-    const Variable* v = todo.back();
-    todo.pop_back();
+    if (r) pending.push_back(r.get());
+  while (!pending.empty()) {
+    const Variable* v = pending.back();
+    pending.pop_back();
     if (!seen.insert(v).second) continue;
     if (vars.count(v)) return v;
     if (const Node* n = v->owner())
       for (size_t i = 0; i < n->inputs().size(); ++i)
-        if (!reads_only_shape(*n, i)) todo.push_back(n->inputs()[i].get());
+        if (!reads_only_shape(*n, i)) pending.push_back(n->inputs()[i].get());
   }
   return nullptr;
 }
@@ -308,42 +309,44 @@ std::vector<VarPtr> ScanOp::grad(const Node& node, const std::vector<VarPtr>& ou
     carry_init_outer.push_back(gradient::zeros_like(b_nonseq_outer[k]));
     summed.push_back(k);
   }
-  // Accumulations: the forward sequences' gradients.
+  // Accumulations of the backward, one per differentiable buffer of the forward read at
+  // offsets: a placeholder per offset, named after the forward inner input it is the gradient
+  // of (`inner_input(j)`).
+  auto add_accumulation = [&](const std::vector<int>& offsets, const std::string& of,
+                              const std::function<const VarPtr&(size_t)>& inner_input) {
+    ScanAccumulation a;
+    a.offsets = offsets;
+    a.name = "gradient of " + of;
+    B.accumulations.push_back(a);
+    std::vector<VarPtr> ph;
+    for (size_t j = 0; j < offsets.size(); ++j) {
+      const VarPtr& f = inner_input(j);
+      ph.push_back(Variable::input(f->type(), "gacc_" + f->name()));
+      b_acc_ph.push_back(ph.back());
+    }
+    return ph;
+  };
+  // The forward sequences' gradients.
   std::vector<int> accumulated;
   std::vector<std::vector<VarPtr>> acc_ph;
   for (size_t s = 0; s < F.sequences.size(); ++s) {
-    const VarPtr& x = in[F.first_sequence_input() + s];
-    if (!differentiable(x->type())) continue;
-    ScanAccumulation a;
-    a.offsets = F.sequences[s].offsets;
-    a.name = "gradient of " + F.sequences[s].name;
-    B.accumulations.push_back(a);
+    if (!differentiable(in[F.first_sequence_input() + s]->type())) continue;
     accumulated.push_back(static_cast<int>(s));
-    acc_ph.emplace_back();
-    for (size_t j = 0; j < a.offsets.size(); ++j) {
-      const VarPtr& f = inner_inputs_[F.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))];
-      VarPtr p = Variable::input(f->type(), "gacc_" + f->name());
-      acc_ph.back().push_back(p);
-      b_acc_ph.push_back(p);
-    }
+    acc_ph.push_back(add_accumulation(F.sequences[s].offsets, F.sequences[s].name, [&](size_t j) -> const VarPtr& {
+      return inner_inputs_[F.inner_sequence_input(static_cast<int>(s), static_cast<int>(j))];
+    }));
   }
-
-  // Accumulations: the forward's own, each starting as its final value's gradient.
+  // The forward's own accumulations, each starting as its final value's gradient.
   std::vector<int> accumulated_acc;
   std::vector<std::vector<VarPtr>> acc_acc_ph;
   for (size_t a = 0; a < A; ++a) {
     if (!differentiable(in[F.first_accumulation_input() + a]->type())) continue;
-    ScanAccumulation b = F.accumulations[a];
-    b.name = "gradient of " + F.accumulations[a].name;
-    B.accumulations.push_back(b);
     accumulated_acc.push_back(static_cast<int>(a));
-    acc_acc_ph.emplace_back();
-    for (size_t j = 0; j < b.offsets.size(); ++j) {
-      const VarPtr& f = inner_inputs_[F.inner_accumulation_input(static_cast<int>(a), static_cast<int>(j))];
-      VarPtr p = Variable::input(f->type(), "gacc_" + f->name());
-      acc_acc_ph.back().push_back(p);
-      b_acc_ph.push_back(p);
-    }
+    acc_acc_ph.push_back(add_accumulation(F.accumulations[a].offsets, F.accumulations[a].name,
+                                          [&](size_t j) -> const VarPtr& {
+                                            return inner_inputs_[F.inner_accumulation_input(static_cast<int>(a),
+                                                                                            static_cast<int>(j))];
+                                          }));
   }
 
   // d(step results) known: a state's result gets its output gradient at t plus c_1.

@@ -195,6 +195,10 @@ TEST(Scan, TruncatedGradientStopsAfterItsSteps) {
   std::vector<Tensor> out = f(Tensor::from_vector(std::vector<double>{1, 2, 3}), Tensor::scalar(2.0));
   // h = [1, 4, 11]: d h2 / d w through the last step alone is h1 = 4 (untruncated: 4 + 2*1 = 6).
   EXPECT_EQ(out[0].item<double>(), 4.0);
+  // A second derivative through the truncated gradient loop is refused, saying what to do.
+  const std::string m = message_of<TypeError>([&] { grad(grad(last, w), w); });
+  EXPECT_THAT(m, HasSubstr("scan scan_grad: a derivative through a truncated gradient loop (truncate_gradient)"));
+  EXPECT_THAT(m, HasSubstr("truncate_gradient=-1"));
 }
 
 TEST(Scan, LoopInvariantWorkAndOuterVariablesAreLiftedOutOfTheStep) {
