@@ -7,6 +7,9 @@
 //       data-parallel SGD steps of the 784-H-H-10 relu MLP, softmax cross-entropy, the global
 //       batch split among the ranks and kept on the device in split shared variables; the
 //       throughput in samples per second. Alone, the same step without data parallelism.
+//       With --devices N (one process, not launched): the same step from one function over
+//       cuda:0 .. cuda:N-1 (data_parallel.devices), the whole batch in the user's split shared
+//       variables.
 //   distributed_bench check [--batch 64] [--hidden 256] [--steps 3]
 //       trains the MLP as one rank of the launch and alone on the whole batch (float32) and
 //       prints the largest parameter difference: the launch trains the same parameters.
@@ -16,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <tgc/tgc.h>
 
@@ -83,11 +87,12 @@ struct Mlp {
     for (size_t i = 0; i < params.size(); ++i) updates.emplace_back(params[i], params[i] - 0.01 * g[i]);
   }
 
-  Function compile(bool parallel) {
+  Function compile(bool parallel, const std::vector<std::string>& devices = {}) {
     FunctionOptions o;
     o.name = "mlp_step";
     o.device_result = true;
-    if (parallel) o.data_parallel.split = {{x, 0}, {y, 0}};
+    if (parallel || !devices.empty()) o.data_parallel.split = {{x, 0}, {y, 0}};
+    o.data_parallel.devices = devices;
     return function({}, {loss}, updates, o);
   }
 };
@@ -95,9 +100,13 @@ struct Mlp {
 int mlp(int argc, char** argv) {
   const long long batch = flag(argc, argv, "--batch", 8192), hidden = flag(argc, argv, "--hidden", 4096);
   const long long steps = flag(argc, argv, "--steps", 100), warmup = flag(argc, argv, "--warmup", 10);
+  const long long n_devices = flag(argc, argv, "--devices", 0);
+  std::vector<std::string> devices;
+  for (long long d = 0; d < n_devices; ++d) devices.push_back("cuda:" + std::to_string(d));
   const bool parallel = world_size() > 1;
-  Mlp m(batch, hidden, rank(), world_size());
-  Function f = m.compile(parallel);
+  Mlp m(batch, hidden, devices.empty() ? rank() : 0, devices.empty() ? world_size() : 1);
+  Function f = m.compile(parallel, devices);
+  const long long ranks = devices.empty() ? world_size() : n_devices;
   for (long long i = 0; i < warmup; ++i) f()[0].sync();
   const auto t0 = Clock::now();
   Tensor last;
@@ -105,9 +114,9 @@ int mlp(int argc, char** argv) {
   last.sync();
   const double per_step = seconds_since(t0) / static_cast<double>(steps);
   if (rank() == 0)
-    fmt::print("{{\"bench\": \"mlp\", \"ranks\": {}, \"batch\": {}, \"hidden\": {}, \"step_ms\": {:.3f}, "
+    fmt::print("{{\"bench\": \"mlp\", \"ranks\": {}, \"form\": \"{}\", \"batch\": {}, \"hidden\": {}, \"step_ms\": {:.3f}, "
                "\"samples_per_s\": {:.0f}, \"loss\": {:.6f}, \"cuda_graph\": \"{}\"}}\n",
-               world_size(), batch, hidden, per_step * 1e3, static_cast<double>(batch) / per_step,
+               ranks, devices.empty() ? "processes" : "devices", batch, hidden, per_step * 1e3, static_cast<double>(batch) / per_step,
                last.to_host().item<float>(), f.cuda_graph_status());
   return 0;
 }

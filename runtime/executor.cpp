@@ -261,6 +261,7 @@ void execute(const Program& program, std::vector<Tensor>& slots, const ExecOptio
       check_interrupt("running a call");
       if (i == program.first_variable_write) {
         check_variable_writes(program, slots, inputs);
+        if (options.before_variable_writes) (*options.before_variable_writes)();
         writing_variables.emplace();
       }
       if (options.conditionals) {

@@ -3,6 +3,8 @@
 // the node that failed and leaves no half-computed intermediates behind.
 #pragma once
 
+#include <functional>
+
 #include <vector>
 
 #include "runtime/program.h"
@@ -24,6 +26,11 @@ struct ExecOptions {
   // recorded inside it and choices as conditional copies (runtime/recorded_branches.h)
   // instead of being skipped by a condition read on the host. nullptr: skipped as below.
   RecordedBranches* conditionals = nullptr;
+  // Called once, after the checks of the thunks that write shared variables in place and
+  // before the first of them runs (Program::first_variable_write), when the program has such
+  // thunks: a rank of a function over several devices votes there (frontend/api/device_ranks.h),
+  // and what it throws fails the call with every variable intact.
+  const std::function<void()>* before_variable_writes = nullptr;
 };
 
 // `slots` has program.num_slots entries with bound slots and constants already filled.

@@ -31,12 +31,15 @@
 #include "frontend/api/call_context.h"
 #include "frontend/api/call_site.h"
 #include "frontend/api/default_updates.h"
+#include "frontend/api/device_ranks.h"
 #include "frontend/api/function_access.h"
+#include "frontend/api/function_impl.h"
 #include "frontend/api/graphs_only.h"
 #include "frontend/api/shape_guard.h"
 #include "frontend/api/shared_locks.h"
 #include "ops/collective/collective_op.h"
 #include "ops/core/graph.h"
+#include "ops/core/shared_value_lock.h"
 #include "ops/reduce/reduce_axes.h"
 #include "ops/shape/shape_of.h"
 #include "ops/transfer/transfer.h"
@@ -219,93 +222,6 @@ std::string in_process_group_reason(const Graph& graph) {
 
 }  // namespace
 
-struct Function::Impl {
-  // One compiled program of a function: the graph optimized under one set of shape facts,
-  // linked, with its own slots, profile and call replay. A function has one per set of shared
-  // shapes it was called with (usually one).
-  struct Variant {
-    ShapeGuard guard;  // the shared values' shapes this program assumes
-    Graph graph;
-    std::vector<std::string> rewrite_trace;
-    std::vector<std::string> optimizer_warnings;
-    std::unordered_map<const Node*, std::string> host_reasons;  // the placement pass's
-    std::vector<PassTiming> optimizer_timings;
-    CompilePhases phases;
-    LinkedProgram linked;
-    // Shared slots whose value lives on the device (moved there on the first call).
-    std::vector<bool> shared_on_device;
-    // Per input, whether a tensor already on the function's device can be bound as it is:
-    // every reader of the input is a HostToDevice transfer, which passes it through (a
-    // device argument: an eager tensor, a device result of another function).
-    std::vector<bool> input_takes_device;
-    // The slots of the calls running now, one context each (docs/api.md#threads).
-    std::unique_ptr<CallContextPool> contexts;
-    std::vector<bool> constant_slot;  // slots of Program::constants
-    // profile=true: the profile times every node of one call, so calls of this program run
-    // one at a time, holding profile_mutex (report() takes it too).
-    std::unique_ptr<Profiler> profiler;
-    std::mutex profile_mutex;
-    // cuda_graphs=auto on a function all of whose nodes run on the GPU: records and replays
-    // calls (runtime/call_replay.h); nullptr otherwise.
-    std::unique_ptr<CallReplay> replay;
-    std::function<ReplayUpdates()> replay_updates;  // the updates' value slots and targets
-    // Made under a GraphsOnlyScope (frontend/api/graphs_only.h): optimized, never linked.
-    bool graphs_only = false;
-  };
-
-  std::string name;
-  Config config;
-  bool borrow_outputs = false;
-  bool device_result = false;
-  bool trace_rewrites = false;
-  std::vector<Var> user_inputs;  // for error messages
-  // Data parallelism (options.data_parallel): the spec compile() distributes raw_graph with
-  // (no group: off), and per input the axis each rank takes its part along (-1: whole).
-  DataParallelSpec data_parallel;
-  std::vector<int> split_axis;
-  bool local_inputs = false;
-  Graph raw_graph;
-  std::unique_ptr<Backend> backend;
-  std::unique_ptr<Backend> device_backend;  // device=cuda: runs the device-placed nodes
-  Device* device() const { return device_backend ? device_backend->device() : nullptr; }
-  size_t num_outputs = 0;  // graph outputs past this index are update values
-  std::vector<std::shared_ptr<SharedValue>> update_targets;
-  // Per graph output, the shared variable it updates (null for the results): the inplace pass
-  // and the linker let an update write into its variable (compiler/update_in_place.h).
-  std::vector<const SharedValue*> update_outputs;
-  SharedShapeHistory shared_shapes;  // under compile_mutex
-  // Every program compiled, in order; `current` ran the last call. Never removed, so a
-  // graph() or profiler() handed out stays valid. Added to under compile_mutex; a call reads
-  // `current` without it.
-  std::vector<std::unique_ptr<Variant>> variants;
-  std::atomic<Variant*> current{nullptr};
-  std::mutex compile_mutex;
-  std::unordered_set<std::string> warned;  // optimizer warnings already printed (compile_mutex)
-  // The shared variables a call locks (the graph's and the update targets), and the lock of
-  // the device its work goes to (nullptr on device=cpu): docs/api.md#threads.
-  LockPlan lock_plan;
-  DeviceWorkMutex* device_mutex = nullptr;
-  // The kernel-cache entries every compile and call of this function used: what save() ships.
-  KernelUses kernel_uses;
-
-  void check_args(const std::vector<Tensor>& args) const;
-  // Argument i as this rank's program reads it: its part along the split axis (a view) when
-  // the input is split and every rank is given the whole batch; the argument otherwise.
-  Tensor rank_part(size_t i, const Tensor& arg) const;
-  // Checks the split inputs, fills the spec compile() distributes with, and makes every
-  // rank's shared values rank 0's (a function's replicas start equal and so stay equal).
-  void set_up_data_parallel(const DataParallel& dp);
-  // Optimizes and links raw_graph under `guard`'s facts; `setup_s`: the time spent making the
-  // backends for it (0 for a later program of the same function). With `optimized` (a loaded
-  // function's saved program, optimized under the same facts), links a copy of it instead.
-  std::unique_ptr<Variant> compile(ShapeGuard guard, double setup_s, const Graph* optimized = nullptr);
-  // The program for the shared values' shapes now: a kept one whose facts hold, or a new one.
-  // The caller holds the shared variables' locks.
-  Variant& variant_for_shared_shapes();
-  // The program for this call, with every shared value it keeps on the device moved there:
-  // the locks of values to move are made exclusive first (SharedLocks::relock_exclusive).
-  Variant& variant_for_call(SharedLocks& locks);
-};
 
 void Function::Impl::check_args(const std::vector<Tensor>& args) const {
   if (args.size() != user_inputs.size()) {
@@ -372,7 +288,11 @@ Function::~Function() {
 // (profile=true), a call context, then the device's lock while the work is enqueued.
 std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   InterruptScope interruptible;  // a Ctrl-C stops the call before it writes a variable
-  Impl& f = *impl_;
+  return impl_->ranks ? impl_->call_on_ranks(args) : impl_->call(args);
+}
+
+std::vector<Tensor> Function::Impl::call(const std::vector<Tensor>& args) {
+  Impl& f = *this;
   f.check_args(args);
   SharedLocks locks(f.lock_plan);
   Impl::Variant& v = f.variant_for_call(locks);
@@ -407,7 +327,18 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   // The variables' own references to the buffers their updates are written into.
   OwnerRefs owner_refs;
   for (size_t k : v.linked.written_in_place) owner_refs.lend(v.linked.shared_slots[k].second->current());
-  const ExecOptions exec_options{f.config.allow_gc, f.config.sync};
+  ExecOptions exec_options{f.config.allow_gc, f.config.sync};
+  // A rank of a function over several devices applies its updates only when every rank's call
+  // got that far (their copies of the variables stay equal): it votes before the first update
+  // written in place, or else before the updates are applied below. Such ranks never replay.
+  bool voted = false;
+  const std::function<void()> vote = [&] {
+    voted = true;
+    if (!f.vote->vote(f.vote_rank, true))
+      throw PeerRankFailed("another rank of the call failed, so no rank applied its updates", "call of " + f.name,
+                           "the other rank's error says why");
+  };
+  if (f.vote) exec_options.before_variable_writes = &vote;
   bool replayed = false;  // the call ran as a recorded CUDA graph: the updates are applied
   try {
     if (v.replay) replayed = v.replay->run(slots, exec_options, v.replay_updates);
@@ -448,10 +379,15 @@ std::vector<Tensor> Function::operator()(const std::vector<Tensor>& args) {
   for (int s : prog.output_slots)
     if (!v.constant_slot[s]) slots[s] = Tensor();
 
+  if (f.vote) {
+    TGC_INTERNAL_CHECK(!replayed, "a rank of a function over several devices replayed a recording");
+    if (!voted) vote();
+  }
   // The call holds these variables' locks exclusively (set_value would take them again).
   if (!replayed)
     for (size_t u = 0; u < f.update_targets.size(); ++u)
       set_value_locked(*f.update_targets[u], results[f.num_outputs + u]);
+  for (SharedValueLock* l : f.update_locks) l->version.fetch_add(1, std::memory_order_release);
   results.resize(f.num_outputs);
   if (v.profiler) v.profiler->end_call();
   return results;
@@ -771,16 +707,8 @@ Function::Impl::Variant& Function::Impl::variant_for_call(SharedLocks& locks) {
 
 Tensor Function::Impl::rank_part(size_t i, const Tensor& arg) const {
   if (split_axis.empty() || split_axis[i] < 0 || local_inputs) return arg;
-  const int axis = split_axis[i];
-  const int size = data_parallel.group->size(), rank = data_parallel.group->rank();
-  const int64_t whole = arg.shape()[axis];
-  if (whole % size != 0)
-    throw ShapeError(fmt::format("{} has {} elements along its split axis {}, which do not divide evenly among {} ranks",
-                                 input_label(user_inputs[i], i), whole, axis, size),
-                     name, "give a batch whose size is a multiple of the number of ranks");
-  Shape shape = arg.shape();
-  shape[axis] = whole / size;
-  return arg.view(shape, arg.strides(), arg.offset() + rank * shape[axis] * arg.strides()[axis]);
+  return rank_part_of(arg, split_axis[i], data_parallel.group->rank(), data_parallel.group->size(),
+                      input_label(user_inputs[i], i), name);
 }
 
 void Function::Impl::set_up_data_parallel(const DataParallel& dp) {
@@ -841,17 +769,20 @@ void Function::Impl::set_up_data_parallel(const DataParallel& dp) {
   }
 }
 
-Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
-                  const Updates& updates, const FunctionOptions& options) {
-  InterruptScope interruptible;  // a Ctrl-C stops the compile between passes and kernels
-  auto t0 = std::chrono::steady_clock::now();
-  auto impl = std::make_unique<Function::Impl>();
+std::unique_ptr<Function::Impl> Function::Impl::from_options(const FunctionOptions& options) {
+  auto impl = std::make_unique<Impl>();
   impl->name = options.name.empty() ? "function " + std::to_string(++function_counter) : options.name;
   impl->config = global_config();
   for (auto& [key, value] : options.config) impl->config.set(key, value, "options of " + impl->name);
   impl->borrow_outputs = options.borrow_outputs;
   impl->device_result = options.device_result;
   impl->trace_rewrites = options.trace_rewrites;
+  return impl;
+}
+
+std::vector<VarPtr> Function::Impl::prepare(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                                            const Updates& updates, const FunctionOptions& options) {
+  Impl* impl = this;
   impl->user_inputs = inputs;
   impl->num_outputs = outputs.size();
 
@@ -905,23 +836,32 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
       }
     }
   }
+  return outs;
+}
 
+void Function::Impl::plan_locks() {
+  std::vector<const SharedValue*> read, updated;
+  for (const Variable* root : raw_graph.roots())
+    if (root->kind() == Variable::Kind::Shared) read.push_back(root->storage().get());
+  for (const auto& target : update_targets) updated.push_back(target.get());
+  lock_plan = make_lock_plan(read, updated);
+  update_locks.clear();
+  for (const auto& target : update_targets) update_locks.push_back(&lock_of(*target));
+}
+
+void Function::Impl::finish(const std::vector<VarPtr>& outs, const DataParallel& dp,
+                            std::chrono::steady_clock::time_point t0) {
+  Impl* impl = this;
   impl->update_outputs.assign(impl->num_outputs, nullptr);
   for (const auto& target : impl->update_targets) impl->update_outputs.push_back(target.get());
-  impl->raw_graph = Graph::clone_of(to_ptrs(inputs), outs);
+  impl->raw_graph = Graph::clone_of(to_ptrs(impl->user_inputs), outs);
   // The backends first: placement asks the device backend what it implements.
   impl->backend = make_host_backend(impl->config);
   impl->device_backend = make_device_backend(impl->config);
   // optimizer=none runs no rule that could use a shape fact: nothing to assume or guard.
   if (impl->config.optimizer != "none") impl->shared_shapes = SharedShapeHistory(impl->raw_graph);
-  {
-    std::vector<const SharedValue*> read, updated;
-    for (const Variable* root : impl->raw_graph.roots())
-      if (root->kind() == Variable::Kind::Shared) read.push_back(root->storage().get());
-    for (const auto& target : impl->update_targets) updated.push_back(target.get());
-    impl->lock_plan = make_lock_plan(read, updated);
-  }
-  if (options.data_parallel.enabled()) impl->set_up_data_parallel(options.data_parallel);
+  impl->plan_locks();
+  if (dp.enabled()) impl->set_up_data_parallel(dp);
   if (impl->device_backend && impl->device_backend->device())
     impl->device_mutex = &device_work_mutex(*impl->device_backend->device());
   std::vector<std::string> log;
@@ -936,7 +876,29 @@ Function function(const std::vector<Var>& inputs, const std::vector<Var>& output
   const double setup_s = seconds_since(t0);
   impl->variants.push_back(impl->compile(std::move(guard), setup_s));
   impl->current.store(impl->variants.back().get());
+}
+
+Function function(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                  const Updates& updates, const FunctionOptions& options) {
+  InterruptScope interruptible;  // a Ctrl-C stops the compile between passes and kernels
+  auto t0 = std::chrono::steady_clock::now();
+  if (!options.data_parallel.devices.empty()) {
+    static std::atomic<int> groups{0};
+    const std::string fn = options.name.empty() ? "function()" : options.name;
+    return Function(Function::Impl::on_ranks(
+        inputs, outputs, updates, options,
+        device_rank_slots(options.data_parallel.devices, "devices#" + std::to_string(++groups), fn)));
+  }
+  auto impl = Function::Impl::from_options(options);
+  const std::vector<VarPtr> outs = impl->prepare(inputs, outputs, updates, options);
+  impl->finish(outs, options.data_parallel, t0);
   return Function(std::move(impl));
+}
+
+Function FunctionAccess::on_ranks(const std::vector<Var>& inputs, const std::vector<Var>& outputs, const Updates& updates,
+                                  const FunctionOptions& options, std::vector<RankSlot> slots) {
+  InterruptScope interruptible;
+  return Function(Function::Impl::on_ranks(inputs, outputs, updates, options, std::move(slots)));
 }
 
 void set_default_update(const Shared& var, const Var& update) {
@@ -963,9 +925,11 @@ std::vector<Shared> Function::shared_variables() const {
   const Impl& f = *impl_;
   std::vector<Shared> out;
   std::unordered_set<const SharedValue*> seen;
-  for (Variable* root : f.raw_graph.roots())
-    if (root->kind() == Variable::Kind::Shared && seen.insert(root->storage().get()).second)
-      out.push_back(Shared(Variable::shared(root->storage())));
+  for (Variable* root : f.raw_graph.roots()) {
+    auto copy = f.user_of_copy.find(root->storage().get());
+    const std::shared_ptr<SharedValue>& value = copy == f.user_of_copy.end() ? root->storage() : copy->second;
+    if (root->kind() == Variable::Kind::Shared && seen.insert(value.get()).second) out.push_back(Shared(Variable::shared(value)));
+  }
   for (const auto& target : f.update_targets)
     if (seen.insert(target.get()).second) out.push_back(Shared(Variable::shared(target)));
   return out;
@@ -1017,13 +981,7 @@ Function FunctionAccess::make(FunctionParts parts) {
   f.backend = make_host_backend(f.config);
   f.device_backend = make_device_backend(f.config);
   if (f.config.optimizer != "none") f.shared_shapes = SharedShapeHistory(f.raw_graph);
-  {
-    std::vector<const SharedValue*> read, updated;
-    for (const Variable* root : f.raw_graph.roots())
-      if (root->kind() == Variable::Kind::Shared) read.push_back(root->storage().get());
-    for (const auto& target : f.update_targets) updated.push_back(target.get());
-    f.lock_plan = make_lock_plan(read, updated);
-  }
+  f.plan_locks();
   if (f.device_backend && f.device_backend->device()) f.device_mutex = &device_work_mutex(*f.device_backend->device());
   std::vector<std::string> log;
   ShapeGuard guard;

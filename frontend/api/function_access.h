@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/api/device_ranks.h"
 #include "frontend/api/shape_guard.h"
 #include "ops/core/graph.h"
 #include "runtime/config.h"
@@ -42,6 +43,10 @@ struct FunctionAccess {
   // A function from parts, compiled as function() compiles (linked from `optimized` when it
   // applies). The caller has checked the parts (save.cpp reads them from a file).
   static Function make(FunctionParts parts);
+  // A function over several ranks of this process, one per slot, as function() makes one for
+  // data_parallel.devices (the tests give slots whose groups meet in shared memory).
+  static Function on_ranks(const std::vector<Var>& inputs, const std::vector<Var>& outputs, const Updates& updates,
+                           const FunctionOptions& options, std::vector<RankSlot> slots);
 };
 
 }  // namespace tgc

@@ -2,6 +2,7 @@
 // markers gpu_from_host / device_result, which have no effect on the cpu device.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "frontend/lang/builtins.h"
@@ -122,6 +123,37 @@ std::vector<std::pair<Var, int>> split_inputs(Args& a, const std::vector<Var>& i
   return out;
 }
 
+// devices=["cuda:0", "cuda:1"] (or "cuda:0,cuda:1"): one rank per device of this process.
+std::vector<std::string> rank_devices(Args& a) {
+  const ArgValue& arg = a.arg("devices");
+  std::vector<std::string> out;
+  if (arg.value.is_none()) return out;
+  const std::string hint = "write devices=[\"cuda:0\", \"cuda:1\"]: one rank runs on each, over the batch named by split";
+  if (arg.value.is_string()) {
+    const std::string& text = arg.value.as_string();
+    size_t at = 0;
+    while (at <= text.size()) {
+      const size_t comma = std::min(text.find(',', at), text.size());
+      std::string name = text.substr(at, comma - at);
+      name.erase(0, name.find_first_not_of(' '));
+      name.erase(name.find_last_not_of(' ') + 1);
+      if (name.empty()) a.fail("devices", "argument 'devices' of function has an empty device name in \"" + text + "\"", hint);
+      out.push_back(name);
+      at = comma + 1;
+    }
+    return out;
+  }
+  if (!arg.value.is_sequence())
+    a.fail("devices", "argument 'devices' of function must be a list of device names, got " + arg.value.describe(), hint);
+  for (size_t i = 0; i < arg.value.items().size(); ++i) {
+    const Value& item = arg.value.items()[i];
+    if (!item.is_string()) a.fail_at(item_pos(arg, i), "a device must be a name such as \"cuda:1\", got " + item.describe(), hint);
+    out.push_back(item.as_string());
+  }
+  if (out.empty()) a.fail("devices", "argument 'devices' of function is an empty list", hint);
+  return out;
+}
+
 Value function_(Args& a) {
   if (!a.ctx.program)
     a.fail_at(a.pos, "function() cannot be used here", "functions are defined in .tg files: f = function([x], y)");
@@ -213,6 +245,10 @@ Value function_(Args& a) {
   opts.device_result = a.boolean("device_result");  // no effect on the cpu device
   opts.data_parallel.split = split_inputs(a, inputs);
   opts.data_parallel.local_results = a.boolean("local_results");
+  opts.data_parallel.devices = rank_devices(a);
+  if (!opts.data_parallel.devices.empty() && opts.data_parallel.split.empty())
+    a.fail("devices", "devices= runs one rank per device over a split batch, and split= names no input",
+           "add split=[x, y]: the inputs whose first axis the devices divide");
   opts.no_default_updates = a.boolean("no_default_updates");
   opts.givens = std::move(givens);
   opts.name = name;
@@ -251,10 +287,11 @@ std::vector<BuiltinRow> graph_builtins(Family family) {
       return {
           {"function",
            "inputs, outputs, updates=None, name=None, device_result=false, split=None, local_results=false, "
-           "no_default_updates=false, givens=None, mixed_precision=None",
+           "devices=None, no_default_updates=false, givens=None, mixed_precision=None",
            "compiles inputs -> outputs (one tensor or a list) with shared-variable updates; name defaults to the "
            "assigned name; device_result=true leaves outputs on the device (no effect on cpu); split=[x, (y, 1)] "
            "runs data-parallel over the launch's ranks, each taking its part of those inputs (axis 0 unless given); "
+           "devices=[\"cuda:0\", \"cuda:1\"] runs those ranks on devices of this process instead, one call for all; "
            "no_default_updates=true leaves out the default updates (a RandomStreams draw repeats its numbers); "
            "givens=[(x, data[i])] computes as if every read of x read data[i] (Theano's givens); "
            "mixed_precision=\"bfloat16\" or \"float16\" runs float32 products on half copies (docs/precision.md)",

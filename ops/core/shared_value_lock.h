@@ -5,6 +5,7 @@
 // set_value() take the same lock.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <shared_mutex>
@@ -16,6 +17,9 @@ namespace tgc {
 struct SharedValueLock {
   std::shared_mutex mutex;
   uint64_t order = 0;  // locks are taken in increasing order
+  // Counts the writes of the value (set_value, a call's updates): a function that keeps copies
+  // of it on other devices (data_parallel.devices) refreshes them when it moved.
+  std::atomic<uint64_t> version{0};
 };
 
 // The lock of `value`, made on first use. The values that shared() makes drop theirs when they

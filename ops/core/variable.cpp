@@ -99,9 +99,11 @@ void SharedValue::set_value(const Tensor& value, bool borrow) {
   const Tensor& computed = value.eval();
   Tensor fresh = borrow ? computed : copy_to_device_locked(computed, computed.device());
   Tensor old;
-  std::unique_lock<std::shared_mutex> lock(lock_of(*this).mutex);
+  SharedValueLock& l = lock_of(*this);
+  std::unique_lock<std::shared_mutex> lock(l.mutex);
   old = std::move(value_);
   value_ = std::move(fresh);
+  l.version.fetch_add(1, std::memory_order_release);
   lock.unlock();
   // `old` is released here, after the lock: freeing a device buffer takes the device's locks.
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,6 +31,15 @@ class ThreadWorld {
   }
 
   int size() const { return size_; }
+  // A rank that fails alone: `rank`'s k-th all_reduce from now (0: the next) throws a CommError,
+  // and the other ranks' k-th returns their own values without waiting for it, as if they had
+  // finished their part before the failure.
+  void fail_all_reduce(int rank, int k) {
+    std::lock_guard<std::mutex> lock(fail_mutex_);
+    fail_rank_ = rank;
+    fail_at_.assign(static_cast<size_t>(size_), -1);
+    for (int r = 0; r < size_; ++r) fail_at_[static_cast<size_t>(r)] = k;
+  }
   const std::shared_ptr<CommGroup>& group(int rank) const { return groups_[rank]; }
 
   void run(const std::function<void(int rank, const std::shared_ptr<CommGroup>& group)>& fn) {
@@ -62,6 +72,10 @@ class ThreadWorld {
     Device& device() const override { return host_device(); }
 
     void all_reduce(const void* send, void* recv, size_t count, DType dtype, CollectiveReduce op, Stream&) override {
+      if (w_.failing_now(rank_)) {
+        if (recv != send && count) std::memmove(recv, send, count * dtype_size(dtype));
+        return;
+      }
       exchange(send, [&] { reduce_blocks(recv, count, dtype, op, 0); });
     }
     void all_gather(const void* send, void* recv, size_t count, DType dtype, Stream&) override {
@@ -121,7 +135,19 @@ class ThreadWorld {
     int rank_;
   };
 
+  // Whether this all_reduce of `rank` is the one fail_all_reduce chose (the failing rank throws).
+  bool failing_now(int rank) {
+    std::lock_guard<std::mutex> lock(fail_mutex_);
+    if (fail_at_.empty() || fail_at_[static_cast<size_t>(rank)] < 0) return false;
+    if (fail_at_[static_cast<size_t>(rank)]-- > 0) return false;
+    if (rank == fail_rank_) throw CommError("rank " + std::to_string(rank) + " of the test world failed", "ThreadWorld");
+    return true;
+  }
+
   int size_;
+  std::mutex fail_mutex_;
+  int fail_rank_ = -1;
+  std::vector<int> fail_at_;  // per rank, all_reduces to go before the failure; -1: none
   std::barrier<> barrier_;
   std::vector<const void*> sends_;
   std::vector<std::shared_ptr<CommGroup>> groups_;

@@ -45,6 +45,14 @@ struct DataParallel {
   // false: results split along the batch are gathered (every rank gets the whole result);
   // true: each rank gets its part. Results summed over the batch always come back whole.
   bool local_results = false;
+  // Several devices of this process, one rank each ({"cuda:0", "cuda:1"}): each call runs every
+  // rank at once, on a thread of its own, over an in-process group (NCCL on CUDA). The user's
+  // shared variables are rank 0's; the other ranks keep copies on their devices, which follow
+  // any change made to the variables between calls. Every rank is given the whole batch and
+  // takes its part; results come back whole, and updates are applied only when every rank's
+  // call succeeded. Empty: one rank per process (`group`). Not with group, local_inputs or
+  // local_results. docs/distributed.md#several-devices-from-one-call.
+  std::vector<std::string> devices{};
   bool enabled() const { return !split.empty(); }
 };
 

@@ -6,6 +6,7 @@
 // collectives in line (4 of them on side streams hung too: backends/gpu/collective_rules.cpp). The same training
 // with one process per GPU is `distributed_bench check` under `tgc launch` (docs/performance.md,
 // issue 27).
+// The same ranks from one function() (data_parallel.devices) train the same way.
 // Skipped, with the reason, without NCCL or with fewer GPUs than ranks.
 #include <gtest/gtest.h>
 
@@ -44,8 +45,10 @@ struct Training {
   std::string cuda_graph;  // Function::cuda_graph_status() after the steps
 };
 
-// Trains the 20-32-5 relu MLP on `device` for kSteps, data-parallel over `group` when given.
-Training train(const Batches& b, const std::string& device, const CommGroupPtr& group) {
+// Trains the 20-32-5 relu MLP on `device` for kSteps, data-parallel over `group` when given,
+// or over `devices` from one function (data_parallel.devices).
+Training train(const Batches& b, const std::string& device, const CommGroupPtr& group,
+               const std::vector<std::string>& devices = {}) {
   RandomState rng(3);
   Var x = matrix("x", DType::Float64), y = matrix("y", DType::Float64);
   std::vector<Shared> params = {shared(rng.randn({kIn, kHidden}), "w1"), shared(Tensor::zeros(DType::Float64, {kHidden}), "b1"),
@@ -60,6 +63,7 @@ Training train(const Batches& b, const std::string& device, const CommGroupPtr& 
   o.name = "train";
   o.config = {{"device", device}};
   if (group) o.data_parallel = {.split = {{x, 0}, {y, 0}}, .group = group};
+  if (!devices.empty()) o.data_parallel = {.split = {{x, 0}, {y, 0}}, .devices = devices};
   Function f = function({x, y}, {loss}, updates, o);
   Training t;
   for (int s = 0; s < kSteps; ++s) t.losses.push_back(f(b.x[s], b.y[s])[0].item<double>());
@@ -109,6 +113,26 @@ TEST_P(DataParallelGpu, RanksOfOneProcessTrainAsOneGpuOnTheWholeBatch) {
       EXPECT_TRUE(tensors_equal(runs[r].params[p], runs[0].params[p])) << "replicas differ: rank " << r;
     }
   }
+}
+
+// The same ranks from one function() over several devices: one call runs them all, and the
+// user's own variables end as one GPU's on the whole batch.
+TEST_P(DataParallelGpu, OneFunctionOverDevicesTrainsAsOneGpuOnTheWholeBatch) {
+  TGC_REQUIRE_CUDA();
+  if (!cuda::nccl_status().available) GTEST_SKIP() << "needs NCCL: " << cuda::nccl_status().reason;
+  const int n = GetParam();
+  const size_t visible = cuda::cuda_status().devices.size();
+  if (visible < static_cast<size_t>(n)) GTEST_SKIP() << "needs " << n << " CUDA devices, " << visible << " visible";
+
+  const Batches b = make_batches();
+  const Training alone = train(b, "cuda:0", nullptr);
+  std::vector<std::string> devices;
+  for (int r = 0; r < n; ++r) devices.push_back("cuda:" + std::to_string(r));
+  const Training run = train(b, "cpu", nullptr, devices);
+  for (int s = 0; s < kSteps; ++s) EXPECT_NEAR(run.losses[s], alone.losses[s], 1e-10) << "step " << s;
+  for (size_t p = 0; p < alone.params.size(); ++p)
+    EXPECT_TRUE(tensors_allclose(run.params[p], alone.params[p], 1e-10, 1e-10))
+        << "parameter " << p << "\n got " << run.params[p].str() << "\nwant " << alone.params[p].str();
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DataParallelGpu, ::testing::Values(1, 2, 4),

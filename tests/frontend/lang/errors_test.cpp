@@ -282,6 +282,13 @@ TEST(Errors, Functions) {
   expect_error("w = shared(zeros(2))\nf = function([], w, updates=[(w, w.sum())])\n", 2, 5, "");
 }
 
+TEST(Errors, FunctionDevices) {
+  expect_error("x = matrix()\nf = function([x], x, devices=5)\n", 2, 22, "argument 'devices' of function must be a list of device names");
+  expect_error("x = matrix()\nf = function([x], x, devices=[\"cpu\"])\n", 2, 22, "split= names no input", "split=[x, y]");
+  expect_error("x = matrix()\nf = function([x], x, split=[x], devices=[\"cpu\", 1])\n", 2, 49, "a device must be a name");
+  expect_error("x = matrix()\nf = function([x], x, split=[x], devices=\"cpu,\")\n", 2, 33, "empty device name");
+}
+
 TEST(Errors, Values) {
   expect_error("r = rand(3, seed=-1)\n", 1, 13, "seed -1 is out of range");
   expect_error("n = 1 // 0\n", 1, 7, "integer division by zero");

@@ -35,6 +35,16 @@ TEST(Function, GivensReplaceAFreeVariableByADatasetRow) {
   EXPECT_DOUBLE_EQ(p.find("f")->function(two)[0].item<double>(), 2 * (4 + 5));
 }
 
+TEST(Function, DevicesRunTheRanksOfOneCall) {
+  // One device here (the CPU); several are tested where there are GPUs (data_parallel_gpu_test).
+  TgProgram p = load("x = matrix('x', 'float64')\nw = shared(ones(3), 'w')\n"
+                     "f = function([x], dot(x, w).mean(), split=[x], devices=\"cpu\", updates=[(w, w * 2)])\n"
+                     "g = function([x], dot(x, w).mean(), split=[x], devices=[\"cpu\"])\n");
+  const Tensor x = Tensor::full(DType::Float64, {4, 3}, 1.0);
+  EXPECT_DOUBLE_EQ(p.find("f")->function(x)[0].item<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(p.find("g")->function(x)[0].item<double>(), 6.0);  // w was doubled by f
+}
+
 TEST(Function, AGivenThatIsNotAPairIsAnErrorAtItsPosition) {
   try {
     load("x = vector()\nf = function([], x.sum(), givens=[x])\n");
