@@ -3,14 +3,20 @@
 // contiguous tensors) and described to cuDNN as they are, NCHW or NHWC, so no transpose is
 // made. cuDNN pads both sides of an axis alike: padding that differs (PyTorch's "same" with
 // an even kernel, explicit (top, bottom, left, right)) is made by copying the input into a
-// zeroed larger tensor, cuDNN padding the common part. Algorithms come from cuDNN's heuristics
-// (the _v7 queries, which run nothing, so a call being recorded may make them), asked once per
-// problem and device and tried in order until one runs: deterministic ones first unless config
-// deterministic is off (cudnn_algo_order.h), no TF32 unless config cuda_tf32 asks for it.
+// zeroed larger tensor, cuDNN padding the common part. Algorithms are chosen once per problem
+// and device by timing them (cudnnFind*Ex, on the first call that meets the problem, which is
+// never a call being recorded: calls are recorded from the second with the same shapes), the
+// choice kept in the kernel cache for later processes (cudnn_algo_cache.h); cuDNN's heuristics
+// (the _v7 queries, which run nothing) size the timing's workspace and serve a problem first met
+// while recording. They are tried in order until one runs: deterministic ones first unless
+// config deterministic is off (cudnn_algo_order.h), no TF32 unless config cuda_tf32 asks for it.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "backends/cuda/cudnn_algo_cache.h"
 #include "backends/cuda/cudnn_algo_order.h"
 #include "backends/cuda/cudnn_context.h"
 #include "backends/cuda/cudnn_padding.h"
@@ -64,6 +70,15 @@ struct ConvThunk {
   bool fused = false, relu = false;
   bool tf32 = false;
   bool deterministic = true;  // config deterministic: deterministic algorithms first (cudnn_algo_order.h)
+  std::string cache_dir{};    // config cache_dir: where timed choices are kept
+
+  // The operands of this direction's call for cudnnFind*Ex to time each algorithm on (it
+  // writes only the output): forward x, w, y; backward data w, dy, dx; backward filter x, dy, dw.
+  struct FindArgs {
+    const void* a;
+    const void* b;
+    void* out;
+  };
 
   // FMA only for float32 unless TF32 was asked for (cuDNN's default math allows TF32 on
   // Ampere and later, which rounds operands to 10 bits of mantissa).
@@ -71,9 +86,11 @@ struct ConvThunk {
     return dt == DType::Float32 && !tf32 ? CUDNN_FMA_MATH : a.math;
   }
 
-  // The problem's algorithms in the order to try them, asked of cuDNN once per problem and
-  // device (under the context's lock). The one that ran is moved to the front (run_first).
-  std::vector<ConvAlgo>& candidates(CudnnContext& ctx, DType dt, const Problem& pr, Descs& d) const {
+  // The problem's algorithms in the order to try them, chosen once per problem and device
+  // (under the context's lock): from the kernel cache, else timed by cudnnFind*Ex on `find`'s
+  // operands, else (a call being recorded cannot time) cuDNN's heuristics. The one that ran is
+  // moved to the front (run_first).
+  std::vector<ConvAlgo>& candidates(CudnnContext& ctx, DType dt, const Problem& pr, Descs& d, const FindArgs& find) const {
     const Conv2dParams& p = op->params();
     const Conv2dGeometry& g = pr.g;
     const ConvAlgoKey key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), static_cast<int64_t>(p.layout), tf32, deterministic,
@@ -103,7 +120,47 @@ struct ConvThunk {
                                                                    &n, perf));
       algos = conv_algorithm_order(perf, n, deterministic);
     }
+    if (!device->recording()) algos = timed(ctx, d, key, algos, find);
     return ctx.algos.emplace(key, std::move(algos)).first->second;
+  }
+
+  // The candidates ordered by cuDNN's timing of each on this problem (those that fit the
+  // heuristics' largest workspace), kept in the kernel cache; `heuristic` when timing found none.
+  std::vector<ConvAlgo> timed(CudnnContext& ctx, Descs& d, const ConvAlgoKey& key,
+                              const std::vector<ConvAlgo>& heuristic, const FindArgs& find) const {
+    const int direction = static_cast<int>(dir);
+    const KernelCacheKey cache_key = conv_algo_cache_key(key, *device);
+    if (std::optional<std::vector<ConvAlgo>> kept = load_conv_algos(cache_dir, cache_key, direction)) return *kept;
+    size_t bytes = 0;
+    for (const ConvAlgo& a : heuristic) bytes = std::max(bytes, a.workspace);
+    Workspace ws(*device, bytes);
+    const CudnnApi& api = cudnn_api();
+    std::vector<ConvAlgo> algos;
+    int n = 0;
+    if (dir == Dir::Forward) {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.FindConvolutionForwardAlgorithmEx(ctx.handle, d.x.get(), find.a, d.w.get(), find.b, d.conv.get(),
+                                                            d.y.get(), find.out, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,
+                                                            perf, ws.get(), ws.size()));
+      algos = conv_algorithm_order(perf, n, deterministic);
+    } else if (dir == Dir::BackwardData) {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.FindConvolutionBackwardDataAlgorithmEx(ctx.handle, d.w.get(), find.a, d.y.get(), find.b,
+                                                                 d.conv.get(), d.x.get(), find.out,
+                                                                 CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf,
+                                                                 ws.get(), ws.size()));
+      algos = conv_algorithm_order(perf, n, deterministic);
+    } else {
+      cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      TGC_CUDNN_CHECK(api.FindConvolutionBackwardFilterAlgorithmEx(ctx.handle, d.x.get(), find.a, d.y.get(), find.b,
+                                                                   d.conv.get(), d.w.get(), find.out,
+                                                                   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf,
+                                                                   ws.get(), ws.size()));
+      algos = conv_algorithm_order(perf, n, deterministic);
+    }
+    if (algos.empty()) return heuristic;
+    store_conv_algos(cache_dir, cache_key, algos);
+    return algos;
   }
 
   // Calls `call(algo, workspace)` with each candidate until one runs: a heuristic's algorithm
@@ -153,7 +210,6 @@ struct ConvThunk {
     DeviceGuard guard(device->ordinal());
     std::lock_guard<std::mutex> lock(ctx.mutex);
     Descs d(dt, p, pr);
-    std::vector<ConvAlgo>& algos = candidates(ctx, dt, pr, d);
     const Scalars s(dt);
     cudnnHandle_t h = ctx.handle;
 
@@ -161,6 +217,7 @@ struct ConvThunk {
       const Tensor dy = gpu::contiguous_on_device(*device, inputs[0]);
       const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
       Tensor dx = pr.padded() ? Tensor::empty(dt, conv_act_shape(p.layout, g.n, g.c, pr.hp, pr.wp), *device) : out;
+      std::vector<ConvAlgo>& algos = candidates(ctx, dt, pr, d, {w.raw_data(), dy.raw_data(), dx.raw_data()});
       run_first(algos, dt, d, g, "cudnnConvolutionBackwardData", [&](int algo, const Workspace& ws) {
         return api.ConvolutionBackwardData(h, s.one(), d.w.get(), w.raw_data(), d.y.get(), dy.raw_data(), d.conv.get(),
                                            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws.get(), ws.size(),
@@ -179,6 +236,7 @@ struct ConvThunk {
     const Tensor x = padded_input(ctx, dt, pr, gpu::contiguous_on_device(*device, inputs[0]));
     if (dir == Dir::BackwardFilter) {
       const Tensor dy = gpu::contiguous_on_device(*device, inputs[1]);
+      std::vector<ConvAlgo>& algos = candidates(ctx, dt, pr, d, {x.raw_data(), dy.raw_data(), out.raw_data()});
       run_first(algos, dt, d, g, "cudnnConvolutionBackwardFilter", [&](int algo, const Workspace& ws) {
         return api.ConvolutionBackwardFilter(h, s.one(), d.x.get(), x.raw_data(), d.y.get(), dy.raw_data(),
                                              d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
@@ -187,6 +245,7 @@ struct ConvThunk {
       return;
     }
     const Tensor w = gpu::contiguous_on_device(*device, inputs[1]);
+    std::vector<ConvAlgo>& algos = candidates(ctx, dt, pr, d, {x.raw_data(), w.raw_data(), out.raw_data()});
     auto forward = [&](int algo, const Workspace& ws) {
       return api.ConvolutionForward(h, s.one(), d.x.get(), x.raw_data(), d.w.get(), w.raw_data(), d.conv.get(),
                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.get(), ws.size(), s.zero(),
@@ -283,6 +342,7 @@ ThunkFn make_cudnn_conv_thunk(CudaDevice& device, const Node& node, const Config
   ConvThunk t{&device, op, Dir::Forward};
   t.tf32 = config.cuda_tf32;
   t.deterministic = config.deterministic;
+  t.cache_dir = config.cache_dir;
   if (dynamic_cast<const Conv2dGradInput*>(op.get())) t.dir = Dir::BackwardData;
   if (dynamic_cast<const Conv2dGradWeights*>(op.get())) t.dir = Dir::BackwardFilter;
   if (const auto* f = dynamic_cast<const FusedConv2d*>(op.get())) {

@@ -53,7 +53,8 @@ std::string cudnn_description();
   X(ConvolutionBackwardData) X(ConvolutionBackwardFilter) X(ConvolutionBiasActivationForward)                   \
   X(CreateActivationDescriptor) X(DestroyActivationDescriptor) X(SetActivationDescriptor) X(ActivationForward)  \
   X(AddTensor) X(TransformTensor) X(CreatePoolingDescriptor) X(DestroyPoolingDescriptor)                       \
-  X(SetPooling2dDescriptor) X(PoolingForward) X(PoolingBackward)
+  X(SetPooling2dDescriptor) X(PoolingForward) X(PoolingBackward) X(FindConvolutionForwardAlgorithmEx)            \
+  X(FindConvolutionBackwardDataAlgorithmEx) X(FindConvolutionBackwardFilterAlgorithmEx)
 
 struct CudnnApi {
 #define TGC_CUDNN_MEMBER(name) decltype(&::cudnn##name) name;

@@ -56,6 +56,7 @@ std::span<const LocalRewrite> canonicalize_rules() {
       {"fill_sink", "-fill(like, v) -> fill(like, -v); cast(alloc(v, s)) -> alloc(cast(v), s)", &fill_sink},
       {"fill_fill", "fill(a, fill(b, v)) -> fill(a, v) when b adds nothing to a's shape", &fill_fill},
       {"dimshuffle_fill_sink", "dimshuffle(fill(like, 0-d v)) -> fill(dimshuffle(like), v); likewise alloc", &dimshuffle_fill_sink},
+      {"sum_of_alloc", "sum(alloc(v, (2, 3)), axis=1) -> alloc(v * 3, (2,)) for a 0-d float v", &sum_of_alloc},
       {"fill_to_alloc", "fill(like, v) -> alloc(v, shape) when the shape is static", &fill_to_alloc},
       {"static_reduce_count", "reduce_count(x) -> constant when x's reduced dims are static", &static_reduce_count},
       {"static_shape_of", "shape_of(x) -> constant when x's shape is static (types or shape facts)", &static_shape_of},

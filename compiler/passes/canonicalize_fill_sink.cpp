@@ -3,10 +3,18 @@
 // that read it, towards a reader whose own broadcast makes it useless (fill_into_elemwise,
 // useless_fill). A gradient's fill under a negation or a transpose (the mean's 1/n in
 // -mean(...), sum(..., axis=1)'s DimShuffle{0,x}) reaches the product that broadcasts it
-// anyway. Elementwise ops commute with broadcasting, so each rule is exact.
+// anyway. Elementwise ops commute with broadcasting, so each rule is exact. A sum of an alloc
+// of a 0-d value is the value times the count it sums (sum_of_alloc): the count of elements a
+// batch norm divides by, written sum(ones_like(x), axes), is a constant, not a tensor of ones
+// filled and summed on every call.
 #include "compiler/passes/canonicalize_rules.h"
+
+#include <algorithm>
+
 #include "ops/alloc/alloc.h"
 #include "ops/core/apply.h"
+#include "ops/elemwise/elemwise.h"
+#include "ops/reduce/careduce.h"
 #include "ops/shape/dimshuffle.h"
 
 namespace tgc::canon {
@@ -84,6 +92,31 @@ std::vector<VarPtr> dimshuffle_fill_sink(Node& n, const RewriteEnv& env) {
     return {out};
   }
   return {};
+}
+
+std::vector<VarPtr> sum_of_alloc(Node& n, const RewriteEnv& env) {
+  (void)env;
+  const auto* r = dynamic_cast<const CAReduce*>(&n.op());
+  const Node* f = n.inputs()[0]->owner();
+  if (!r || r->kind() != ReduceKind::Sum || !f) return {};
+  const auto* alloc = dynamic_cast<const Alloc*>(&f->op());
+  if (!alloc) return {};
+  const VarPtr& v = f->inputs()[0];
+  if (v->type().ndim() != 0 || v->type().dtype != out_type(n).dtype || !is_float(v->type().dtype)) return {};
+  // The count summed per output element, and the output's shape (keepdims keeps 1s).
+  double count = 1;
+  Shape shape;
+  for (int d = 0; d < static_cast<int>(alloc->shape().size()); ++d) {
+    const bool reduced = !r->axes() || std::find(r->axes()->begin(), r->axes()->end(), d) != r->axes()->end();
+    if (reduced) count *= static_cast<double>(alloc->shape()[static_cast<size_t>(d)]);
+    if (!reduced) shape.push_back(alloc->shape()[static_cast<size_t>(d)]);
+    else if (r->keepdims()) shape.push_back(1);
+  }
+  VarPtr times = apply1(std::make_shared<Elemwise>(ScalarOpKind::Mul),
+                        {v, Variable::constant(Tensor::full(v->type().dtype, Shape{}, count))});
+  VarPtr out = apply1(std::make_shared<Alloc>(std::move(shape)), {times});
+  if (!interchangeable(out_type(n), out->type())) return {};
+  return {out};
 }
 
 }  // namespace tgc::canon

@@ -63,6 +63,7 @@ std::vector<VarPtr> where_constant_condition(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> fill_sink(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> fill_fill(Node& n, const RewriteEnv& env);
 std::vector<VarPtr> dimshuffle_fill_sink(Node& n, const RewriteEnv& env);
+std::vector<VarPtr> sum_of_alloc(Node& n, const RewriteEnv& env);
 
 // Shape rules (canonicalize_shape.cpp).
 std::vector<VarPtr> useless_reshape(Node& n, const RewriteEnv& env);

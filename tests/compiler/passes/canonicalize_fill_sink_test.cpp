@@ -121,5 +121,21 @@ TEST(CanonicalizeFillSink, TheMeanGradientOfTheMlpLossReachesItsProducts) {
   EXPECT_GT(count(without.after, "Fill"), 0) << without.after.str();
 }
 
+TEST(CanonicalizeFillSink, ASumOfAnAllocIsTheValueTimesTheCount) {
+  // A batch norm's count, sum(ones_like(x), axes) once the shape is known: no tensor of ones.
+  Var v = scalar("v", f64);
+  std::vector<Var> outs = {sum(alloc(v, {2, 3, 4}), Axes{std::vector<int>{0, 2}}), sum(alloc(v, {2, 3}), Axes{}, true),
+                           sum(alloc(v, {5}))};
+  auto r = canon({v}, outs);
+  for (Node* node : r.after.toposort()) EXPECT_NE(node->op().op_class(), "CAReduce") << r.after.str();
+  expect_same_results(r, 0);
+  EXPECT_EQ(r.after.outputs()[0]->type().shape, (Shape{3}));
+  EXPECT_EQ(r.after.outputs()[1]->type().shape, (Shape{1, 1}));
+  auto without = canon({v}, outs, excluding({"sum_of_alloc"}));
+  bool summed = false;
+  for (Node* node : without.after.toposort()) summed = summed || node->op().op_class() == "CAReduce";
+  EXPECT_TRUE(summed) << without.after.str();
+}
+
 }  // namespace
 }  // namespace tgc
