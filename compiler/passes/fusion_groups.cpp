@@ -7,13 +7,16 @@
 #include "compiler/passes/fusion_groups.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <queue>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "compiler/branch_guards.h"
+#include "compiler/passes/rematerialize.h"
 #include "compiler/passes/shape_equivalence.h"
 #include "ops/reduce/careduce.h"
 #include "ops/reduce/float_reduce.h"
@@ -71,6 +74,9 @@ struct NodeInfo {
   State state = State::Waiting;
   Phase phase = Phase::Loop;  // in the open group or the plan
   bool recomputed = false;    // a smaller value computed inside a larger space
+  // Computes what another node computes (the same op on the same inputs): a copy the
+  // rematerialize pass made for one reader, to be computed in that reader's kernel.
+  bool copy = false;
   bool anchored = false;      // reads a tensor or a reduction, not only constants
   // Was read outside the reduction group being grown from the current seed: not a prologue
   // of that group when it is grown again.
@@ -140,6 +146,8 @@ class Fuser {
   void undo();
   void push_ready(int n);
   void emit_readers(int n);
+  // Copies put back among the ready nodes once something else was emitted (run()).
+  void requeue_deferred();
 
   // Whether a and b are known to differ in shape (their dims known, statically or from the
   // shared variables' shape facts, and unequal somewhere).
@@ -173,6 +181,7 @@ class Fuser {
   // epilogue's other operands), then elementwise nodes in graph order, and last the smaller
   // values that their reader may recompute.
   std::deque<int> ready_plain_;
+  std::vector<int> deferred_;  // copies whose reader was not ready yet
   std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready_fusable_;
 };
 
@@ -219,6 +228,27 @@ Fuser::Fuser(const Graph& graph, const FusionLimits& limits, const SharedShapeFa
       readers_[v.get()].push_back(static_cast<int>(i));
       if (producer(v.get()) >= 0) ++info.pending;
     }
+  }
+  // Copies: elementwise nodes that share their op and inputs with another (merge ran before
+  // fusion, so only rematerialize makes such nodes), each read only by nodes that can compute
+  // it (rematerialize's condition). A set of duplicates where some reader cannot (a smaller
+  // value read by larger nodes) keeps the recomputation of its own (recomputing_reader).
+  std::unordered_map<std::string, std::vector<int>> same;
+  for (NodeInfo& info : nodes_) {
+    if (info.role != FusionRole::Elementwise) continue;
+    std::string key = info.node->op().name();
+    for (const VarPtr& v : info.node->inputs()) key += "|" + std::to_string(reinterpret_cast<uintptr_t>(v.get()));
+    same[key].push_back(info.topo);
+  }
+  for (auto& [key, ids] : same) {
+    if (ids.size() < 2) continue;
+    bool copies = true;
+    for (int id : ids) {
+      const Variable* out = out_of(id);
+      copies = copies && output_uses(out) == 0;
+      for (int r : readers(out)) copies = copies && can_compute(*nodes_[static_cast<size_t>(r)].node, *out);
+    }
+    for (int id : ids) nodes_[static_cast<size_t>(id)].copy = copies;
   }
 }
 
@@ -419,7 +449,9 @@ void Fuser::commit(const Plan& plan) {
           list.pop_back();
           continue;
         }
-        enqueue(list[k++]);
+        // A copy joins its reader's kernel, not its siblings' (recomputing_reader).
+        if (!nodes_[list[k]].copy) enqueue(list[k]);
+        ++k;
       }
     }
   }
@@ -544,9 +576,10 @@ std::optional<std::vector<std::vector<int>>> Fuser::split_prologue(const std::ve
   return std::vector<std::vector<int>>{std::move(first), std::move(rest)};
 }
 
-// The one reader of `n` that could recompute it (n is a smaller elementwise value, read by
-// one larger elementwise node and nothing else), or -1. Such a value is not grown into a
-// group of its own space: its reader is tried as a seed first, pulling it in.
+// The one reader of `n` that could recompute it, or -1: n is a smaller elementwise value read
+// by one larger elementwise node and nothing else, or a copy (rematerialize) read by one
+// elementwise or reduction node. Such a value is not grown into a group of its own: its
+// reader is tried as a seed first, pulling it in.
 int Fuser::recomputing_reader(int n) const {
   const NodeInfo& info = nodes_[n];
   if (info.role != FusionRole::Elementwise) return -1;
@@ -556,6 +589,7 @@ int Fuser::recomputing_reader(int n) const {
   for (int r : rs)
     if (r != rs[0]) return -1;
   const NodeInfo& r = nodes_[rs[0]];
+  if (info.copy && r.role != FusionRole::None) return rs[0];
   if (r.role != FusionRole::Elementwise || !smaller_space(out->type(), out_of(rs[0])->type())) return -1;
   return rs[0];
 }
@@ -572,6 +606,11 @@ void Fuser::push_ready(int n) {
     if (!folded_constant(v.get())) ready_readers_[v.get()].push_back(n);
   const int rank = info.role == FusionRole::Reduction ? 0 : recomputing_reader(n) < 0 ? 1 : 2;
   ready_fusable_.push({rank * static_cast<int>(nodes_.size()) + info.topo, n});
+}
+
+void Fuser::requeue_deferred() {
+  for (int n : deferred_) ready_fusable_.push({2 * static_cast<int>(nodes_.size()) + nodes_[n].topo, n});
+  deferred_.clear();
 }
 
 void Fuser::emit_readers(int n) {
@@ -592,19 +631,29 @@ std::vector<std::vector<int>> Fuser::run() {
       for (int k = 0; k < nodes_[u].node->num_outputs(); ++k)
         for (int r : readers(nodes_[u].node->output_raw(k)))
           if (--nodes_[r].pending == 0) push_ready(r);
+      requeue_deferred();
       continue;
     }
     int seed = ready_fusable_.top().second;
     ready_fusable_.pop();
     if (nodes_[seed].state != State::Waiting) continue;
     std::optional<std::vector<std::vector<int>>> grown;
-    if (int r = recomputing_reader(seed); r >= 0 && nodes_[r].state == State::Waiting) grown = build(r);
+    if (int r = recomputing_reader(seed); r >= 0 && nodes_[r].state == State::Waiting) {
+      grown = build(r);
+      // A copy whose reader still waits for other values waits with it while other work is
+      // ready (emitted alone now, it would be written and read back after all).
+      if (!grown && nodes_[seed].copy && (!ready_plain_.empty() || !ready_fusable_.empty())) {
+        deferred_.push_back(seed);
+        continue;
+      }
+    }
     if (!grown) grown = build(seed);
     for (std::vector<int>& members : *grown) {
       for (int m : members) nodes_[m].state = State::Emitted;
       for (int m : members) emit_readers(m);
       groups.push_back(std::move(members));
     }
+    requeue_deferred();
   }
   for (const NodeInfo& info : nodes_)
     TGC_INTERNAL_CHECK(info.state == State::Emitted, "fusion left " + info.node->describe() + " unscheduled");

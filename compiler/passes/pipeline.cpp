@@ -14,6 +14,7 @@
 #include "compiler/passes/mixed_precision.h"
 #include "compiler/passes/fuse_elemwise.h"
 #include "compiler/passes/merge.h"
+#include "compiler/passes/rematerialize.h"
 #include "compiler/passes/stabilize.h"
 #include "compiler/memory_plan.h"
 #include "compiler/passes/inplace.h"
@@ -70,7 +71,9 @@ std::vector<PassInfo> fast_run_passes() {
       // --- fusion ---
       {"softmax_cross_entropy", "fusion", softmax_cross_entropy, "sum(t * log_softmax(z)) and log_softmax's gradient -> one SoftmaxCrossEntropy node (GPU): one row kernel for both"},
       {"decompose_for_fusion", "fusion", decompose_for_fusion, "softmax/log_softmax/logsumexp (GPU) and outer as max/sum reductions and elementwise ops fusion makes device kernels of", decompose_for_fusion_rules},
+      {"rematerialize", "fusion", rematerialize, "a cheap elementwise value several kernels read (a batch norm's x - mean) is computed in each of them, not written and read back: after the last merge, which would undo it"},
       {"fuse_elemwise", "fusion", fuse_elemwise, "each elementwise computation, and each reduction with its prologue and epilogue, becomes one kernel"},
+      {"merge_fused", "fusion", merge, "a rematerialized copy fusion left in a kernel of its own is one kernel again"},
       // --- placement --- (after fusion: a fused kernel is placed, and transferred, as one)
       placement_pass(),
       // --- inplace ---
