@@ -2,11 +2,12 @@
 timing of issue 24 (docs/performance.md): the same network (3x3 stem, four stages of two basic
 blocks, batch norm after every conv, projected 1x1 shortcuts, global average pooling, dense),
 softmax cross-entropy, SGD with momentum 0.9, float32 with TF32 off, NCHW, cuDNN with
-benchmark mode off (as tgc's first choice), cuDNN's deterministic mode off as PyTorch's default
+benchmark mode off (PyTorch's default; --benchmark: on, cuDNN's algorithms chosen by timing as
+tgc's are), cuDNN's deterministic mode off as PyTorch's default
 (--deterministic: on, the counterpart of tgc's default config deterministic=true). Prints the
 loss of each step and the time per step after the first two, as the C++ example does.
 (--tf32: TF32 tensor cores for convolutions and products, tgc's cuda_tf32=true).
-    python3 benchmarks/cnn/resnet18_torch.py [STEPS [BATCH]] [--compile] [--channels-last] [--deterministic] [--tf32]
+    python3 benchmarks/cnn/resnet18_torch.py [STEPS [BATCH]] [--compile] [--channels-last] [--deterministic] [--tf32] [--benchmark]
 """
 import sys
 import time
@@ -55,7 +56,7 @@ def main():
     batch = int(args[1]) if len(args) > 1 else 32
     torch.backends.cuda.matmul.allow_tf32 = "--tf32" in sys.argv
     torch.backends.cudnn.allow_tf32 = "--tf32" in sys.argv
-    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.benchmark = "--benchmark" in sys.argv  # cuDNN algorithms chosen by timing, as tgc's are
     torch.backends.cudnn.deterministic = "--deterministic" in sys.argv
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     torch.manual_seed(7)

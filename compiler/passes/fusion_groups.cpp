@@ -77,6 +77,7 @@ struct NodeInfo {
   // Computes what another node computes (the same op on the same inputs): a copy the
   // rematerialize pass made for one reader, to be computed in that reader's kernel.
   bool copy = false;
+  bool duplicate = false;  // shares its op and inputs with another node (a copy or not)
   bool anchored = false;      // reads a tensor or a reduction, not only constants
   // Was read outside the reduction group being grown from the current seed: not a prologue
   // of that group when it is grown again.
@@ -148,6 +149,7 @@ class Fuser {
   void emit_readers(int n);
   // Copies put back among the ready nodes once something else was emitted (run()).
   void requeue_deferred();
+  bool reads_only_roots(int n) const;
 
   // Whether a and b are known to differ in shape (their dims known, statically or from the
   // shared variables' shape facts, and unequal somewhere).
@@ -248,7 +250,10 @@ Fuser::Fuser(const Graph& graph, const FusionLimits& limits, const SharedShapeFa
       copies = copies && output_uses(out) == 0;
       for (int r : readers(out)) copies = copies && can_compute(*nodes_[static_cast<size_t>(r)].node, *out);
     }
-    for (int id : ids) nodes_[static_cast<size_t>(id)].copy = copies;
+    for (int id : ids) {
+      nodes_[static_cast<size_t>(id)].copy = copies;
+      nodes_[static_cast<size_t>(id)].duplicate = true;
+    }
   }
 }
 
@@ -577,8 +582,8 @@ std::optional<std::vector<std::vector<int>>> Fuser::split_prologue(const std::ve
 }
 
 // The one reader of `n` that could recompute it, or -1: n is a smaller elementwise value read
-// by one larger elementwise node and nothing else, or a copy (rematerialize) read by one
-// elementwise or reduction node. Such a value is not grown into a group of its own: its
+// by one larger elementwise node and nothing else, or a copy (rematerialize) or a value of
+// roots only (reads_only_roots) read by one node that can compute it (can_compute). Such a value is not grown into a group of its own: its
 // reader is tried as a seed first, pulling it in.
 int Fuser::recomputing_reader(int n) const {
   const NodeInfo& info = nodes_[n];
@@ -589,7 +594,7 @@ int Fuser::recomputing_reader(int n) const {
   for (int r : rs)
     if (r != rs[0]) return -1;
   const NodeInfo& r = nodes_[rs[0]];
-  if (info.copy && r.role != FusionRole::None) return rs[0];
+  if ((info.copy || reads_only_roots(n)) && can_compute(*r.node, *out)) return rs[0];
   if (r.role != FusionRole::Elementwise || !smaller_space(out->type(), out_of(rs[0])->type())) return -1;
   return rs[0];
 }
@@ -606,6 +611,17 @@ void Fuser::push_ready(int n) {
     if (!folded_constant(v.get())) ready_readers_[v.get()].push_back(n);
   const int rank = info.role == FusionRole::Reduction ? 0 : recomputing_reader(n) < 0 ? 1 : 2;
   ready_fusable_.push({rank * static_cast<int>(nodes_.size()) + info.topo, n});
+}
+
+// Whether n reads no node's value (only inputs, shared variables and constants): ready from
+// the start, such a value (a momentum's velocity * 0.9, a running mean * 0.9) would be a kernel
+// of its own if grown then; its one reader computes it instead (recomputing_reader).
+bool Fuser::reads_only_roots(int n) const {
+  // Duplicates that are not copies (a test's unmerged graph) keep their sibling kernel.
+  if (nodes_[n].duplicate) return false;
+  for (const VarPtr& v : nodes_[n].node->inputs())
+    if (v->owner()) return false;
+  return nodes_[n].role == FusionRole::Elementwise;
 }
 
 void Fuser::requeue_deferred() {
@@ -642,7 +658,7 @@ std::vector<std::vector<int>> Fuser::run() {
       grown = build(r);
       // A copy whose reader still waits for other values waits with it while other work is
       // ready (emitted alone now, it would be written and read back after all).
-      if (!grown && nodes_[seed].copy && (!ready_plain_.empty() || !ready_fusable_.empty())) {
+      if (!grown && (nodes_[seed].copy || reads_only_roots(seed)) && (!ready_plain_.empty() || !ready_fusable_.empty())) {
         deferred_.push_back(seed);
         continue;
       }
