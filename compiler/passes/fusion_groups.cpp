@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "compiler/branch_guards.h"
+#include "compiler/passes/merge.h"
 #include "compiler/passes/rematerialize.h"
 #include "compiler/passes/shape_equivalence.h"
 #include "ops/reduce/careduce.h"
@@ -235,26 +236,30 @@ Fuser::Fuser(const Graph& graph, const FusionLimits& limits, const SharedShapeFa
   // fusion, so only rematerialize makes such nodes), each read only by nodes that can compute
   // it (rematerialize's condition). A set of duplicates where some reader cannot (a smaller
   // value read by larger nodes) keeps the recomputation of its own (recomputing_reader).
-  std::unordered_map<std::string, std::vector<int>> same;
+  std::unordered_map<size_t, std::vector<std::vector<int>>> buckets;  // by computation_hash
   for (NodeInfo& info : nodes_) {
     if (info.role != FusionRole::Elementwise) continue;
-    std::string key = info.node->op().name();
-    for (const VarPtr& v : info.node->inputs()) key += "|" + std::to_string(reinterpret_cast<uintptr_t>(v.get()));
-    same[key].push_back(info.topo);
+    std::vector<std::vector<int>>& bucket = buckets[computation_hash(*info.node)];
+    auto same = std::find_if(bucket.begin(), bucket.end(), [&](const std::vector<int>& ids) {
+      return same_computation(*nodes_[static_cast<size_t>(ids[0])].node, *info.node);
+    });
+    if (same == bucket.end()) bucket.push_back({info.topo});
+    else same->push_back(info.topo);
   }
-  for (auto& [key, ids] : same) {
-    if (ids.size() < 2) continue;
-    bool copies = true;
-    for (int id : ids) {
-      const Variable* out = out_of(id);
-      copies = copies && output_uses(out) == 0;
-      for (int r : readers(out)) copies = copies && can_compute(*nodes_[static_cast<size_t>(r)].node, *out);
+  for (auto& [hash, sets] : buckets)
+    for (std::vector<int>& ids : sets) {
+      if (ids.size() < 2) continue;
+      bool copies = true;
+      for (int id : ids) {
+        const Variable* out = out_of(id);
+        copies = copies && output_uses(out) == 0;
+        for (int r : readers(out)) copies = copies && can_compute(*nodes_[static_cast<size_t>(r)].node, *out);
+      }
+      for (int id : ids) {
+        nodes_[static_cast<size_t>(id)].copy = copies;
+        nodes_[static_cast<size_t>(id)].duplicate = true;
+      }
     }
-    for (int id : ids) {
-      nodes_[static_cast<size_t>(id)].copy = copies;
-      nodes_[static_cast<size_t>(id)].duplicate = true;
-    }
-  }
 }
 
 bool Fuser::only_read_by(int n, int reader) const {

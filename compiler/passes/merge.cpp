@@ -77,13 +77,6 @@ bool merge_constants(GraphEditor& editor, const std::vector<Node*>& order, const
   return changed;
 }
 
-bool same_computation(const Node& a, const Node& b) {
-  return a.num_outputs() == b.num_outputs() && a.inputs().size() == b.inputs().size() &&
-         std::equal(a.inputs().begin(), a.inputs().end(), b.inputs().begin(),
-                    [](const VarPtr& x, const VarPtr& y) { return x.get() == y.get(); }) &&
-         a.op().equals(b.op());
-}
-
 bool types_match(const Node& a, const Node& b) {
   for (int i = 0; i < a.num_outputs(); ++i)
     if (!interchangeable(a.output_raw(i)->type(), b.output_raw(i)->type())) return false;
@@ -97,9 +90,7 @@ bool merge_nodes(GraphEditor& editor, const std::vector<Node*>& order, const Pas
   bool changed = false;
   for (Node* n : order) {
     if (!editor.alive(n)) continue;
-    size_t h = n->op().hash();
-    for (const VarPtr& in : n->inputs()) h = combine(h, std::hash<const Variable*>()(in.get()));
-    std::vector<Node*>& bucket = buckets[h];
+    std::vector<Node*>& bucket = buckets[computation_hash(*n)];
     Node* keep = nullptr;
     for (Node* c : bucket)
       if (editor.alive(c) && same_computation(*c, *n) && types_match(*c, *n)) {
@@ -119,6 +110,19 @@ bool merge_nodes(GraphEditor& editor, const std::vector<Node*>& order, const Pas
 }
 
 }  // namespace
+
+bool same_computation(const Node& a, const Node& b) {
+  return a.num_outputs() == b.num_outputs() && a.inputs().size() == b.inputs().size() &&
+         std::equal(a.inputs().begin(), a.inputs().end(), b.inputs().begin(),
+                    [](const VarPtr& x, const VarPtr& y) { return x.get() == y.get(); }) &&
+         a.op().equals(b.op());
+}
+
+size_t computation_hash(const Node& n) {
+  size_t h = n.op().hash();
+  for (const VarPtr& in : n.inputs()) h = combine(h, std::hash<const Variable*>()(in.get()));
+  return h;
+}
 
 bool merge(Graph& graph, const PassContext& ctx) {
   GraphEditor editor(graph);
