@@ -24,6 +24,13 @@ struct BlasVector {
   int64_t inc = 1;
 };
 
+// A convolution as the library's convolution-as-GEMM takes it: dense NCHW activations, dense
+// (o, c, kh, kw) weights, one group, the same padding on both sides of each axis.
+struct ConvGemmShape {
+  int64_t n = 0, c = 0, h = 0, w = 0, o = 0, kh = 0, kw = 0;
+  int64_t pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+};
+
 // One thunk's handle on the library (made with the thunk: its math mode, its lock). dtype is
 // a float dtype the library's rule accepts (half types where DeviceOpRule::half_types), sizes fit BLAS's ints, and every pointer is a device address of the
 // device the library was made for. Calls are enqueued on the device's stream.
@@ -41,6 +48,12 @@ class BlasLibrary {
   virtual bool gemm_bias(DType /*dtype*/, int64_t /*m*/, int64_t /*n*/, int64_t /*k*/, double /*alpha*/,
                          const BlasMatrix& /*a*/, const BlasMatrix& /*b*/, const void* /*bias*/, void* /*c*/,
                          int64_t /*ldc*/) {
+    return false;
+  }
+  // y (n, o, oh, ow) = the cross-correlation of x with w (ConvGemmShape's layouts), written
+  // whole: CLBlast's Convgemm. false when the library has no such call, with nothing enqueued.
+  virtual bool conv2d(DType /*dtype*/, const ConvGemmShape& /*shape*/, const void* /*x*/, const void* /*w*/,
+                      void* /*y*/) {
     return false;
   }
   // y = alpha * op(a) @ x + beta * y, where a.data holds a `rows` x `cols` row-major matrix and

@@ -74,6 +74,18 @@ class CLBlast final : public gpu::BlasLibrary {
     });
   }
 
+  bool conv2d(DType dtype, const gpu::ConvGemmShape& s, const void* x, const void* w, void* y) override {
+    typed(dtype, [&]<typename T>(T) {
+      const Operand X = at<T>(x), W = at<T>(w), Y = at<T>(y);
+      check(clblast::Convgemm<T>(clblast::KernelMode::kCrossCorrelation, sz(s.c), sz(s.h), sz(s.w), sz(s.kh), sz(s.kw),
+                                 sz(s.pad_h), sz(s.pad_w), sz(s.stride_h), sz(s.stride_w), sz(s.dilation_h),
+                                 sz(s.dilation_w), sz(s.o), sz(s.n), X.mem, X.offset, W.mem, W.offset, Y.mem, Y.offset,
+                                 &queue_),
+            "Convgemm");
+    });
+    return true;
+  }
+
  private:
   // A device address as CLBlast takes it: its buffer and its offset in elements.
   struct Operand {

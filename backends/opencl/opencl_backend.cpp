@@ -8,6 +8,7 @@
 #include "backends/opencl/opencl_device.h"
 #include "backends/opencl/opencl_status.h"
 #include "backends/gpu/blas_thunk.h"
+#include "backends/gpu/conv_gemm_thunk.h"
 #ifdef TGC_HAVE_CLBLAST
 #include "backends/opencl/clblast_library.h"
 #endif
@@ -23,8 +24,15 @@ ThunkFn clblast(gpu::GpuDevice& d, const Node& n, const Config&) {
   auto& device = static_cast<opencl::OpenCLDevice&>(d);
   return gpu::make_blas_thunk(device, n, opencl::make_clblast_library(device));
 }
+ThunkFn clblast_conv(gpu::GpuDevice& d, const Node& n, const Config& c) {
+  auto& device = static_cast<opencl::OpenCLDevice&>(d);
+  return gpu::make_conv_gemm_thunk(device, n, c, opencl::make_clblast_library(device));
+}
+std::string no_decline(const Node&) { return ""; }
 const gpu::DeviceOpRule kOpenCLRules[] = {
     {"blas (CLBlast)", gpu::blas_covers, gpu::blas_declines, clblast, false},  // Gemm, Gemv, Dot, BatchedDot, Outer
+    // conv2d in NCHW with one group: Convgemm over the whole batch (the direct kernel otherwise).
+    {"convolution (CLBlast)", gpu::conv_gemm_covers, no_decline, clblast_conv, false},
 };
 #else
 std::string no_clblast(const Node&) { return "this build of tgc has no CLBlast (BLAS on OpenCL needs it)"; }

@@ -2,9 +2,9 @@
 // groups and both layouts, its gradients (the Conv2dGradInput / Conv2dGradWeights ops),
 // conv_transpose2d, max and average pooling with their gradient, and batch normalization
 // (train form with its statistics, inference form). Shapes are tiny: one or two kernels per
-// case on OpenCL (PoCL builds are slow). On CUDA the conv and pool ops run through cuDNN,
-// elsewhere through tgc's direct kernels (docs/conv.md#opencl); batch normalization runs on
-// the device.
+// case on OpenCL (PoCL builds are slow). On CUDA the conv and pool ops run through cuDNN, on
+// OpenCL a one-group NCHW conv2d through CLBlast's Convgemm, elsewhere through tgc's direct
+// kernels (docs/conv.md#opencl); batch normalization runs on the device.
 #include "conformance/conformance.h"
 
 namespace tgc::conformance {
@@ -16,7 +16,11 @@ std::vector<Case> conv_cases() {
   for (DType t : {DType::Float64, DType::Float32}) {
     const std::string name(dtype_name(t));
     Var x = tensor("x", t, {2, 4, 5, 5}), w = tensor("w", t, {4, 2, 3, 2}), xh = tensor("xh", t, {2, 5, 5, 4}),
-        wh = tensor("wh", t, {4, 3, 2, 2});
+        wh = tensor("wh", t, {4, 3, 2, 2}), w1 = tensor("w1", t, {3, 4, 2, 3});
+    // One group in NCHW, the same padding on both sides: CLBlast's Convgemm on OpenCL.
+    Conv2dOptions plain{ConvLayout::NCHW, {1, 2}, ConvPadding(1), {2, 1}, 1};
+    // The same with padding that differs between the sides: the direct kernel there.
+    Conv2dOptions lopsided{ConvLayout::NCHW, {1, 1}, ConvPadding(1, 0, 0, 1), {1, 1}, 1};
     Conv2dOptions strided{ConvLayout::NCHW, {2, 1}, ConvPadding(1, 0, 2, 1), {1, 2}, 2};
     Conv2dOptions same{ConvLayout::NHWC, {1, 1}, ConvPadding::same(), {1, 1}, 2};
     Conv2dOptions fused{ConvLayout::NHWC, {1, 2}, ConvPadding(1), {1, 1}, 2};  // its own node (no CSE with yh)
@@ -27,13 +31,15 @@ std::vector<Case> conv_cases() {
     up.stride = {2, 2};
     up.padding = ConvPadding(1);
     out.push_back({.name = "conv2d grid and gradients " + name,
-                   .inputs = {x, w, xh, wh, b},
+                   .inputs = {x, w, xh, wh, b, w1},
                    .outputs = {y.as("conv2d strided dilated grouped"), yh.as("conv2d NHWC same"), g[0], g[1], g[2],
                                g[3], conv_transpose2d(x, w, up, {1, 0}).as("conv_transpose2d"),
-                               maximum(conv2d(xh, wh, fused) + b, 0.0).as("relu(conv2d + bias): FusedConv2d")},
+                               maximum(conv2d(xh, wh, fused) + b, 0.0).as("relu(conv2d + bias): FusedConv2d"),
+                               conv2d(x, w1, plain).as("conv2d NCHW one group"),
+                               conv2d(x, w1, lopsided).as("conv2d NCHW one group, uneven padding")},
                    .arg_sets = {{random_values(rng, t, {2, 4, 5, 5}), random_values(rng, t, {4, 2, 3, 2}),
                                  random_values(rng, t, {2, 5, 5, 4}), random_values(rng, t, {4, 3, 2, 2}),
-                                 random_values(rng, t, {4})}},
+                                 random_values(rng, t, {4}), random_values(rng, t, {3, 4, 2, 3})}},
                    .tolerance = kConvolution});
   }
   // The attribute grid: each row a convolution and both its gradients, float32. Both sides run
