@@ -56,6 +56,12 @@ class BlasLibrary {
                       void* /*y*/) {
     return false;
   }
+  // One image's columns: col (c*kh*kw rows, oh*ow columns, dense) of x (c, h, w) as the
+  // convolution reads it (n of `shape` ignored), and back: im (c, h, w) += the sum over each
+  // element's columns (CLBlast's Col2im adds: im must hold zeros). false when the library has
+  // no such call, with nothing enqueued.
+  virtual bool im2col(DType /*dtype*/, const ConvGemmShape& /*shape*/, const void* /*im*/, void* /*col*/) { return false; }
+  virtual bool col2im(DType /*dtype*/, const ConvGemmShape& /*shape*/, const void* /*col*/, void* /*im*/) { return false; }
   // y = alpha * op(a) @ x + beta * y, where a.data holds a `rows` x `cols` row-major matrix and
   // op transposes it when a.trans; y is dense. beta == 0 as in gemm.
   virtual void gemv(DType dtype, int64_t rows, int64_t cols, double alpha, const BlasMatrix& a, const BlasVector& x,

@@ -86,6 +86,28 @@ class CLBlast final : public gpu::BlasLibrary {
     return true;
   }
 
+  bool im2col(DType dtype, const gpu::ConvGemmShape& s, const void* im, void* col) override {
+    typed(dtype, [&]<typename T>(T) {
+      const Operand I = at<T>(im), C = at<T>(col);
+      check(clblast::Im2col<T>(clblast::KernelMode::kCrossCorrelation, sz(s.c), sz(s.h), sz(s.w), sz(s.kh), sz(s.kw),
+                               sz(s.pad_h), sz(s.pad_w), sz(s.stride_h), sz(s.stride_w), sz(s.dilation_h),
+                               sz(s.dilation_w), I.mem, I.offset, C.mem, C.offset, &queue_),
+            "Im2col");
+    });
+    return true;
+  }
+
+  bool col2im(DType dtype, const gpu::ConvGemmShape& s, const void* col, void* im) override {
+    typed(dtype, [&]<typename T>(T) {
+      const Operand C = at<T>(col), I = at<T>(im);
+      check(clblast::Col2im<T>(clblast::KernelMode::kCrossCorrelation, sz(s.c), sz(s.h), sz(s.w), sz(s.kh), sz(s.kw),
+                               sz(s.pad_h), sz(s.pad_w), sz(s.stride_h), sz(s.stride_w), sz(s.dilation_h),
+                               sz(s.dilation_w), C.mem, C.offset, I.mem, I.offset, &queue_),
+            "Col2im");
+    });
+    return true;
+  }
+
  private:
   // A device address as CLBlast takes it: its buffer and its offset in elements.
   struct Operand {

@@ -17,7 +17,8 @@ std::vector<Case> conv_cases() {
     const std::string name(dtype_name(t));
     Var x = tensor("x", t, {2, 4, 5, 5}), w = tensor("w", t, {4, 2, 3, 2}), xh = tensor("xh", t, {2, 5, 5, 4}),
         wh = tensor("wh", t, {4, 3, 2, 2}), w1 = tensor("w1", t, {3, 4, 2, 3});
-    // One group in NCHW, the same padding on both sides: CLBlast's Convgemm on OpenCL.
+    // One group in NCHW, the same padding on both sides: on OpenCL CLBlast's Convgemm, and
+    // for the gradients its Im2col / Col2im and a product per image.
     Conv2dOptions plain{ConvLayout::NCHW, {1, 2}, ConvPadding(1), {2, 1}, 1};
     // The same with padding that differs between the sides: the direct kernel there.
     Conv2dOptions lopsided{ConvLayout::NCHW, {1, 1}, ConvPadding(1, 0, 0, 1), {1, 1}, 1};
@@ -25,8 +26,10 @@ std::vector<Case> conv_cases() {
     Conv2dOptions same{ConvLayout::NHWC, {1, 1}, ConvPadding::same(), {1, 1}, 2};
     Conv2dOptions fused{ConvLayout::NHWC, {1, 2}, ConvPadding(1), {1, 1}, 2};  // its own node (no CSE with yh)
     Var y = conv2d(x, w, strided), yh = conv2d(xh, wh, same), b = vector("b", t);
+    Var yp = conv2d(x, w1, plain);
     Var cost = sum(y * y) + sum(yh * yh);
     std::vector<Var> g = grad(cost, {x, w, xh, wh});
+    std::vector<Var> gp = grad(sum(yp * yp), {x, w1});
     Conv2dOptions up;
     up.stride = {2, 2};
     up.padding = ConvPadding(1);
@@ -35,12 +38,17 @@ std::vector<Case> conv_cases() {
                    .outputs = {y.as("conv2d strided dilated grouped"), yh.as("conv2d NHWC same"), g[0], g[1], g[2],
                                g[3], conv_transpose2d(x, w, up, {1, 0}).as("conv_transpose2d"),
                                maximum(conv2d(xh, wh, fused) + b, 0.0).as("relu(conv2d + bias): FusedConv2d"),
-                               conv2d(x, w1, plain).as("conv2d NCHW one group"),
+                               yp.as("conv2d NCHW one group"),
                                conv2d(x, w1, lopsided).as("conv2d NCHW one group, uneven padding")},
                    .arg_sets = {{random_values(rng, t, {2, 4, 5, 5}), random_values(rng, t, {4, 2, 3, 2}),
                                  random_values(rng, t, {2, 5, 5, 4}), random_values(rng, t, {4, 3, 2, 2}),
                                  random_values(rng, t, {4}), random_values(rng, t, {3, 4, 2, 3})}},
                    .tolerance = kConvolution});
+    // Its gradients through CLBlast's Im2col and Col2im on OpenCL: in float32 only (each dtype
+    // builds CLBlast's kernels on PoCL anew: seconds of CI).
+    if (t == DType::Float32)
+      out.back().outputs.insert(out.back().outputs.end(),
+                                {gp[0].as("one group's input gradient"), gp[1].as("one group's weights' gradient")});
   }
   // The attribute grid: each row a convolution and both its gradients, float32. Both sides run
   // the ops' perform (oneDNN for float32), so this checks each backend's handling of the grid
