@@ -643,7 +643,10 @@ std::vector<std::vector<int>> Fuser::run() {
   std::vector<std::vector<int>> groups;
   for (size_t i = 0; i < nodes_.size(); ++i)
     if (nodes_[i].pending == 0) push_ready(static_cast<int>(i));
-  while (!ready_plain_.empty() || !ready_fusable_.empty()) {
+  while (!ready_plain_.empty() || !ready_fusable_.empty() || !deferred_.empty()) {
+    // Deferred copies come back when nothing else is left (the last entries popped may have
+    // been stale ones, emitting nothing that would requeue them).
+    if (ready_plain_.empty() && ready_fusable_.empty()) requeue_deferred();
     if (!ready_plain_.empty()) {
       int u = ready_plain_.front();
       ready_plain_.pop_front();
