@@ -14,15 +14,18 @@ namespace tgc {
 // Most readers a value is recomputed for (one copy each); a value with more stays written.
 inline constexpr size_t kMaxRematerializedReaders = 4;
 
-// Gives each reader of such a value a copy of its node. A value qualifies when its node is
-// one elementwise operation of the cheap kinds (add, sub, mul, neg, square, maximum, minimum,
-// comparisons, casts), it reads at most one tensor of its own size and no wider dtype (the
-// rest broadcast: a per-channel vector, a constant), it is no output of the graph, and every reader is an
-// elementwise node of its size or a reduction of it (can_compute: a kernel that computes it
-// in place of reading it; a library call or a view needs it in memory, and then recomputing
-// saves nothing). A copy that fusion still leaves alone is merged back (merge_fused). Repeated
-// until no value qualifies, so chains (the square of the centred value) follow. Returns
-// whether the graph changed.
+// Gives each reader of such a value a copy of its node. A value qualifies when:
+//   - its node is one elementwise operation of the cheap kinds (add, sub, mul, neg, square,
+//     maximum, minimum, comparisons, casts);
+//   - it reads at most one tensor of its own size, of no wider dtype than its own (the rest
+//     broadcast: a per-channel vector, a constant);
+//   - it is no output of the graph;
+//   - it has 2 to kMaxRematerializedReaders readers, each an elementwise node of its size or a
+//     reduction of it (can_compute; a library call or a view needs it in memory, and then
+//     recomputing saves nothing).
+// A copy that fusion still leaves alone is merged back (merge_fused). Repeated until no value
+// qualifies, so chains (the square of the centred value) follow. Returns whether the graph
+// changed.
 bool rematerialize(Graph& graph, const PassContext& ctx);
 
 // Whether `reader`'s kernel can compute `v` in place of reading it: an elementwise node of v's
