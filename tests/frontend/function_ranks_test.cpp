@@ -10,48 +10,24 @@
 
 #include <tgc/tgc.h>
 
+#include "backends/opencl/opencl_backend.h"
 #include "frontend/api/function_access.h"
-#include "support/one_hot.h"
+#include "support/data_parallel_mlp.h"
 #include "support/thread_world.h"
 
 namespace tgc {
 namespace {
 
-constexpr int64_t kBatch = 12, kIn = 7, kHidden = 5, kClasses = 3;
-constexpr int kSteps = 4;
+using test::Batches;
+using test::kBatch;
+using test::kClasses;
+using test::kHidden;
+using test::kIn;
+using test::kSteps;
+using test::make_batches;
 
-struct Batches {
-  std::vector<Tensor> x, y;
-};
-
-Batches make_batches() {
-  RandomState rng(5);
-  Batches b;
-  for (int s = 0; s < kSteps; ++s) {
-    b.x.push_back(rng.randn({kBatch, kIn}));
-    b.y.push_back(test::one_hot(rng.randint(0, kClasses, {kBatch}), kClasses));
-  }
-  return b;
-}
-
-struct Mlp {
-  Var x = tensor("x", DType::Float64, {kUnknownDim, kIn}), y = tensor("y", DType::Float64, {kUnknownDim, kClasses});
-  std::vector<Shared> params;
-  Var loss, logits;
-  Updates updates;
-
-  Mlp() {
-    RandomState rng(3);
-    params = {shared(rng.randn({kIn, kHidden}), "w1"), shared(Tensor::full(DType::Float64, {kHidden}, 0.1), "b1"),
-              shared(rng.randn({kHidden, kClasses}), "w2"), shared(Tensor::zeros(DType::Float64, {kClasses}), "b2")};
-    Var h = maximum(dot(x, params[0]) + params[1], 0.0);
-    logits = dot(h, params[2]) + params[3];
-    loss = -mean(sum(y * log_softmax(logits), 1));
-    std::vector<Var> wrt(params.begin(), params.end());
-    std::vector<Var> g = grad(loss, wrt);
-    for (size_t i = 0; i < params.size(); ++i) updates.emplace_back(params[i], params[i] - 0.5 * g[i]);
-  }
-
+// The shared MLP, as one process trains it and over the ranks of a test world.
+struct Mlp : test::Mlp {
   FunctionOptions options() const {
     FunctionOptions o;
     o.name = "train";
@@ -218,6 +194,15 @@ TEST(FunctionRanksErrors, OptionsThatDoNotFitOneCallAreRefused) {
     EXPECT_THAT([&] { function({}, {sum(data)}, {{data, data * 2.0}}, bad); },
                 ::testing::ThrowsMessage<InputError>(::testing::HasSubstr("splits shared variable 'data' over devices and the function updates it")));
   }
+}
+
+TEST(FunctionRanksErrors, DevicesOfTwoKindsAreRefused) {
+  if (!opencl_available()) GTEST_SKIP() << "needs an OpenCL device beside the cpu";
+  Mlp m;
+  FunctionOptions o = m.options();
+  o.data_parallel.devices = {"cpu", "opencl"};
+  EXPECT_THAT([&] { function({m.x, m.y}, {m.loss}, m.updates, o); },
+              ::testing::ThrowsMessage<ConfigError>(::testing::HasSubstr("data_parallel.devices mixes cpu and opencl")));
 }
 
 TEST(FunctionRanksErrors, ABatchThatDoesNotSplitEvenlyNamesTheInput) {

@@ -10,6 +10,7 @@
 // Skipped, with the reason, without NCCL or with fewer GPUs than ranks.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
 
 #include <tgc/tgc.h>
@@ -74,12 +75,19 @@ Training train(const Batches& b, const std::string& device, const CommGroupPtr& 
 
 class DataParallelGpu : public ::testing::TestWithParam<int> {};
 
+// Why `n` ranks cannot run here ("" when they can): no NCCL, or fewer GPUs than ranks.
+std::string missing_for(int n) {
+  if (!cuda::nccl_status().available) return "needs NCCL: " + cuda::nccl_status().reason;
+  const size_t visible = cuda::cuda_status().devices.size();
+  if (visible < static_cast<size_t>(n))
+    return "needs " + std::to_string(n) + " CUDA devices, " + std::to_string(visible) + " visible";
+  return "";
+}
+
 TEST_P(DataParallelGpu, RanksOfOneProcessTrainAsOneGpuOnTheWholeBatch) {
   TGC_REQUIRE_CUDA();
-  if (!cuda::nccl_status().available) GTEST_SKIP() << "needs NCCL: " << cuda::nccl_status().reason;
   const int n = GetParam();
-  const size_t visible = cuda::cuda_status().devices.size();
-  if (visible < static_cast<size_t>(n)) GTEST_SKIP() << "needs " << n << " CUDA devices, " << visible << " visible";
+  if (const std::string why = missing_for(n); !why.empty()) GTEST_SKIP() << why;
 
   const Batches b = make_batches();
   const Training alone = train(b, "cuda:0", nullptr);
@@ -119,10 +127,8 @@ TEST_P(DataParallelGpu, RanksOfOneProcessTrainAsOneGpuOnTheWholeBatch) {
 // user's own variables end as one GPU's on the whole batch.
 TEST_P(DataParallelGpu, OneFunctionOverDevicesTrainsAsOneGpuOnTheWholeBatch) {
   TGC_REQUIRE_CUDA();
-  if (!cuda::nccl_status().available) GTEST_SKIP() << "needs NCCL: " << cuda::nccl_status().reason;
   const int n = GetParam();
-  const size_t visible = cuda::cuda_status().devices.size();
-  if (visible < static_cast<size_t>(n)) GTEST_SKIP() << "needs " << n << " CUDA devices, " << visible << " visible";
+  if (const std::string why = missing_for(n); !why.empty()) GTEST_SKIP() << why;
 
   const Batches b = make_batches();
   const Training alone = train(b, "cuda:0", nullptr);
