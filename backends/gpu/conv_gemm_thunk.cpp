@@ -18,10 +18,8 @@ int64_t library_out(int64_t in, int64_t pad, int64_t dilation, int64_t k, int64_
   return (in + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
 }
 
-// The address `elements` elements past `base` (an image of a batch).
-void* at(void* base, int64_t elements, DType dt) {
-  return static_cast<char*>(base) + elements * static_cast<int64_t>(dtype_size(dt));
-}
+// The data of image n of a dense batch whose images hold `size` elements each.
+void* image(const Tensor& t, int64_t n, int64_t size) { return t.view({size}, {1}, t.offset() + n * size).raw_data(); }
 
 struct ConvGemmThunk {
   GpuDevice* dev;
@@ -68,9 +66,9 @@ struct ConvGemmThunk {
       const Tensor col = Tensor::empty(dt, {ckk, ohw}, *dev);
       dev->fill_zero(out.raw_data(), out.nbytes());  // CLBlast's Col2im adds into the image
       for (int64_t n = 0; n < g.n; ++n) {
-        lib->gemm(dt, ckk, ohw, g.o, 1, {w.raw_data(), true, ckk}, {at(dy.raw_data(), n * out_image, dt), false, ohw}, 0,
+        lib->gemm(dt, ckk, ohw, g.o, 1, {w.raw_data(), true, ckk}, {image(dy, n, out_image), false, ohw}, 0,
                   col.raw_data(), ohw);
-        done = lib->col2im(dt, s, col.raw_data(), at(out.raw_data(), n * chw, dt));
+        done = lib->col2im(dt, s, col.raw_data(), image(out, n, chw));
         if (!done) break;
       }
     } else {
@@ -78,9 +76,9 @@ struct ConvGemmThunk {
       const Tensor x = contiguous_on_device(*dev, in[0]), dy = contiguous_on_device(*dev, in[1]);
       const Tensor col = Tensor::empty(dt, {ckk, ohw}, *dev);
       for (int64_t n = 0; n < g.n; ++n) {
-        done = lib->im2col(dt, s, at(x.raw_data(), n * chw, dt), col.raw_data());
+        done = lib->im2col(dt, s, image(x, n, chw), col.raw_data());
         if (!done) break;
-        lib->gemm(dt, g.o, ckk, ohw, 1, {at(dy.raw_data(), n * out_image, dt), false, ohw}, {col.raw_data(), true, ohw},
+        lib->gemm(dt, g.o, ckk, ohw, 1, {image(dy, n, out_image), false, ohw}, {col.raw_data(), true, ohw},
                   n == 0 ? 0 : 1, out.raw_data(), ckk);
       }
     }

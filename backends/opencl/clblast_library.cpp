@@ -87,25 +87,10 @@ class CLBlast final : public gpu::BlasLibrary {
   }
 
   bool im2col(DType dtype, const gpu::ConvGemmShape& s, const void* im, void* col) override {
-    typed(dtype, [&]<typename T>(T) {
-      const Operand I = at<T>(im), C = at<T>(col);
-      check(clblast::Im2col<T>(clblast::KernelMode::kCrossCorrelation, sz(s.c), sz(s.h), sz(s.w), sz(s.kh), sz(s.kw),
-                               sz(s.pad_h), sz(s.pad_w), sz(s.stride_h), sz(s.stride_w), sz(s.dilation_h),
-                               sz(s.dilation_w), I.mem, I.offset, C.mem, C.offset, &queue_),
-            "Im2col");
-    });
-    return true;
+    return columns(dtype, s, im, col, /*back=*/false);
   }
-
   bool col2im(DType dtype, const gpu::ConvGemmShape& s, const void* col, void* im) override {
-    typed(dtype, [&]<typename T>(T) {
-      const Operand C = at<T>(col), I = at<T>(im);
-      check(clblast::Col2im<T>(clblast::KernelMode::kCrossCorrelation, sz(s.c), sz(s.h), sz(s.w), sz(s.kh), sz(s.kw),
-                               sz(s.pad_h), sz(s.pad_w), sz(s.stride_h), sz(s.stride_w), sz(s.dilation_h),
-                               sz(s.dilation_w), C.mem, C.offset, I.mem, I.offset, &queue_),
-            "Col2im");
-    });
-    return true;
+    return columns(dtype, s, col, im, /*back=*/true);
   }
 
  private:
@@ -118,6 +103,20 @@ class CLBlast final : public gpu::BlasLibrary {
   Operand at(const void* ptr) const {
     const BufferRef r = device_.resolve(ptr);
     return {r.mem, r.offset / sizeof(T)};
+  }
+
+  // Im2col (from an image to its columns) or, `back`, Col2im: the same arguments in the same
+  // order, the source buffer first.
+  bool columns(DType dtype, const gpu::ConvGemmShape& s, const void* from, void* to, bool back) {
+    typed(dtype, [&]<typename T>(T) {
+      const Operand F = at<T>(from), D = at<T>(to);
+      const auto call = back ? &clblast::Col2im<T> : &clblast::Im2col<T>;
+      check(call(clblast::KernelMode::kCrossCorrelation, sz(s.c), sz(s.h), sz(s.w), sz(s.kh), sz(s.kw), sz(s.pad_h),
+                 sz(s.pad_w), sz(s.stride_h), sz(s.stride_w), sz(s.dilation_h), sz(s.dilation_w), F.mem, F.offset, D.mem,
+                 D.offset, &queue_, nullptr),
+            back ? "Col2im" : "Im2col");
+    });
+    return true;
   }
 
   // Runs `call` with float or double, one call at a time (CLBlast takes the queue by pointer).
