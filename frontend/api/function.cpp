@@ -332,13 +332,16 @@ std::vector<Tensor> Function::Impl::call(const std::vector<Tensor>& args) {
   // got that far (their copies of the variables stay equal): it votes before the first update
   // written in place, or else before the updates are applied below. Such ranks never replay.
   bool voted = false;
-  const std::function<void()> vote = [&] {
-    voted = true;
-    if (!f.vote->vote(f.vote_rank, true))
-      throw PeerRankFailed("another rank of the call failed, so no rank applied its updates", "call of " + f.name,
-                           "the other rank's error says why");
-  };
-  if (f.vote) exec_options.before_variable_writes = &vote;
+  std::function<void()> vote;  // made only for such ranks: every other call goes without
+  if (f.vote) {
+    vote = [&] {
+      voted = true;
+      if (!f.vote->vote(f.vote_rank, true))
+        throw PeerRankFailed("another rank of the call failed, so no rank applied its updates", "call of " + f.name,
+                             "the other rank's error says why");
+    };
+    exec_options.before_variable_writes = &vote;
+  }
   bool replayed = false;  // the call ran as a recorded CUDA graph: the updates are applied
   try {
     if (v.replay) replayed = v.replay->run(slots, exec_options, v.replay_updates);
