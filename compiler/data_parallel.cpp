@@ -3,9 +3,12 @@
 #include "compiler/data_parallel.h"
 
 #include <algorithm>
+#include <functional>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "compiler/passes/batch_norm_formula.h"
 #include "ops/collective/all_gather.h"
 #include "ops/collective/all_reduce.h"
 #include "ops/core/apply.h"
@@ -171,7 +174,29 @@ class Distributor {
     if (op_as<SumToLike>(n)) return sum_to_like(n, in);
     if (auto* s = op_as<Softmax>(n)) return rows(n, in, s->axis());
     if (auto* g = op_as<LogSoftmaxGrad>(n)) return rows(n, in, g->axis());
+    if (auto* b = op_as<BatchNormTraining>(n)) return formula(n, batch_norm_training_formula(*b, n.inputs()));
+    if (auto* b = op_as<BatchNormGrad>(n)) return formula(n, batch_norm_grad_formula(*b, n.inputs()));
     return std::nullopt;
+  }
+
+  // An op distributed as the formula it stands for, built on its (whole-graph) inputs: the
+  // formula's nodes are visited like the graph's, so a batch norm's statistics over a split
+  // batch are partial sums all-reduced to the whole batch's (every rank normalizes alike).
+  std::optional<std::vector<Local>> formula(const Node& n, const std::vector<VarPtr>& outputs) {
+    std::vector<Node*> order;
+    std::unordered_set<const Node*> seen;
+    std::function<void(const VarPtr&)> walk = [&](const VarPtr& v) {
+      Node* owner = v->owner();
+      if (!owner || map_.count(v.get()) || !seen.insert(owner).second) return;
+      for (const VarPtr& i : owner->inputs()) walk(i);
+      order.push_back(owner);  // after its inputs' producers: a topological order
+    };
+    for (const VarPtr& v : outputs) walk(v);
+    for (Node* f : order) visit(*f);
+    std::vector<Local> outs;
+    for (const VarPtr& v : outputs) outs.push_back(local(v));
+    TGC_INTERNAL_CHECK(static_cast<int>(outs.size()) == n.num_outputs(), "distribute: formula output count");
+    return outs;
   }
 
   std::optional<std::vector<Local>> dimshuffle(const Node& n, const DimShuffle& d, const Local& x) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "compiler/passes/batch_norm_formula.h"
 #include "compiler/passes/stabilize_patterns.h"
 #include "ops/blas/dot.h"
 #include "ops/blas/gemm.h"
@@ -157,6 +158,20 @@ Rewrite log_softmax_grad_to_reductions(Node& node, const RewriteEnv& env) {
   Builder b(env.ctx.config.floatX);
   VarPtr s = b.ew(K::Exp, {y});
   return replace_with(node, b.ew(K::Sub, {g, b.ew(K::Mul, {s, row_sum(g, row_axes(y, op->axis()))})}));
+}
+
+// Batch normalization's ops as their formulas (compiler/passes/batch_norm_formula.h): no
+// backend runs them whole, so every device gets the fused kernels of the formulas.
+Rewrite batch_norm_training_to_reductions(Node& node, const RewriteEnv& env) {
+  auto* op = dynamic_cast<const BatchNormTraining*>(&node.op());
+  if (!op || device_runs(node, env)) return {};
+  return batch_norm_training_formula(*op, node.inputs());
+}
+
+Rewrite batch_norm_grad_to_reductions(Node& node, const RewriteEnv& env) {
+  auto* op = dynamic_cast<const BatchNormGrad*>(&node.op());
+  if (!op || device_runs(node, env)) return {};
+  return batch_norm_grad_formula(*op, node.inputs());
 }
 
 // outer(x, y) -> x[:, None] * y for vectors: one elementwise kernel that writes what BLAS's
@@ -318,6 +333,13 @@ std::span<const LocalRewrite> decompose_for_fusion_rules() {
        &logsumexp_to_reductions},
       {"log_softmax_grad_to_reductions", "log_softmax_grad(g, y) -> g - exp(y) * sum(g) (without a device row kernel)",
        &log_softmax_grad_to_reductions},
+      {"batch_norm_training_to_reductions",
+       "batch_norm_training(x, gamma, beta) -> mean(x), mean((x - m)^2), (x - m) * gamma * rsqrt(v + eps) + beta",
+       &batch_norm_training_to_reductions},
+      {"batch_norm_grad_to_reductions",
+       "batch_norm_grad(x, dy, gamma, m, v) -> sum(dy), sum(dy * xhat), gamma * invstd * (dy - mean(dy) - xhat * "
+       "mean(dy * xhat))",
+       &batch_norm_grad_to_reductions},
       {"outer_to_broadcast_mul", "outer(x, y) -> x[:, None] * y", &outer_to_broadcast_mul},
       {"integer_dot_to_reduction", "dot(a, b) of integers -> sum(a[:, :, None] * b, axis=1) (GPU)",
        &integer_dot_to_reduction},

@@ -151,6 +151,7 @@ class Fuser {
   // Copies put back among the ready nodes once something else was emitted (run()).
   void requeue_deferred();
   bool reads_only_roots(int n) const;
+  void release_reduction_prologues();
 
   // Whether a and b are known to differ in shape (their dims known, statically or from the
   // shared variables' shape facts, and unequal somewhere).
@@ -185,6 +186,9 @@ class Fuser {
   // values that their reader may recompute.
   std::deque<int> ready_plain_;
   std::vector<int> deferred_;  // copies whose reader was not ready yet
+  // Members taken back out of the last elementwise group (release_reduction_prologues), to be
+  // grown right after it is emitted.
+  std::vector<int> released_;
   std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready_fusable_;
 };
 
@@ -540,6 +544,7 @@ std::optional<std::vector<std::vector<int>>> Fuser::build(int seed) {
       }
     if (outside.empty()) {
       for (int m : barred) nodes_[m].no_prologue = false;
+      if (!shape_.reduction) release_reduction_prologues();
       return std::vector<std::vector<int>>{members_};
     }
     if (rebuilds >= kMaxRebuilds)
@@ -552,6 +557,61 @@ std::optional<std::vector<std::vector<int>>> Fuser::build(int seed) {
     barred.insert(barred.end(), outside.begin(), outside.end());
     undo();
   }
+}
+
+// In a finished elementwise group, a value read only by reductions outside it (as their input:
+// sum(dy * xhat) beside sum(dy), dy also read elsewhere) is better computed as those
+// reductions' prologue than written here and read back. It is taken back out with the members
+// only it reads (its closure), when everything the closure reads from the group is written by
+// the group anyway; run() grows it right after this group, so that it joins its reductions and
+// their siblings reading the same tensors share one kernel (a batch norm's backward sums: one
+// pass over dy and x instead of a write and two reads).
+void Fuser::release_reduction_prologues() {
+  std::unordered_set<int> group(members_.begin(), members_.end()), released;
+  auto only_read_by = [&](int m, const std::unordered_set<int>& set) {
+    const Variable* out = out_of(m);
+    if (output_uses(out) > 0 || readers(out).empty()) return false;
+    for (int r : readers(out))
+      if (!set.count(r)) return false;
+    return true;
+  };
+  for (auto it = members_.rbegin(); it != members_.rend(); ++it) {
+    const int m = *it;
+    if (nodes_[m].role != FusionRole::Elementwise || released.count(m) || output_uses(out_of(m)) > 0) continue;
+    bool to_reductions = !readers(out_of(m)).empty();
+    for (int r : readers(out_of(m)))
+      to_reductions = to_reductions && !group.count(r) && nodes_[r].role == FusionRole::Reduction &&
+                      nodes_[r].node->inputs().at(0).get() == out_of(m);
+    if (!to_reductions) continue;
+    // The closure: m and the members read only by the closure, found in reverse order.
+    std::unordered_set<int> closure{m};
+    for (auto jt = it + 1; jt != members_.rend(); ++jt)
+      if (nodes_[*jt].role == FusionRole::Elementwise && !released.count(*jt) && only_read_by(*jt, closure))
+        closure.insert(*jt);
+    // What the closure reads from the rest of the group must be written by the group anyway.
+    bool written = closure.size() < group.size() - released.size();
+    for (int c : closure)
+      for (const VarPtr& v : nodes_[c].node->inputs()) {
+        const int p = producer(v.get());
+        if (p < 0 || !group.count(p) || closure.count(p) || released.count(p)) continue;
+        bool read_outside = output_uses(v.get()) > 0;
+        for (int r : readers(v.get())) read_outside = read_outside || !group.count(r);
+        written = written && read_outside;
+      }
+    if (written) released.insert(closure.begin(), closure.end());
+  }
+  if (released.empty()) return;
+  std::vector<int> kept;
+  for (int m : members_) {
+    if (!released.count(m)) {
+      kept.push_back(m);
+      continue;
+    }
+    nodes_[m].state = State::Waiting;
+    for (int r : readers(out_of(m))) ++nodes_[r].pending;
+    released_.push_back(m);
+  }
+  members_ = std::move(kept);
 }
 
 // The open reduction group split in two: `outside` (prologue values read outside it) with
@@ -676,6 +736,22 @@ std::vector<std::vector<int>> Fuser::run() {
       for (int m : members) nodes_[m].state = State::Emitted;
       for (int m : members) emit_readers(m);
       groups.push_back(std::move(members));
+    }
+    // Released prologue values are grown now, before their reductions are seeded alone (a
+    // group grown from one may release values in turn).
+    while (!released_.empty()) {
+      const std::vector<int> released = std::move(released_);
+      released_.clear();
+      for (int r : released) {
+        if (nodes_[r].state != State::Waiting || nodes_[r].pending > 0) continue;
+        std::optional<std::vector<std::vector<int>>> more = build(r);
+        if (!more) continue;
+        for (std::vector<int>& members : *more) {
+          for (int m : members) nodes_[m].state = State::Emitted;
+          for (int m : members) emit_readers(m);
+          groups.push_back(std::move(members));
+        }
+      }
     }
     requeue_deferred();
   }

@@ -1,5 +1,8 @@
-// Frontend API: batch normalization, written with reductions and elementwise ops (one fused
-// kernel per statistic on the backends) and the running statistics as shared-variable updates.
+// Frontend API: batch normalization. The training form is a BatchNormTraining op (ops/norm/) where
+// x, gamma and beta share a float dtype — its gradient is then the two-pass formula of
+// BatchNormGrad, and the compiler writes both out as fused reductions and elementwise kernels —
+// otherwise the same formula from reductions and elementwise ops. The running statistics are
+// shared-variable updates either way.
 #include <tgc/norm.h>
 
 #include <fmt/format.h>
@@ -9,6 +12,8 @@
 #include <tgc/reductions.h>
 #include <tgc/shape.h>
 
+#include "ops/core/apply.h"
+#include "ops/norm/batch_norm.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -18,14 +23,15 @@ namespace {
 struct ChannelAxes {
   Axes reduce;
   std::vector<int> spread;
+  int channel = 1;  // the one axis not reduced
 };
 
 ChannelAxes channel_axes(const Var& x, const BatchNormOptions& o, const std::string& what) {
   const int nd = checked_ptr(x)->type().ndim();
-  if (nd == 2) return {Axes{std::vector<int>{0}}, {-1, 0}};
+  if (nd == 2) return {Axes{std::vector<int>{0}}, {-1, 0}, 1};
   if (nd == 4) {
-    if (o.layout == ConvLayout::NCHW) return {Axes{std::vector<int>{0, 2, 3}}, {-1, 0, -1, -1}};
-    return {Axes{std::vector<int>{0, 1, 2}}, {-1, -1, -1, 0}};
+    if (o.layout == ConvLayout::NCHW) return {Axes{std::vector<int>{0, 2, 3}}, {-1, 0, -1, -1}, 1};
+    return {Axes{std::vector<int>{0, 1, 2}}, {-1, -1, -1, 0}, 3};
   }
   throw ShapeError(fmt::format("the input {} has rank {}, not 2 or 4", checked_ptr(x)->label(), nd), what,
                    "batch normalization takes (N, C) or rank-4 (N, C, H, W) / (N, H, W, C) activations");
@@ -68,10 +74,20 @@ BatchNormTrain batch_normalization_train(const Var& x, const Var& gamma, const V
   const ChannelAxes a = check_args(x, {gamma, beta, running_mean, running_var}, roles, o, what);
   auto spread = [&](const Var& v) { return dimshuffle(v, a.spread); };
   BatchNormTrain r;
-  r.mean = mean(x, a.reduce);
-  const Var centred = x - spread(r.mean);
-  r.var = mean(square(centred), a.reduce);
-  r.y = centred * spread(gamma * rsqrt(r.var + o.epsilon)) + spread(beta);
+  const DType dtype = checked_ptr(x)->type().dtype;
+  if ((dtype == DType::Float32 || dtype == DType::Float64) && checked_ptr(gamma)->type().dtype == dtype &&
+      checked_ptr(beta)->type().dtype == dtype) {
+    const std::vector<VarPtr> out = apply(std::make_shared<BatchNormTraining>(a.channel, o.epsilon),
+                                          {checked_ptr(x), checked_ptr(gamma), checked_ptr(beta)});
+    r.y = Var(out[0]);
+    r.mean = Var(out[1]);
+    r.var = Var(out[2]);
+  } else {  // mixed or half dtypes: the formula, with its promotions
+    r.mean = mean(x, a.reduce);
+    const Var centred = x - spread(r.mean);
+    r.var = mean(square(centred), a.reduce);
+    r.y = centred * spread(gamma * rsqrt(r.var + o.epsilon)) + spread(beta);
+  }
   // n / (n - 1) from the count of reduced elements per channel (shapes may be symbolic).
   const Var n = sum(ones_like(x), a.reduce);
   const Var unbiased = r.var * n / maximum(n - 1.0, 1.0);

@@ -181,6 +181,60 @@ TEST(DataParallel, ASplitSharedVariableHoldsEachRanksPart) {
   });
 }
 
+// A batch norm over a split batch normalizes by the whole batch's statistics (their sums are
+// all-reduced, as the formula it stands for distributes), and x is never gathered: two ranks
+// train gamma, beta and the running statistics as one process does.
+struct BatchNormNet {
+  Var x = matrix("x", DType::Float64);
+  Shared gamma = shared(Tensor::from_vector<double>({1, 2, 0.5}), "gamma");
+  Shared beta = shared(Tensor::zeros(DType::Float64, {3}), "beta");
+  Shared rm = shared(Tensor::zeros(DType::Float64, {3}), "rm");
+  Shared rv = shared(Tensor::full(DType::Float64, {3}, 1.0), "rv");
+  BatchNormTrain bn = batch_normalization_train(x, gamma, beta, rm, rv);
+  Var loss = mean(square(bn.y * constant(Tensor::from_vector<double>({1, -2, 3}))) + bn.y);
+  Function compile(const CommGroupPtr& group) {
+    const std::vector<Var> g = grad(loss, {gamma, beta});
+    Updates u = bn.updates;
+    u.push_back({gamma, gamma - 0.1 * g[0]});
+    u.push_back({beta, beta - 0.1 * g[1]});
+    FunctionOptions o;
+    if (group) o.data_parallel = {.split = {{x, 0}}, .group = group};
+    return function({x}, {loss}, u, o);
+  }
+  std::vector<Tensor> state() { return {gamma.get_value(), beta.get_value(), rm.get_value(), rv.get_value()}; }
+};
+
+TEST(DataParallel, BatchNormNormalizesByTheWholeBatch) {
+  const std::vector<Tensor> batches{RandomState(3).normal(1.0, 2.0, {8, 3}), RandomState(4).normal(-1.0, 0.5, {8, 3})};
+  BatchNormNet alone;
+  Function f = alone.compile(nullptr);
+  std::vector<double> losses;
+  for (const Tensor& b : batches) losses.push_back(f(b)[0].item<double>());
+  test::ThreadWorld world(2);
+  std::vector<std::vector<Tensor>> states(2);
+  std::vector<std::vector<double>> rank_losses(2);
+  world.run([&](int rank, const CommGroupPtr& group) {
+    BatchNormNet net;
+    Function g = net.compile(group);
+    for (const Tensor& b : batches) rank_losses[rank].push_back(g(b)[0].item<double>());
+    states[rank] = net.state();
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    for (size_t s = 0; s < batches.size(); ++s) EXPECT_NEAR(rank_losses[rank][s], losses[s], 1e-12);
+    const std::vector<Tensor> want = alone.state();
+    for (size_t i = 0; i < want.size(); ++i) expect_close(states[rank][i], want[i], "state " + std::to_string(i));
+  }
+  // The rank graph sums the statistics' partials; it gathers nothing.
+  BatchNormNet net;
+  auto group = std::make_shared<CommGroup>(0, 2, "test");
+  Graph g = Graph::clone_of({net.x.ptr()}, {net.loss.ptr(), grad(net.loss, {net.gamma})[0].ptr()});
+  DataParallelSpec spec{.group = group, .split = {{g.inputs()[0].get(), 0}}, .local_results = false, .first_update = 2};
+  std::vector<std::string> notes;
+  Graph local = distribute(g, spec, &notes);
+  for (Node* n : local.toposort()) EXPECT_EQ(n->op().name().rfind("AllGather", 0), std::string::npos) << local.str();
+  EXPECT_THAT(notes, ::testing::IsEmpty());
+}
+
 TEST(DataParallel, SplittingWhatIsNotAnInputIsAnError) {
   Mlp m;
   FunctionOptions o;

@@ -219,6 +219,27 @@ TEST(FuseElemwise, APrologueValueReadOutsideIsNotPartOfTheReductionKernel) {
   expect_same_results(r, 1e-5);
 }
 
+// A batch norm's backward sums: dy is written (another kernel reads it too), and dy * x, read
+// only by a reduction, is computed in the reductions' kernel beside sum(dy) rather than in dy's
+// group, where it would be written and read back.
+TEST(FuseElemwise, AValueReadOnlyByReductionsJoinsThemNotItsProducersGroup) {
+  Var a = matrix("a"), b = matrix("b"), x = matrix("x");
+  Var dy = maximum(a + b, 0.0);
+  auto r = fused({a, b, x}, {sum(dy, 0), sum(dy * x, 0), dy * 2.0});
+  std::vector<Node*> nodes = r.after.toposort();
+  ASSERT_EQ(nodes.size(), 2u) << r.after.str();
+  for (Node* n : nodes) {
+    const auto* c = dynamic_cast<const Composite*>(&n->op());
+    ASSERT_NE(c, nullptr) << r.after.str();
+    // The elementwise kernel writes dy and dy * 2; the reduction kernel reads dy and x and
+    // writes both sums.
+    EXPECT_EQ(n->num_outputs(), 2) << r.after.str();
+    if (c->kernel().is_reduction()) EXPECT_EQ(c->kernel().inputs.size(), 2u) << c->kernel().str();
+  }
+  expect_same_results(r, 1e-5);
+  expect_valid_groups(find_groups({a, b, x}, {sum(dy, 0), sum(dy * x, 0), dy * 2.0}));
+}
+
 TEST(FuseElemwise, ASmallerValueIsRecomputedInsideWhenNothingElseReadsIt) {
   Var x = matrix("x"), v = vector("v");
   auto r = fused({x, v}, {x * exp(v)});
