@@ -70,7 +70,7 @@ OpenCLDeviceInfo describe(int platform, int index, cl_platform_id p, cl_device_i
 // symbols (template vtables), and the first loaded wins, which crashes the driver's compiler.
 // Each driver library the ICD files name is loaded first with RTLD_DEEPBIND, so it and its
 // dependencies resolve inside themselves; the loader's later dlopen gets that same copy.
-void preload_drivers_deepbound() {
+[[maybe_unused]] void preload_drivers_deepbound() {
   std::vector<std::filesystem::path> icds;
   std::error_code ec;
   const char* vendors = std::getenv("OCL_ICD_VENDORS");
@@ -89,7 +89,13 @@ void preload_drivers_deepbound() {
 
 OpenCLStatus probe() {
   OpenCLStatus st;
+#if defined(TGC_LINKS_LLVM)
+  // Only where there is an LLVM of libtgc's own to keep apart: a deep-bound load has risks of
+  // its own. On a lent H200's Ubuntu 24.04 image (a build without the LLVM backend) a driver
+  // whose LLVM 16 was loaded deep-bound crashed in its static initialisation (Polly's pass
+  // registration), so every program that probed OpenCL died at its start.
   preload_drivers_deepbound();
+#endif
   cl_uint n_platforms = 0;
   cl_int err = clGetPlatformIDs(0, nullptr, &n_platforms);
   if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && n_platforms == 0)) {

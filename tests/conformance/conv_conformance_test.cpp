@@ -109,6 +109,37 @@ std::vector<Case> pool_cases() {
   return out;
 }
 
+// The training form's gradients (BatchNormGrad, written out as one reduction kernel and one
+// elementwise kernel by the optimizer) in both layouts, with a loss that also reads the batch
+// statistics (their own gradient terms) and a relu before it (the mask fused into dy).
+Case batchnorm_gradient_case() {
+  RandomState rng(27);
+  std::vector<Var> inputs, outputs;
+  std::vector<Tensor> args;
+  for (ConvLayout layout : {ConvLayout::NCHW, ConvLayout::NHWC}) {
+    const bool nchw = layout == ConvLayout::NCHW;
+    const Shape xs = nchw ? Shape{4, 3, 5, 2} : Shape{4, 5, 2, 3};
+    const std::string l = nchw ? "nchw" : "nhwc";
+    Var x = tensor("x_" + l, DType::Float32, xs), gamma = vector("gamma_" + l, DType::Float32),
+        beta = vector("beta_" + l, DType::Float32);
+    Shared rm = shared(Tensor::zeros(DType::Float32, {3}), "running_mean_" + l),
+           rv = shared(Tensor::full(DType::Float32, {3}, 1.0), "running_var_" + l);
+    BatchNormTrain bn = batch_normalization_train(x, gamma, beta, rm, rv, {.layout = layout});
+    Var loss = sum(square(maximum(bn.y, 0.0)) * 0.5) + sum(bn.mean * 2.0) + sum(square(bn.var));
+    std::vector<Var> g = grad(loss, {x, gamma, beta});
+    inputs.insert(inputs.end(), {x, gamma, beta});
+    outputs.insert(outputs.end(), {g[0].as("dx " + l), g[1].as("dgamma " + l), g[2].as("dbeta " + l)});
+    args.push_back(random_values(rng, DType::Float32, xs));
+    args.push_back(random_values(rng, DType::Float32, {3}));
+    args.push_back(random_values(rng, DType::Float32, {3}));
+  }
+  return {.name = "batch normalization gradients, both layouts",
+          .inputs = inputs,
+          .outputs = outputs,
+          .arg_sets = {args},
+          .tolerance = kRewritten};
+}
+
 std::vector<Case> batchnorm_cases() {
   RandomState rng(26);
   Var x = tensor("x", DType::Float32, {4, 3, 2, 2}), gamma = vector("gamma", DType::Float32),
@@ -122,7 +153,8 @@ std::vector<Case> batchnorm_cases() {
            .outputs = {bn.y.as("train y"), bn.mean.as("batch mean"), bn.var.as("batch var"), test.as("inference y")},
            .arg_sets = {{random_values(rng, DType::Float32, {4, 3, 2, 2}), random_values(rng, DType::Float32, {3}),
                          random_values(rng, DType::Float32, {3})}},
-           .tolerance = kRewritten}};
+           .tolerance = kRewritten},
+          batchnorm_gradient_case()};
 }
 
 [[maybe_unused]] const bool kConv = register_family("conv", &conv_cases);

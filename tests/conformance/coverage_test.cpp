@@ -34,7 +34,9 @@ const std::set<std::string> kOpSet = {
     "Random", "RandomPermutation",
     // convolutional layers (conv_transpose2d is ConvTranspose2d)
     "Conv2d", "Conv2dGradInput", "Conv2dGradWeights", "ConvTranspose2d", "FusedConv2d", "Pool2d",
-    "Pool2dGrad"};
+    "Pool2dGrad",
+    // batch normalization's training form and its gradient (ops/norm/)
+    "BatchNormTraining", "BatchNormGrad"};
 
 std::string base_name(const Node& n) {
   const std::string name = n.op().name();
