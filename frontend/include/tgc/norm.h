@@ -1,7 +1,8 @@
 // Public API: batch normalization (Theano's batch_normalization_train / _test, PyTorch's
-// BatchNorm2d), per channel over (N, C) or rank-4 activations of either layout. Built from
-// the existing reductions and elementwise ops, so it fuses with its neighbours, runs on
-// every backend and differentiates through the ordinary rules. See docs/conv.md.
+// BatchNorm2d), per channel over (N, C) or rank-4 activations of either layout. The training
+// form is an op whose gradient is the two-pass formula libraries use (ops/norm/batch_norm.h);
+// the optimizer writes both out as reductions and elementwise ops, so they fuse with their
+// neighbours and run on every backend. The inference form is elementwise ops. See docs/conv.md.
 #pragma once
 
 #include <tgc/function.h>
