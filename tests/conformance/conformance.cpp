@@ -238,29 +238,32 @@ std::string check_case(const std::string& backend, const Case& c) {
         if (want.results[o].defined()) want.results[o] = want.results[o].astype(c.outputs[o].ptr()->type().dtype);
     }
     Outcome got = call(*f, args);
-    const std::string where = header + "argument set " + std::to_string(k) + ":\n" + args_str(c, args);
+    // The finding first, then the arguments and the graphs (pages of them for a large case): the
+    // first lines of a report say what differed, even where only they are read (a GPU run's log).
+    const std::string where = header + "argument set " + std::to_string(k) + ": ";
+    auto graphs_and_args = [&] { return "arguments:\n" + args_str(c, args) + graphs(); };
     if (has_eager_form) {
       // The eager form gives what function() gives: the same values or the same error.
       Outcome eager = call_eager(backend, c, args, options.config);
       if (eager.error != got.error)
         return where + "the eager form " + (eager.error.empty() ? std::string("raises nothing") : "raises " + eager.error) +
-               "; function() " + (got.error.empty() ? std::string("raises nothing") : "raises " + got.error) + "\n" + graphs();
+               "; function() " + (got.error.empty() ? std::string("raises nothing") : "raises " + got.error) + "\n" + graphs_and_args();
       for (size_t o = 0; o < eager.results.size() && o < got.results.size(); ++o)
         if (auto same = compare(eager.results[o], got.results[o], tolerance_on(backend, o < c.tolerances.size() ? c.tolerances[o] : c.tolerance)); !same)
           return where + "output " + std::to_string(o) + " of the eager form differs from function()'s: " + same.message() +
-                 "\neager      " + eager.results[o].str() + "\nfunction() " + got.results[o].str() + "\n" + graphs();
+                 "\neager      " + eager.results[o].str() + "\nfunction() " + got.results[o].str() + "\n" + graphs_and_args();
     }
     if (want.error != got.error) {
-      if (want.error.empty()) return where + "raises " + got.error + "\n" + graphs();
+      if (want.error.empty()) return where + "raises " + got.error + "\n" + graphs_and_args();
       return where + "the reference raises " + want.error + "\nthe backend " +
-             (got.error.empty() ? std::string("raises nothing") : "raises " + got.error) + "\n" + graphs();
+             (got.error.empty() ? std::string("raises nothing") : "raises " + got.error) + "\n" + graphs_and_args();
     }
     if (!want.error.empty()) continue;  // both raise the same error
-    if (got.results.size() != want.results.size()) return where + "wrong number of outputs\n" + graphs();
+    if (got.results.size() != want.results.size()) return where + "wrong number of outputs\n" + graphs_and_args();
     for (size_t o = 0; o < want.results.size(); ++o) {
       if (!want.results[o].defined())
-        return where + "the reference's output " + std::to_string(o) + " is undefined\n" + graphs();
-      if (!got.results[o].defined()) return where + "output " + std::to_string(o) + " is undefined\n" + graphs();
+        return where + "the reference's output " + std::to_string(o) + " is undefined\n" + graphs_and_args();
+      if (!got.results[o].defined()) return where + "output " + std::to_string(o) + " is undefined\n" + graphs_and_args();
     }
     for (size_t o = 0; o < want.results.size(); ++o) {
       const Tolerance tol = tolerance_on(backend, o < c.tolerances.size() ? c.tolerances[o] : c.tolerance);
@@ -268,7 +271,7 @@ std::string check_case(const std::string& backend, const Case& c) {
         return where + "output " + std::to_string(o) +
                (c.outputs[o].name().empty() ? std::string() : " (" + c.outputs[o].name() + ")") + ": " +
                same.message() + "\ngot      " + got.results[o].str() + "\nexpected " + want.results[o].str() + "\n" +
-               graphs();
+               graphs_and_args();
     }
   }
   return "";
