@@ -18,10 +18,6 @@
 namespace tgc {
 namespace {
 
-std::string params(int axis, double epsilon) {
-  return brace_params({"axis=" + std::to_string(axis), fmt::format("epsilon={}", epsilon)});
-}
-
 // Checks that `t` is a float of x's dtype; `role` names it for the message.
 void check_like_x(const Type& t, const Type& x, const std::string& role, int rank, const std::string& op) {
   if (t.dtype != x.dtype || t.ndim() != rank)
@@ -50,17 +46,7 @@ int64_t check_channels(int64_t c, const Type& v, const std::string& role, const 
   return c >= 0 ? c : d;
 }
 
-void check_shapes(const std::vector<Shape>& in, int axis, const std::vector<int>& vectors, const std::string& op) {
-  const Shape& x = in.at(0);
-  TGC_INTERNAL_CHECK(axis < static_cast<int>(x.size()), op + ": channel axis outside x");
-  for (int i : vectors)
-    if (in.at(i).size() != 1 || in.at(i)[0] != x[axis])
-      throw ShapeError(fmt::format("{}: operand {} has shape {}, x {} has {} channels", op, i, shape_str(in.at(i)),
-                                   shape_str(x), x[axis]),
-                       op, "gamma, beta and the statistics have one entry per channel");
-}
-
-// A tensor as contiguous doubles, and x's shape as (outer, C, inner) around the channel axis.
+// x's shape as (outer, C, inner) around the channel axis, and a loop over its elements.
 struct Channels {
   int64_t outer = 1, c = 1, inner = 1;
   Channels(const Shape& s, int axis) {
@@ -99,34 +85,70 @@ std::vector<int> batch_norm_spread_pattern(int channel_axis, int ndim) {
   return pattern;
 }
 
+// --- BatchNormOp ---
+
+BatchNormOp::BatchNormOp(int channel_axis, double epsilon) : channel_axis_(channel_axis), epsilon_(epsilon) {
+  TGC_INTERNAL_CHECK(channel_axis >= 0 && epsilon > 0, "batch norm op: a negative axis or a non-positive epsilon");
+}
+
+std::string BatchNormOp::name() const {
+  return op_class() + brace_params({"axis=" + std::to_string(channel_axis()), fmt::format("epsilon={}", epsilon())});
+}
+
+std::vector<Type> BatchNormOp::infer_types(const std::vector<Type>& in) const {
+  TGC_INTERNAL_CHECK(in.size() == roles().size() + 1, name() + ": operand count");
+  const std::string op = user_name();
+  const Type& x = in[0];
+  int64_t c = check_x(x, channel_axis(), op);
+  for (size_t i = 1; i < in.size(); ++i) {
+    const std::string& role = roles()[i - 1];
+    if (role != "dy") {
+      check_like_x(in[i], x, role, 1, op);
+      c = check_channels(c, in[i], role, op);
+      continue;
+    }
+    check_like_x(in[i], x, role, x.ndim(), op);
+    for (int d = 0; d < x.ndim(); ++d)
+      if (x.shape[d] >= 0 && in[i].shape[d] >= 0 && x.shape[d] != in[i].shape[d])
+        throw ShapeError(fmt::format("{}: dy {} and x {} differ in shape", op, in[i].str(), x.str()), op,
+                         "dy is the gradient of y, of x's shape");
+  }
+  const Type vec(x.dtype, {c});
+  return {Type(x.dtype, x.shape), vec, vec};
+}
+
+std::vector<Shape> BatchNormOp::infer_shapes(const std::vector<Shape>& in) const {
+  TGC_INTERNAL_CHECK(in.size() == roles().size() + 1, name() + ": operand count");
+  const std::string op = user_name();
+  const Shape& x = in[0];
+  TGC_INTERNAL_CHECK(channel_axis() < static_cast<int>(x.size()), op + ": channel axis outside x");
+  const int64_t c = x[channel_axis()];
+  for (size_t i = 1; i < in.size(); ++i) {
+    const std::string& role = roles()[i - 1];
+    if (role == "dy") {
+      if (in[i] != x)
+        throw ShapeError(fmt::format("{}: dy of shape {} and x of shape {} differ", op, shape_str(in[i]), shape_str(x)),
+                         op, "dy is the gradient of y, of x's shape");
+    } else if (in[i].size() != 1 || in[i][0] != c) {
+      throw ShapeError(fmt::format("{}: {} has shape {}, x {} has {} channels", op, role, shape_str(in[i]),
+                                   shape_str(x), c),
+                       op, "gamma, beta and the statistics have one entry per channel");
+    }
+  }
+  return {x, Shape{c}, Shape{c}};
+}
+
 // --- BatchNormTraining ---
 
-BatchNormTraining::BatchNormTraining(int channel_axis, double epsilon) : channel_axis_(channel_axis), epsilon_(epsilon) {
-  TGC_INTERNAL_CHECK(channel_axis >= 0 && epsilon > 0, "BatchNormTraining: a negative axis or a non-positive epsilon");
-}
-
-std::string BatchNormTraining::name() const { return "BatchNormTraining" + params(channel_axis_, epsilon_); }
-
-std::vector<Type> BatchNormTraining::infer_types(const std::vector<Type>& in) const {
-  TGC_INTERNAL_CHECK(in.size() == 3, name() + " takes (x, gamma, beta)");
-  int64_t c = check_x(in[0], channel_axis_, user_name());
-  check_like_x(in[1], in[0], "gamma", 1, user_name());
-  check_like_x(in[2], in[0], "beta", 1, user_name());
-  c = check_channels(c, in[1], "gamma", user_name());
-  c = check_channels(c, in[2], "beta", user_name());
-  const Type vec(in[0].dtype, {c});
-  return {Type(in[0].dtype, in[0].shape), vec, vec};
-}
-
-std::vector<Shape> BatchNormTraining::infer_shapes(const std::vector<Shape>& in) const {
-  check_shapes(in, channel_axis_, {1, 2}, user_name());
-  return {in[0], Shape{in[0][channel_axis_]}, Shape{in[0][channel_axis_]}};
+const std::vector<std::string>& BatchNormTraining::roles() const {
+  static const std::vector<std::string> r{"gamma", "beta"};
+  return r;
 }
 
 void BatchNormTraining::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
   const Tensor& x = inputs.at(0);
   infer_shapes({x.shape(), inputs.at(1).shape(), inputs.at(2).shape()});
-  const Channels ch(x.shape(), channel_axis_);
+  const Channels ch(x.shape(), channel_axis());
   const std::vector<double> xd = doubles(x), gamma = doubles(inputs.at(1)), beta = doubles(inputs.at(2));
   const auto n = static_cast<double>(ch.count());
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -135,7 +157,7 @@ void BatchNormTraining::perform(const std::vector<Tensor>& inputs, std::vector<T
   for (double& m : mean) m = n > 0 ? m / n : nan;
   ch.each([&](int64_t i, int64_t c) { var[c] += (xd[i] - mean[c]) * (xd[i] - mean[c]); });
   for (double& v : var) v = n > 0 ? v / n : nan;
-  ch.each([&](int64_t i, int64_t c) { y[i] = (xd[i] - mean[c]) / std::sqrt(var[c] + epsilon_) * gamma[c] + beta[c]; });
+  ch.each([&](int64_t i, int64_t c) { y[i] = (xd[i] - mean[c]) / std::sqrt(var[c] + epsilon()) * gamma[c] + beta[c]; });
   const Shape vec{ch.c};
   outputs.at(0) = as_tensor(y, x.shape(), x.dtype());
   outputs.at(1) = as_tensor(mean, vec, x.dtype());
@@ -150,7 +172,7 @@ std::vector<VarPtr> BatchNormTraining::grad(const Node& node, const std::vector<
   const int ndim = x->type().ndim();
   VarPtr gx, ggamma, gbeta;
   if (const VarPtr& gy = output_grads.at(0)) {
-    std::vector<VarPtr> g = apply(std::make_shared<BatchNormGrad>(channel_axis_, epsilon_),
+    std::vector<VarPtr> g = apply(std::make_shared<BatchNormGrad>(channel_axis(), epsilon()),
                                   {x, gradient::cast(gy, dtype), gamma, mean, node.output(2)});
     gx = g[0], ggamma = g[1], gbeta = g[2];
   }
@@ -158,10 +180,10 @@ std::vector<VarPtr> BatchNormTraining::grad(const Node& node, const std::vector<
   // gives dmean / n to every element; var = sum((x - mean)^2) / n gives dvar * 2 (x - mean) / n
   // (through the mean it gives nothing: the centred values sum to zero).
   auto spread = [&](const VarPtr& v) {
-    return apply1(std::make_shared<DimShuffle>(batch_norm_spread_pattern(channel_axis_, ndim), user_name()),
+    return apply1(std::make_shared<DimShuffle>(batch_norm_spread_pattern(channel_axis(), ndim), user_name()),
                   {gradient::cast(v, dtype)});
   };
-  const VarPtr n = reduce_grad::reduced_count(x, ReduceAxes(batch_norm_reduced_axes(channel_axis_, ndim)), dtype);
+  const VarPtr n = reduce_grad::reduced_count(x, ReduceAxes(batch_norm_reduced_axes(channel_axis(), ndim)), dtype);
   auto add_term = [&](const VarPtr& term) {
     gx = gx ? gradient::add(gx, term) : reduce_grad::broadcast_like(term, x);
   };
@@ -175,36 +197,9 @@ std::vector<VarPtr> BatchNormTraining::grad(const Node& node, const std::vector<
 
 // --- BatchNormGrad ---
 
-BatchNormGrad::BatchNormGrad(int channel_axis, double epsilon) : channel_axis_(channel_axis), epsilon_(epsilon) {
-  TGC_INTERNAL_CHECK(channel_axis >= 0 && epsilon > 0, "BatchNormGrad: a negative axis or a non-positive epsilon");
-}
-
-std::string BatchNormGrad::name() const { return "BatchNormGrad" + params(channel_axis_, epsilon_); }
-
-std::vector<Type> BatchNormGrad::infer_types(const std::vector<Type>& in) const {
-  TGC_INTERNAL_CHECK(in.size() == 5, name() + " takes (x, dy, gamma, mean, var)");
-  int64_t c = check_x(in[0], channel_axis_, user_name());
-  check_like_x(in[1], in[0], "dy", in[0].ndim(), user_name());
-  for (int d = 0; d < in[0].ndim(); ++d)
-    if (in[0].shape[d] >= 0 && in[1].shape[d] >= 0 && in[0].shape[d] != in[1].shape[d])
-      throw ShapeError(fmt::format("{}: dy {} and x {} differ in shape", user_name(), in[1].str(), in[0].str()),
-                       user_name(), "dy is the gradient of y, of x's shape");
-  static const char* const roles[] = {"gamma", "mean", "var"};
-  for (int i = 2; i < 5; ++i) {
-    check_like_x(in[i], in[0], roles[i - 2], 1, user_name());
-    c = check_channels(c, in[i], roles[i - 2], user_name());
-  }
-  const Type vec(in[0].dtype, {c});
-  return {Type(in[0].dtype, in[0].shape), vec, vec};
-}
-
-std::vector<Shape> BatchNormGrad::infer_shapes(const std::vector<Shape>& in) const {
-  if (in.at(1) != in.at(0))
-    throw ShapeError(fmt::format("{}: dy of shape {} and x of shape {} differ", user_name(), shape_str(in[1]),
-                                 shape_str(in[0])),
-                     user_name(), "dy is the gradient of y, of x's shape");
-  check_shapes(in, channel_axis_, {2, 3, 4}, user_name());
-  return {in[0], Shape{in[0][channel_axis_]}, Shape{in[0][channel_axis_]}};
+const std::vector<std::string>& BatchNormGrad::roles() const {
+  static const std::vector<std::string> r{"dy", "gamma", "mean", "var"};
+  return r;
 }
 
 void BatchNormGrad::perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
@@ -212,13 +207,13 @@ void BatchNormGrad::perform(const std::vector<Tensor>& inputs, std::vector<Tenso
   for (const Tensor& t : inputs) shapes.push_back(t.shape());
   infer_shapes(shapes);
   const Tensor& x = inputs.at(0);
-  const Channels ch(x.shape(), channel_axis_);
+  const Channels ch(x.shape(), channel_axis());
   const std::vector<double> xd = doubles(x), dy = doubles(inputs.at(1)), gamma = doubles(inputs.at(2)),
                             mean = doubles(inputs.at(3)), var = doubles(inputs.at(4));
   const auto n = static_cast<double>(ch.count());
   std::vector<double> invstd(static_cast<size_t>(ch.c)), dgamma(static_cast<size_t>(ch.c), 0.0),
       dbeta(static_cast<size_t>(ch.c), 0.0), dx(xd.size());
-  for (int64_t c = 0; c < ch.c; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + epsilon_);
+  for (int64_t c = 0; c < ch.c; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + epsilon());
   auto xhat = [&](int64_t i, int64_t c) { return (xd[i] - mean[c]) * invstd[c]; };
   ch.each([&](int64_t i, int64_t c) {
     dbeta[c] += dy[i];

@@ -19,56 +19,63 @@
 
 namespace tgc {
 
-// Inputs (x, gamma, beta); outputs (y, mean, var): the batch's mean and biased variance over
-// every axis but `channel_axis`, and y = (x - mean) / sqrt(var + epsilon) * gamma + beta.
-class BatchNormTraining : public Op {
+// What both ops share: the channel axis and epsilon (their name's parameters), three outputs
+// (x's type, then two (C,) vectors), and the type and shape rules over their operands, x first,
+// then the others named by roles(): "dy" has x's shape, any other is a (C,) vector.
+class BatchNormOp : public Op {
  public:
-  BatchNormTraining(int channel_axis, double epsilon);
-
   int channel_axis() const { return channel_axis_; }
   double epsilon() const { return epsilon_; }
 
   std::string name() const override;  // "BatchNormTraining{axis=1, epsilon=1e-05}"
-  std::string op_class() const override { return "BatchNormTraining"; }
-  std::string user_name() const override { return "batch_normalization_train"; }
   int num_outputs() const override { return 3; }
   std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
   std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
-  void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
-  // y's gradient through BatchNormGrad; a gradient reaching the mean or the variance adds its
-  // own term (dmean / n, and dvar * 2 (x - mean) / n).
-  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
-                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
+
+ protected:
+  BatchNormOp(int channel_axis, double epsilon);
+  // The operands after x, by role.
+  virtual const std::vector<std::string>& roles() const = 0;
 
  private:
   int channel_axis_;
   double epsilon_;
 };
 
+// Inputs (x, gamma, beta); outputs (y, mean, var): the batch's mean and biased variance over
+// every axis but `channel_axis`, and y = (x - mean) / sqrt(var + epsilon) * gamma + beta.
+class BatchNormTraining : public BatchNormOp {
+ public:
+  BatchNormTraining(int channel_axis, double epsilon) : BatchNormOp(channel_axis, epsilon) {}
+
+  std::string op_class() const override { return "BatchNormTraining"; }
+  std::string user_name() const override { return "batch_normalization_train"; }
+  void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
+  // y's gradient through BatchNormGrad; a gradient reaching the mean or the variance adds its
+  // own term (dmean / n, and dvar * 2 (x - mean) / n).
+  std::vector<std::shared_ptr<Variable>> grad(const Node& node,
+                                              const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
+
+ protected:
+  const std::vector<std::string>& roles() const override;
+};
+
 // Inputs (x, dy, gamma, mean, var) with mean and var BatchNormTraining's; outputs (dx, dgamma,
 // dbeta). It has no gradient of its own (second derivatives through batch normalization): a
 // TypeError says so.
-class BatchNormGrad : public Op {
+class BatchNormGrad : public BatchNormOp {
  public:
-  BatchNormGrad(int channel_axis, double epsilon);
+  BatchNormGrad(int channel_axis, double epsilon) : BatchNormOp(channel_axis, epsilon) {}
 
-  int channel_axis() const { return channel_axis_; }
-  double epsilon() const { return epsilon_; }
-
-  std::string name() const override;  // "BatchNormGrad{axis=1, epsilon=1e-05}"
   std::string op_class() const override { return "BatchNormGrad"; }
   std::string user_name() const override { return "batch_normalization_grad"; }
-  int num_outputs() const override { return 3; }
-  std::vector<Type> infer_types(const std::vector<Type>& inputs) const override;
-  std::vector<Shape> infer_shapes(const std::vector<Shape>& inputs) const override;
   void perform(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override;
   // A TypeError naming what is missing (second derivatives).
   std::vector<std::shared_ptr<Variable>> grad(const Node& node,
                                               const std::vector<std::shared_ptr<Variable>>& output_grads) const override;
 
- private:
-  int channel_axis_;
-  double epsilon_;
+ protected:
+  const std::vector<std::string>& roles() const override;
 };
 
 // The axes a batch norm over `channel_axis` of a rank-`ndim` tensor reduces (all the others).
