@@ -15,38 +15,39 @@ namespace {
 
 using K = ScalarOpKind;
 
-// The pieces both formulas use, for a rank-`ndim` x of float dtype `dtype` (also the
-// Elemwise and Mean nodes' floatX: it only matters for integer inputs, and x is a float).
+// The pieces both formulas use, for a rank-`ndim` x; `floatx` is the Elemwise and Mean nodes'
+// floatX (the dtype an integer x's mean takes).
 struct Pieces {
   const stabilize_patterns::Builder b;
   const ReduceAxes axes;
   const std::vector<int> pattern;
-  const DType dtype;
+  const DType floatx;
 
-  Pieces(int channel_axis, const VarPtr& x)
-      : b(x->type().dtype),
+  Pieces(int channel_axis, const VarPtr& x, DType floatx_)
+      : b(floatx_),
         axes(batch_norm_reduced_axes(channel_axis, x->type().ndim())),
         pattern(batch_norm_spread_pattern(channel_axis, x->type().ndim())),
-        dtype(x->type().dtype) {}
+        floatx(floatx_) {}
   VarPtr spread(const VarPtr& v) const {
     return apply1(std::make_shared<DimShuffle>(pattern, "batch_normalization_train"), {v});
   }
-  VarPtr mean(const VarPtr& v) const { return apply1(std::make_shared<Mean>(axes, false, dtype), {v}); }
+  VarPtr mean(const VarPtr& v) const { return apply1(std::make_shared<Mean>(axes, false, floatx), {v}); }
   VarPtr sum(const VarPtr& v) const { return apply1(std::make_shared<CAReduce>(ReduceKind::Sum, axes, false), {v}); }
   VarPtr ew(K kind, std::vector<VarPtr> in) const { return b.ew(kind, std::move(in)); }
   VarPtr invstd(const VarPtr& var, double epsilon) const {
-    return ew(K::Rsqrt, {ew(K::Add, {var, Variable::constant(Tensor::full(dtype, Shape{}, epsilon))})});
+    return ew(K::Rsqrt, {ew(K::Add, {var, Variable::constant(Tensor::full(var->type().dtype, Shape{}, epsilon))})});
   }
 };
 
 }  // namespace
 
-std::vector<VarPtr> batch_norm_training_formula(const BatchNormTraining& op, const std::vector<VarPtr>& in) {
-  const Pieces p(op.channel_axis(), in.at(0));
+std::vector<VarPtr> batch_norm_training_formula(int channel_axis, double epsilon, const std::vector<VarPtr>& in,
+                                                DType floatx) {
+  const Pieces p(channel_axis, in.at(0), floatx);
   VarPtr mean = p.mean(in[0]);
   VarPtr centred = p.ew(K::Sub, {in[0], p.spread(mean)});
   VarPtr var = p.mean(p.ew(K::Square, {centred}));
-  VarPtr scale = p.ew(K::Mul, {in.at(1), p.invstd(var, op.epsilon())});
+  VarPtr scale = p.ew(K::Mul, {in.at(1), p.invstd(var, epsilon)});
   VarPtr y = p.ew(K::Add, {p.ew(K::Mul, {centred, p.spread(scale)}), p.spread(in.at(2))});
   return {y, mean, var};
 }
@@ -54,12 +55,12 @@ std::vector<VarPtr> batch_norm_training_formula(const BatchNormTraining& op, con
 std::vector<VarPtr> batch_norm_grad_formula(const BatchNormGrad& op, const std::vector<VarPtr>& in) {
   const VarPtr& x = in.at(0);
   const VarPtr& dy = in.at(1);
-  const Pieces p(op.channel_axis(), x);
+  const Pieces p(op.channel_axis(), x, x->type().dtype);  // a float x: floatX plays no part
   VarPtr invstd = p.invstd(in.at(4), op.epsilon());
   VarPtr xhat = p.ew(K::Mul, {p.ew(K::Sub, {x, p.spread(in.at(3))}), p.spread(invstd)});
   VarPtr dbeta = p.sum(dy);
   VarPtr dgamma = p.sum(p.ew(K::Mul, {dy, xhat}));
-  VarPtr n = reduce_grad::reduced_count(x, p.axes, p.dtype);
+  VarPtr n = reduce_grad::reduced_count(x, p.axes, x->type().dtype);
   VarPtr mean_dy = p.spread(p.ew(K::TrueDiv, {dbeta, n}));
   VarPtr mean_dy_xhat = p.spread(p.ew(K::TrueDiv, {dgamma, n}));
   VarPtr dx = p.ew(K::Mul, {p.spread(p.ew(K::Mul, {in.at(2), invstd})),

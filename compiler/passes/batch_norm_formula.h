@@ -12,11 +12,14 @@
 
 namespace tgc {
 
-// (y, mean, var) of BatchNormTraining on inputs (x, gamma, beta): mean = mean(x), var =
-// mean((x - mean)^2), y = (x - mean) * (gamma * rsqrt(var + eps)) + beta. Two passes for the
-// statistics: the variance of the centred values, which a one-pass sum of squares would lose to
-// cancellation.
-std::vector<VarPtr> batch_norm_training_formula(const BatchNormTraining& op, const std::vector<VarPtr>& inputs);
+// (y, mean, var) of a batch norm over `channel_axis` of inputs (x, gamma, beta): mean =
+// mean(x), var = mean((x - mean)^2), y = (x - mean) * (gamma * rsqrt(var + epsilon)) + beta.
+// Two passes for the statistics: the variance of the centred values, which a one-pass sum of
+// squares would lose to cancellation. BatchNormTraining's formula, and the frontend's for
+// operands BatchNormTraining does not take (mixed or half dtypes: the ops promote them, an
+// integer x's mean to `floatx`).
+std::vector<VarPtr> batch_norm_training_formula(int channel_axis, double epsilon, const std::vector<VarPtr>& inputs,
+                                                DType floatx);
 
 // (dx, dgamma, dbeta) of BatchNormGrad on inputs (x, dy, gamma, mean, var): with invstd =
 // rsqrt(var + eps) and xhat = (x - mean) * invstd, dbeta = sum(dy), dgamma = sum(dy * xhat) (one

@@ -165,7 +165,7 @@ Rewrite log_softmax_grad_to_reductions(Node& node, const RewriteEnv& env) {
 Rewrite batch_norm_training_to_reductions(Node& node, const RewriteEnv& env) {
   auto* op = dynamic_cast<const BatchNormTraining*>(&node.op());
   if (!op || device_runs(node, env)) return {};
-  return batch_norm_training_formula(*op, node.inputs());
+  return batch_norm_training_formula(op->channel_axis(), op->epsilon(), node.inputs(), node.inputs()[0]->type().dtype);
 }
 
 Rewrite batch_norm_grad_to_reductions(Node& node, const RewriteEnv& env) {

@@ -1,8 +1,8 @@
 // Frontend API: batch normalization. The training form is a BatchNormTraining op (ops/norm/) where
 // x, gamma and beta share a float dtype — its gradient is then the two-pass formula of
 // BatchNormGrad, and the compiler writes both out as fused reductions and elementwise kernels —
-// otherwise the same formula from reductions and elementwise ops. The running statistics are
-// shared-variable updates either way.
+// otherwise that op's formula (compiler/passes/batch_norm_formula.h) written out here. The
+// running statistics are shared-variable updates either way.
 #include <tgc/norm.h>
 
 #include <fmt/format.h>
@@ -12,6 +12,7 @@
 #include <tgc/reductions.h>
 #include <tgc/shape.h>
 
+#include "compiler/passes/batch_norm_formula.h"
 #include "ops/core/apply.h"
 #include "ops/norm/batch_norm.h"
 #include "runtime/error.h"
@@ -72,22 +73,17 @@ BatchNormTrain batch_normalization_train(const Var& x, const Var& gamma, const V
   const std::string what = "batch_normalization_train(" + checked_ptr(x)->label() + ")";
   static const char* const roles[4] = {"gamma", "beta", "running_mean", "running_var"};
   const ChannelAxes a = check_args(x, {gamma, beta, running_mean, running_var}, roles, o, what);
-  auto spread = [&](const Var& v) { return dimshuffle(v, a.spread); };
   BatchNormTrain r;
   const DType dtype = checked_ptr(x)->type().dtype;
-  if ((dtype == DType::Float32 || dtype == DType::Float64) && checked_ptr(gamma)->type().dtype == dtype &&
-      checked_ptr(beta)->type().dtype == dtype) {
-    const std::vector<VarPtr> out = apply(std::make_shared<BatchNormTraining>(a.channel, o.epsilon),
-                                          {checked_ptr(x), checked_ptr(gamma), checked_ptr(beta)});
-    r.y = Var(out[0]);
-    r.mean = Var(out[1]);
-    r.var = Var(out[2]);
-  } else {  // mixed or half dtypes: the formula, with its promotions
-    r.mean = mean(x, a.reduce);
-    const Var centred = x - spread(r.mean);
-    r.var = mean(square(centred), a.reduce);
-    r.y = centred * spread(gamma * rsqrt(r.var + o.epsilon)) + spread(beta);
-  }
+  const std::vector<VarPtr> in{checked_ptr(x), checked_ptr(gamma), checked_ptr(beta)};
+  const bool one_float = (dtype == DType::Float32 || dtype == DType::Float64) &&
+                         in[1]->type().dtype == dtype && in[2]->type().dtype == dtype;
+  // Mixed or half dtypes: the op's formula itself, with the promotions of its elementwise ops.
+  const std::vector<VarPtr> out = one_float ? tgc::apply(std::make_shared<BatchNormTraining>(a.channel, o.epsilon), in)
+                                            : batch_norm_training_formula(a.channel, o.epsilon, in, floatX());
+  r.y = Var(out[0]);
+  r.mean = Var(out[1]);
+  r.var = Var(out[2]);
   // n / (n - 1) from the count of reduced elements per channel (shapes may be symbolic).
   const Var n = sum(ones_like(x), a.reduce);
   const Var unbiased = r.var * n / maximum(n - 1.0, 1.0);

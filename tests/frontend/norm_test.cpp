@@ -60,6 +60,25 @@ TEST(BatchNorm, GradientsOfTheTrainingForm) {
       {RandomState(8).randn({4, 3}), RandomState(9).randn({3}), RandomState(10).randn({3})}));
 }
 
+// Operands of mixed dtypes (a float32 x, float64 gamma and beta) do not make the op: its formula,
+// written out by the frontend, promotes them as its elementwise ops do. The values and the
+// gradient are those of the all-float64 op, to float32's precision.
+TEST(BatchNorm, MixedDtypesPromoteAsTheFormulaDoes) {
+  const Tensor xv = RandomState(11).normal(1.0, 2.0, {4, 3, 2, 2}), gv = RandomState(12).randn({3}),
+               bv = RandomState(13).randn({3});
+  Shared rm = shared(Tensor::zeros(DType::Float64, {3}), "rm"), rv = shared(Tensor::zeros(DType::Float64, {3}), "rv");
+  Var x32 = tensor4("x32", DType::Float32), x64 = tensor4("x64", DType::Float64);
+  BatchNormTrain mixed = batch_normalization_train(x32, constant(gv), constant(bv), rm, rv);
+  BatchNormTrain wide = batch_normalization_train(x64, constant(gv), constant(bv), rm, rv);
+  EXPECT_EQ(mixed.y.ptr()->type().dtype, DType::Float64);
+  const Tensor w = RandomState(14).randn({4, 3, 2, 2});
+  std::vector<Tensor> got = function({x32}, {mixed.y, grad(sum(mixed.y * constant(w)), x32)})(xv.astype(DType::Float32));
+  std::vector<Tensor> want = function({x64}, {wide.y, grad(sum(wide.y * constant(w)), x64)})(xv.astype(DType::Float32).astype(DType::Float64));
+  EXPECT_EQ(got[1].dtype(), DType::Float32);
+  test::expect_close(got[0], want[0], 1e-5, 1e-5);
+  test::expect_close(got[1].astype(DType::Float64), want[1], 1e-4, 1e-4);
+}
+
 TEST(BatchNorm, Errors) {
   Shared rm = shared(Tensor::zeros(DType::Float32, {3}), "rm"), rv = shared(Tensor::zeros(DType::Float32, {3}), "rv");
   Var g = vector("g"), b = vector("b");
