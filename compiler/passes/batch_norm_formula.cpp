@@ -9,6 +9,7 @@
 #include "ops/reduce/mean.h"
 #include "ops/reduce/reduce_grad.h"
 #include "ops/shape/dimshuffle.h"
+#include "ops/subtensor/subtensor.h"
 
 namespace tgc {
 namespace {
@@ -49,6 +50,30 @@ std::vector<VarPtr> batch_norm_training_formula(int channel_axis, double epsilon
   VarPtr var = p.mean(p.ew(K::Square, {centred}));
   VarPtr scale = p.ew(K::Mul, {in.at(1), p.invstd(var, epsilon)});
   VarPtr y = p.ew(K::Add, {p.ew(K::Mul, {centred, p.spread(scale)}), p.spread(in.at(2))});
+  return {y, mean, var};
+}
+
+std::vector<VarPtr> batch_norm_training_one_pass(const BatchNormTraining& op, const std::vector<VarPtr>& in) {
+  const VarPtr& x = in.at(0);
+  const DType t = x->type().dtype;
+  const Pieces p(op.channel_axis(), x, t);
+  // k: x[0:1, :, 0:1, 0:1] (the channel axis whole) summed over the reduced axes, a (C,)
+  // vector of each channel's first element; the slices (not integer indices) make an empty
+  // batch's k zeros rather than an index error.
+  IndexSpec first;
+  for (int a = 0; a < x->type().ndim(); ++a)
+    first.entries.push_back(a == op.channel_axis() ? IndexEntry::slice() : IndexEntry::slice(0, 1));
+  const VarPtr k = p.sum(apply1(std::make_shared<Subtensor>(first), {x}));
+  const VarPtr k64 = p.b.cast(k, DType::Float64);
+  const VarPtr d = p.ew(K::Sub, {p.b.cast(x, DType::Float64), p.spread(k64)});
+  const VarPtr n = reduce_grad::reduced_count(x, p.axes, DType::Float64);
+  const VarPtr dmean = p.ew(K::TrueDiv, {p.sum(d), n});
+  const VarPtr square_mean = p.ew(K::TrueDiv, {p.sum(p.ew(K::Square, {d})), n});
+  const VarPtr zero = Variable::constant(Tensor::full(DType::Float64, Shape{}, 0.0));
+  const VarPtr mean = p.b.cast(p.ew(K::Add, {k64, dmean}), t);
+  const VarPtr var = p.b.cast(p.ew(K::Maximum, {p.ew(K::Sub, {square_mean, p.ew(K::Square, {dmean})}), zero}), t);
+  const VarPtr scale = p.ew(K::Mul, {in.at(1), p.invstd(var, op.epsilon())});
+  const VarPtr y = p.ew(K::Add, {p.ew(K::Mul, {p.ew(K::Sub, {x, p.spread(mean)}), p.spread(scale)}), p.spread(in.at(2))});
   return {y, mean, var};
 }
 

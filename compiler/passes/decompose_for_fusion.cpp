@@ -165,7 +165,7 @@ Rewrite log_softmax_grad_to_reductions(Node& node, const RewriteEnv& env) {
 Rewrite batch_norm_training_to_reductions(Node& node, const RewriteEnv& env) {
   auto* op = dynamic_cast<const BatchNormTraining*>(&node.op());
   if (!op || device_runs(node, env)) return {};
-  return batch_norm_training_formula(op->channel_axis(), op->epsilon(), node.inputs(), node.inputs()[0]->type().dtype);
+  return batch_norm_training_one_pass(*op, node.inputs());
 }
 
 Rewrite batch_norm_grad_to_reductions(Node& node, const RewriteEnv& env) {
@@ -334,7 +334,8 @@ std::span<const LocalRewrite> decompose_for_fusion_rules() {
       {"log_softmax_grad_to_reductions", "log_softmax_grad(g, y) -> g - exp(y) * sum(g) (without a device row kernel)",
        &log_softmax_grad_to_reductions},
       {"batch_norm_training_to_reductions",
-       "batch_norm_training(x, gamma, beta) -> mean(x), mean((x - m)^2), (x - m) * gamma * rsqrt(v + eps) + beta",
+       "batch_norm_training(x, gamma, beta) -> sum(x - k), sum((x - k)^2) in one pass (k: each channel's first x), "
+       "(x - m) * gamma * rsqrt(v + eps) + beta",
        &batch_norm_training_to_reductions},
       {"batch_norm_grad_to_reductions",
        "batch_norm_grad(x, dy, gamma, m, v) -> sum(dy), sum(dy * xhat), gamma * invstd * (dy - mean(dy) - xhat * "

@@ -19,6 +19,7 @@
 #include "ops/core/apply.h"
 #include "ops/nn/log_softmax_grad.h"
 #include "ops/blas/gemm.h"
+#include "ops/norm/batch_norm.h"
 
 namespace tgc {
 namespace {
@@ -36,7 +37,7 @@ bool cuda_like(const Node& n) {
   const std::string c = op.op_class();
   return dynamic_cast<const Composite*>(&op) || op.is_transfer() || dynamic_cast<const ScaledMatmul*>(&op) ||
          c == "Dot" || c == "BatchedDot" || c == "Outer" || c == "DimShuffle" || c == "Reshape" ||
-         c == "Flatten" || c == "ReduceCount" || c == "SumToLike";
+         c == "Flatten" || c == "ReduceCount" || c == "SumToLike" || c == "Subtensor";
 }
 
 // ... and a GPU backend's row kernels (backends/gpu/row_rules.h): the softmax family and
@@ -336,6 +337,21 @@ TEST(DecomposeForFusion, RowKernelsKeepTheOpsWholeAndTheRestIsWrittenOut) {
     EXPECT_TRUE(r.changed);
     EXPECT_THAT(classes(r.after), Not(Contains("LogSoftmaxGrad")));
     test::expect_same_results(r, 1e-14, 4);
+  }
+}
+
+// BatchNormTraining (batch_norm_formula.h) reads x in two kernels: one reduction of both
+// statistics' sums, one elementwise kernel of y; and a third, tiny, gathers each channel's first
+// element (the sums' shift). The two-pass formula reads x three times.
+TEST(DecomposeForFusion, BatchNormTrainingReadsXInTwoKernels) {
+  for (int channel_axis : {1, 3}) {
+    Var x = tensor4("x", DType::Float32), gamma = vector("gamma", DType::Float32), beta = vector("beta", DType::Float32);
+    std::vector<VarPtr> bn =
+        apply(std::make_shared<BatchNormTraining>(channel_axis, 1e-5), {x.ptr(), gamma.ptr(), beta.ptr()});
+    Compiled c = compile({x, gamma, beta}, {Var(bn[0]), Var(bn[1]), Var(bn[2])});
+    EXPECT_TRUE(c.host.empty()) << ::testing::PrintToString(c.host);
+    EXPECT_EQ(c.composites, 3) << channel_axis;
+    EXPECT_EQ(c.reductions, 2) << channel_axis;
   }
 }
 
