@@ -35,6 +35,9 @@ constexpr int64_t kMinChunk = 2048;
 // each folding at least this many rows.
 constexpr int64_t kColumnThreadsPerMultiprocessor = 1024;
 constexpr int64_t kMinColumnRows = 32;
+// The vector column schedule (RedColumnVector): each row lane folds at least this many rows of
+// a chunk.
+constexpr int64_t kMinColumnLaneRows = 8;
 // ...for reductions of at least this many elements.
 constexpr int64_t kMinColumnElements = int64_t{1} << 20;
 
@@ -182,6 +185,34 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     chunks = std::clamp<int64_t>(ceil_div(std::max(1, lr.blocks_per_multiprocessor) * sms, n_out), 1,
                                  std::max<int64_t>(1, n_red / kMinChunk));
   }
+  // The column schedule with vectors (EntryKind::RedColumnVector, render_reduction.cpp): a
+  // thread folds kColumnVectorOutputs adjacent outputs of the dense kept innermost dim with
+  // one 16-byte load (two for 8-byte types) per row and input, and a block's row lanes combine
+  // in shared memory before the partials are written. Every loop-space input is either one
+  // element (statically) or dense along the kept innermost dim with every other stride a
+  // multiple of the vector and an aligned base, and that dim's extent is a multiple of it.
+  bool column_vector = false;
+  int64_t column_rows_per_block = 0;
+  if (kind == EntryKind::RedColumn && block_threads(limits) == detail::kColumnVectorBlock &&
+      detail::column_vector_reduces(k) && kept.back() % detail::kColumnVectorOutputs == 0) {
+    const int64_t v = detail::kColumnVectorOutputs;
+    column_vector = true;
+    for (int j = 0; j < nin && column_vector; ++j) {
+      if (k.inputs[j].in_output_space || detail::statically_scalar(k, j)) continue;
+      const size_t align = std::min<size_t>(16, v * dtype_size(ops[j].dtype));
+      column_vector = kept_s[j].back() == 1 && ops[j].address % align == 0;
+      for (size_t d = 0; d + 1 < kept_s[j].size(); ++d) column_vector = column_vector && kept_s[j][d] % v == 0;
+      for (int64_t st : reduced_s[j]) column_vector = column_vector && st % v == 0;
+    }
+    if (column_vector) {
+      // The kernel's tile: G = min(32, groups) groups of outputs along a warp, R row lanes.
+      const int64_t groups = n_out / v, g = std::min<int64_t>(32, groups);
+      const int64_t tiles = ceil_div(groups, g);
+      column_rows_per_block = detail::kColumnVectorBlock / g;
+      chunks = std::clamp<int64_t>(ceil_div(detail::kColumnVectorBlocksResident * sms, tiles), 1,
+                                   std::max<int64_t>(1, n_red / (column_rows_per_block * kMinColumnLaneRows)));
+    }
+  }
   // Vector loads along the reduction (the block and pass-1 schedules): every loop-space
   // input reads one collapsed reduced dim densely, and every row (kept offsets) starts on a
   // vector boundary (chunks are interleaved stretches of whole vectors). At 4 bytes per lane
@@ -214,7 +245,13 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   int64_t blocks = 1;
   switch (kind) {
     case EntryKind::RedThread: blocks = blocks_for(n_out, threads, limits); break;
-    case EntryKind::RedColumn: blocks = blocks_for(n_out * chunks, threads, limits); break;
+    case EntryKind::RedColumn:
+      blocks = column_vector ? std::clamp<int64_t>(ceil_div(n_out / detail::kColumnVectorOutputs,
+                                                            detail::kColumnVectorBlock / column_rows_per_block) *
+                                                       chunks,
+                                                   1, grid_cap(limits))
+                             : blocks_for(n_out * chunks, threads, limits);
+      break;
     case EntryKind::RedBlock: blocks = std::clamp<int64_t>(n_out, 1, grid_cap(limits)); break;
     default: blocks = std::clamp<int64_t>(n_out * chunks, 1, grid_cap(limits)); break;
   }
@@ -228,8 +265,9 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     index32 = index32 && max_offset(kept, kept_s[op]) + max_offset(reduced, reduced_s[op]) <= kInt32Max;
   plan.variant.index32 = index32;
   vector = vector && index32;  // the vector entries come in int32 only
-  plan.variant.contiguous = vector;
-  plan.variant.vector_width = vector ? w : 1;
+  column_vector = column_vector && index32;
+  plan.variant.contiguous = vector || column_vector;
+  plan.variant.vector_width = vector ? w : column_vector ? detail::kColumnVectorOutputs : 1;
 
   plan.params.assign(layout.capacity(), 0);
   plan.params[ParamLayout::kNOut] = n_out;
@@ -248,6 +286,7 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   if (n_out == 0) return plan;  // nothing to write
   EntryKind entry = kind;
   if (vector) entry = kind == EntryKind::RedBlock ? EntryKind::RedBlockVector : EntryKind::RedPass1Vector;
+  if (column_vector) entry = EntryKind::RedColumnVector;
   plan.launches.push_back({detail::entry_index(k, entry, index32), blocks, block_size, 0});
   // Both two-pass schedules keep each Reduce value's partials: n_out * chunks slots of 8 bytes.
   size_t reduces = 0;

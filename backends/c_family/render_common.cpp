@@ -19,7 +19,9 @@ std::vector<EntrySpec> entry_list(const Kernel& k) {
           : std::vector<EntryKind>{EntryKind::EwVector, EntryKind::EwContiguous, EntryKind::EwStrided};
   std::vector<EntrySpec> list;
   for (EntryKind kind : both) list.insert(list.end(), {{kind, true}, {kind, false}});
-  if (k.is_reduction()) list.insert(list.end(), {{EntryKind::RedBlockVector, true}, {EntryKind::RedPass1Vector, true}});
+  if (k.is_reduction())
+    list.insert(list.end(),
+                {{EntryKind::RedBlockVector, true}, {EntryKind::RedPass1Vector, true}, {EntryKind::RedColumnVector, true}});
   return list;
 }
 
@@ -44,6 +46,7 @@ std::string entry_name(const std::string& prefix, EntryKind kind, bool index32) 
     case EntryKind::RedColumn: base = "reduce_column"; break;
     case EntryKind::RedBlockVector: base = "reduce_block_vector"; break;
     case EntryKind::RedPass1Vector: base = "reduce_pass1_vector"; break;
+    case EntryKind::RedColumnVector: base = "reduce_column_vector"; break;
   }
   return fmt::format("{}_{}_{}", prefix, base, index32 ? "i32" : "i64");
 }
@@ -82,6 +85,12 @@ int reduction_vector_width(const Kernel& k) {
   for (const KernelInput& in : k.inputs)
     if (!in.in_output_space) widest = std::max(widest, dtype_size(in.dtype));
   return widest >= 8 ? 2 : 4;
+}
+
+bool column_vector_reduces(const Kernel& k) {
+  int reduces = 0;
+  for (const KernelValue& v : k.values) reduces += v.kind == KernelValue::Kind::Reduce ? 1 : 0;
+  return reduces <= kColumnVectorMaxReduces;
 }
 
 bool kernel_may_fail(const Kernel& k) {
@@ -124,6 +133,10 @@ std::string Ctx::signature(EntryKind kind, bool index32) const {
     const LongReduction lr = long_reduction(Dialect::Cuda);
     s += fmt::format("__launch_bounds__({}, {}) ", lr.threads, lr.blocks_per_multiprocessor);
   }
+  // The vector column schedule: its blocks (and 64 registers a thread for four outputs'
+  // accumulators and vectors), kColumnVectorBlocksResident of them on a multiprocessor.
+  if (d.cuda() && kind == EntryKind::RedColumnVector)
+    s += fmt::format("__launch_bounds__({}, {}) ", kColumnVectorBlock, kColumnVectorBlocksResident);
   s += entry_name(prefix, kind, index32) + "(";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
   return s + ")";

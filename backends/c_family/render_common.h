@@ -35,7 +35,17 @@ enum class EntryKind {
   // a scalar tail after the last whole vector.
   RedBlockVector,
   RedPass1Vector,
+  // RedColumn with a thread folding kColumnVectorOutputs adjacent outputs (one vector load per
+  // row and input) and a block's row lanes combined in shared memory before the partials.
+  RedColumnVector,
 };
+// RedColumnVector's shape: outputs per thread (the vector), threads per block (its shared
+// combining buffers are sized for it), and the most Reduce values it takes (a buffer each).
+constexpr int kColumnVectorOutputs = 4;
+constexpr int kColumnVectorBlock = 256;
+constexpr int kColumnVectorMaxReduces = 4;
+// Its blocks resident on a multiprocessor (CUDA's launch bounds; the planner's grid fills them).
+constexpr int kColumnVectorBlocksResident = 4;
 // Vectors a lane of the vector reductions loads before folding the first: the renderer's
 // batch, and the planner's bound on how far past n_red a lane's index runs (int32 or not).
 constexpr int kReductionLoadBatch = 4;
@@ -78,6 +88,8 @@ int vector_width(const Kernel& k);
 // The same for the vector reductions, over the inputs they read along the reduction (the
 // loop-space inputs).
 int reduction_vector_width(const Kernel& k);
+// Whether the kernel's Reduce values fit RedColumnVector's shared buffers.
+bool column_vector_reduces(const Kernel& k);
 // Whether input j is a single element by its static shape (every dim known to be 1): read
 // once, at offset 0, even on the dense paths.
 bool statically_scalar(const Kernel& k, int input);

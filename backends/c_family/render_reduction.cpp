@@ -7,8 +7,9 @@
 // chunks into scratch; a block per output combines the chunks in a fixed tree: in CUDA the
 // pass-1 block that finishes an output's chunks last, in OpenCL a second launch), and for
 // column reductions (the kept innermost dim dense) threads over (output, stretch of rows)
-// whose partials pass 2 combines. The block and pass-1 schedules also come as vector entries
-// that read 16 bytes per lane along a dense reduced dim. No atomics on values: the same plan
+// whose partials pass 2 combines (and a vector form: four adjacent outputs a thread, a block's
+// row lanes combined in shared memory). The block and pass-1 schedules also come as vector
+// entries that read 16 bytes per lane along a dense reduced dim. No atomics on values: the same plan
 // gives the same bits on every run.
 #include <fmt/format.h>
 
@@ -146,9 +147,13 @@ class ReductionWriter {
     s += fmt::format("  const {0} step = ({0}){1} * ({0}){2};\n", idx_, c_.d.grid_size(), c_.d.block_size());
     s += fmt::format("  const int lid = {};\n  const int lsize = {};\n", c_.d.thread_index(), c_.d.block_size());
     s += "  (void)tid; (void)step; (void)lid; (void)lsize;\n";
-    if (kind != EntryKind::RedThread && kind != EntryKind::RedColumn)
+    if (kind != EntryKind::RedThread && kind != EntryKind::RedColumn && kind != EntryKind::RedColumnVector)
       for (size_t k = 0; k < reduces_.size(); ++k)
         s += fmt::format("  {} {} tgc_sh{}[{}];\n", c_.d.shared(), acc_type(c_, value(k)), k, c_.d.has_shuffle() ? 32 : 256);
+    if (kind == EntryKind::RedColumnVector)
+      for (size_t k = 0; k < reduces_.size(); ++k)
+        s += fmt::format("  {} {} tgc_col{}[{}];\n", c_.d.shared(), acc_type(c_, value(k)), k,
+                         kColumnVectorBlock * kColumnVectorOutputs);
     if ((kind == EntryKind::RedPass1 || kind == EntryKind::RedPass1Vector) &&
         long_reduction(c_.d.dialect()).last_block_combines)
       s += "  __shared__ bool tgc_last;\n  unsigned int* tgc_tickets = (unsigned int*)(errors + 1);\n";
@@ -201,6 +206,7 @@ class ReductionWriter {
         for (size_t k = 0; k < reduces_.size(); ++k) s += fmt::format("    {}[o * chunks + ch] = acc{};\n", partials(k), k);
         s += "  }\n";
         break;
+      case EntryKind::RedColumnVector: s += column_vector_body(); break;
       case EntryKind::RedPass2:
         s += fmt::format("  for ({0} o = ({0}){1}; o < n_out; o += ({0}){2}) {{\n", idx_, c_.d.block_index(),
                          c_.d.grid_size());
@@ -266,6 +272,86 @@ class ReductionWriter {
     return s;
   }
 
+  // RedColumnVector (the planner guarantees: int32 indices, the kept innermost dim a multiple
+  // of W = kColumnVectorOutputs, every loop-space input one element or dense along it with
+  // aligned rows). Block b takes tile b % tiles (G groups of W adjacent outputs, G = 32 or
+  // fewer) and chunk b / tiles (a stretch of `per` rows); thread (gl, rl) folds group gl's W
+  // outputs over the rows r0 + rl, r0 + rl + R, ... of the chunk, one vector per row and
+  // input, so a warp reads whole rows of 32 * W outputs. The R row lanes then combine through
+  // shared memory in lane order (thread rl = 0 folds lanes 1 .. R-1 into its own), and the
+  // chunk's partial goes where RedColumn's would: pass 2 combines the chunks in order, so the
+  // bits depend only on the plan.
+  std::string column_vector_body() const {
+    const int w = kColumnVectorOutputs;
+    std::string s = fmt::format("  const {0} groups = n_out / {1};\n", idx_, w);
+    s += "  const int G = groups < 32 ? (int)groups : 32;\n  const int R = lsize / G;\n";
+    s += "  const int gl = lid % G, rl = lid / G;\n";
+    s += fmt::format("  const {0} tiles = (groups + G - 1) / G;\n", idx_);
+    s += fmt::format("  const {0} per = (n_red + chunks - 1) / chunks;\n", idx_);
+    s += fmt::format("  for ({0} b = ({0}){1}; b < tiles * chunks; b += ({0}){2}) {{\n", idx_, c_.d.block_index(),
+                     c_.d.grid_size());
+    s += fmt::format("    const {0} ch = b / tiles;\n    const {0} g = (b - ch * tiles) * G + gl;\n", idx_);
+    s += "    const bool active = rl < R && g < groups;\n";
+    s += fmt::format("    const {0} o = active ? g * {1} : 0;\n", idx_, w);
+    s += fmt::format("    const {0} r0 = ch * per;\n", idx_);
+    s += fmt::format("    const {0} r1 = per < n_red - r0 ? r0 + per : n_red;\n", idx_);
+    s += kept_offsets("o");
+    for (int l = 0; l < w; ++l) s += accumulators_init(lane_suffix(l));
+    s += "    if (active) {\n" + unroll() + fmt::format("    for ({} r = r0 + rl; r < r1; r += R)\n", idx_);
+    s += fold_row_vectors("r") + "    }\n";
+    for (size_t k = 0; k < reduces_.size(); ++k)
+      for (int l = 0; l < w; ++l) s += fmt::format("    tgc_col{0}[lid * {1} + {2}] = acc{0}{3};\n", k, w, l, lane_suffix(l));
+    s += fmt::format("    {};\n    if (active && rl == 0) {{\n      for (int j = 1; j < R; ++j) {{\n", c_.d.barrier());
+    for (size_t k = 0; k < reduces_.size(); ++k)
+      for (int l = 0; l < w; ++l)
+        s += fmt::format("        acc{0}{1} = {2}_comb{0}(acc{0}{1}, tgc_col{0}[(j * G + gl) * {3} + {4}]);\n", k,
+                         lane_suffix(l), c_.prefix, w, l);
+    s += "      }\n";
+    for (size_t k = 0; k < reduces_.size(); ++k)
+      for (int l = 0; l < w; ++l)
+        s += fmt::format("      {}[(o + {}) * chunks + ch] = acc{}{};\n", partials(k), l, k, lane_suffix(l));
+    return s + fmt::format("    }}\n    {};\n  }}\n", c_.d.barrier());
+  }
+
+  static std::string lane_suffix(int lane) { return "_" + std::to_string(lane); }
+
+  // Row r of RedColumnVector: each loop-space input's W values at the kept offsets plus r's
+  // reduced offsets (one vector, two for 8-byte types; one element read once for an input that
+  // is a single element), then each lane's prologue and fold into its accumulators.
+  std::string fold_row_vectors(const std::string& r) const {
+    static const char* xyzw[] = {"x", "y", "z", "w"};
+    const int w = kColumnVectorOutputs;
+    std::string s = "    {\n";
+    std::vector<std::pair<std::string, int>> offsets;
+    for (int j : loop_inputs()) {
+      s += fmt::format("      {0} rq{1} = q{1};\n", idx_, j);
+      offsets.emplace_back(fmt::format("rq{}", j), c_.layout.red_strides(j));
+    }
+    s += decompose(c_, idx_, r, c_.layout.red_shape(), c_.layout.red_divisors(), c_.layout.red_cap, "rrank", offsets);
+    std::vector<std::vector<std::string>> lanes(w);
+    for (int j : loop_inputs()) {
+      const DType t = c_.k.inputs[j].dtype;
+      if (statically_scalar(c_.k, j)) {  // the same element for every lane (its load is common)
+        for (int l = 0; l < w; ++l) lanes[l].push_back(load(c_, j, fmt::format("rq{}", j)));
+        continue;
+      }
+      const std::string at = fmt::format("(p{0} + rq{0})", j);
+      const bool wide = dtype_size(t) == 8;  // two 16-byte halves
+      std::vector<std::string> parts;
+      if (wide) {
+        s += fmt::format("      const {} a{}l = {};\n", c_.d.vector_type(t, 2), j, c_.d.vector_load(t, 2, at, "0"));
+        s += fmt::format("      const {} a{}h = {};\n", c_.d.vector_type(t, 2), j, c_.d.vector_load(t, 2, at, "1"));
+        parts = {fmt::format("a{}l.x", j), fmt::format("a{}l.y", j), fmt::format("a{}h.x", j), fmt::format("a{}h.y", j)};
+      } else {
+        s += fmt::format("      const {} a{} = {};\n", c_.d.vector_type(t, w), j, c_.d.vector_load(t, w, at, "0"));
+        for (int l = 0; l < w; ++l) parts.push_back(fmt::format("a{}.{}", j, xyzw[l]));
+      }
+      for (int l = 0; l < w; ++l) lanes[l].push_back(t == DType::Bool ? "(" + parts[l] + " != 0)" : parts[l]);
+    }
+    for (int l = 0; l < w; ++l) s += fold_values(lanes[l], "      ", lane_suffix(l));
+    return s + "    }\n";
+  }
+
   std::vector<int> loop_inputs() const {
     std::vector<int> inputs;
     for (int j = 0; j < c_.nin(); ++j)
@@ -298,7 +384,8 @@ class ReductionWriter {
   }
 
   // The prologue on loaded loop-space values, each accumulator folded.
-  std::string fold_values(const std::vector<std::string>& in, const std::string& ind) const {
+  // `acc`: the accumulators' suffix (a RedColumnVector lane's).
+  std::string fold_values(const std::vector<std::string>& in, const std::string& ind, const std::string& acc = "") const {
     std::string s = ind + "{\n";
     std::vector<std::string> results;
     for (size_t k = 0; k < reduces_.size(); ++k) {
@@ -308,7 +395,7 @@ class ReductionWriter {
     }
     s += ind + "  " + element_call(c_.prefix + "_prologue", in, results) + "\n";
     for (size_t k = 0; k < reduces_.size(); ++k)
-      s += fmt::format("{0}  acc{1} = {2}_comb{1}(acc{1}, ({3})x{1});\n", ind, k, c_.prefix, acc_type(c_, value(k)));
+      s += fmt::format("{0}  acc{1}{4} = {2}_comb{1}(acc{1}{4}, ({3})x{1});\n", ind, k, c_.prefix, acc_type(c_, value(k)), acc);
     return s + ind + "}\n";
   }
 
@@ -337,10 +424,10 @@ class ReductionWriter {
     return s + ";\n" + decompose(c_, idx_, o, c_.layout.kept_shape(), c_.layout.kept_divisors(), c_.layout.kept_cap, "krank", offsets);
   }
 
-  std::string accumulators_init() const {
+  std::string accumulators_init(const std::string& suffix = "") const {
     std::string s;
     for (size_t k = 0; k < reduces_.size(); ++k)
-      s += fmt::format("    {} acc{} = {};\n", acc_type(c_, value(k)), k, init(c_, value(k)));
+      s += fmt::format("    {} acc{}{} = {};\n", acc_type(c_, value(k)), k, suffix, init(c_, value(k)));
     return s;
   }
 

@@ -113,11 +113,18 @@ TEST(KernelRender, CudaPassOneEntriesKeepTwoBlocksResidentAndCombine) {
 TEST(KernelRender, ReductionsCombineWithShufflesInCudaAndLocalTreesInOpenCL) {
   const Kernel k = reduce_kernel(KernelReduceOp::Max, 2, {1});
   const Source cu = render(k, kCuda), cl = render(k, kOpenCL);
-  EXPECT_EQ(cu.entries.size(), 12u);
+  EXPECT_EQ(cu.entries.size(), 13u);
   EXPECT_EQ(cu.entries[4], "tgc_k_reduce_pass1_i32");
   EXPECT_EQ(cu.entries[8], "tgc_k_reduce_column_i32");
   EXPECT_EQ(cu.entries[10], "tgc_k_reduce_block_vector_i32");  // vector entries: int32 only
   EXPECT_EQ(cu.entries[11], "tgc_k_reduce_pass1_vector_i32");
+  EXPECT_EQ(cu.entries[12], "tgc_k_reduce_column_vector_i32");
+  // The vector column schedule: a row's four outputs in one load, row lanes combined in order.
+  EXPECT_TRUE(has(cu.code, "__launch_bounds__(256, 4) tgc_k_reduce_column_vector_i32("));
+  EXPECT_TRUE(has(cu.code, "const float4 a0 = ((const float4*)(p0 + rq0))[0];"));
+  EXPECT_TRUE(has(cl.code, "const float4 a0 = vload4(0, (p0 + rq0));"));
+  EXPECT_TRUE(has(cu.code, "__shared__ float tgc_col0[1024];"));
+  EXPECT_TRUE(has(cu.code, "acc0_3 = tgc_k_comb0(acc0_3, tgc_col0[(j * G + gl) * 4 + 3]);"));
   EXPECT_TRUE(has(cu.code, "const int o = t - ch * n_out;"));  // the column schedule: outputs fastest
   EXPECT_TRUE(has(cu.code, "const float4 a0 = ((const float4*)(p0 + q0))[v];"));
   EXPECT_TRUE(has(cl.code, "const float4 a0 = vload4(v, (p0 + q0));"));

@@ -166,7 +166,9 @@ TEST(PlanLaunch, RowReductionsTakeABlockPerOutputColumnReductionsAThread) {
 // over each output's partials in order. Too few rows: the earlier schedules.
 TEST(PlanLaunch, FewColumnsTakeThreadsOverRowStretchesThenPass2) {
   const Kernel k = reduce_kernel(KernelReduceOp::Sum, 2, {0});
-  auto p = plan_launch(k, {dense(DType::Float32, {65536, 64})}, {dense(DType::Float32, {64})}, kH100);
+  // 4 bytes past an aligned base: no vectors (the test below has them).
+  const uintptr_t odd = kBase + 4;
+  auto p = plan_launch(k, {dense(DType::Float32, {65536, 64}, odd)}, {dense(DType::Float32, {64})}, kH100);
   ASSERT_TRUE(p);
   ASSERT_EQ(p->launches.size(), 2u);
   EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_column_i32");
@@ -180,9 +182,9 @@ TEST(PlanLaunch, FewColumnsTakeThreadsOverRowStretchesThenPass2) {
   EXPECT_EQ(p->tickets, 0);  // on CUDA too: pass 2 is a launch of its own
   DeviceLimits cuda = kH100;
   cuda.long_reduction = long_reduction(Dialect::Cuda);
-  EXPECT_EQ(plan_launch(k, {dense(DType::Float32, {65536, 64})}, {dense(DType::Float32, {64})}, cuda)->launches.size(), 2u);
+  EXPECT_EQ(plan_launch(k, {dense(DType::Float32, {65536, 64}, odd)}, {dense(DType::Float32, {64})}, cuda)->launches.size(), 2u);
   // Many channels: fewer chunks, each still at least 32 rows.
-  auto wide = plan_launch(k, {dense(DType::Float32, {4096, 512})}, {dense(DType::Float32, {512})}, kH100);
+  auto wide = plan_launch(k, {dense(DType::Float32, {4096, 512}, odd)}, {dense(DType::Float32, {512})}, kH100);
   EXPECT_EQ(entry_of(k, *wide, 0), "tgc_k_reduce_column_i32");
   EXPECT_EQ(wide->params[2], 4096 / 32);
   // Under 64 rows, or under 2^20 elements (an MLP's bias gradient): one launch, as before.
@@ -191,6 +193,43 @@ TEST(PlanLaunch, FewColumnsTakeThreadsOverRowStretchesThenPass2) {
   auto bias_grad = plan_launch(k, {dense(DType::Float32, {256, 512})}, {dense(DType::Float32, {512})}, kH100);
   EXPECT_EQ(bias_grad->launches.size(), 1u);
   EXPECT_EQ(entry_of(k, *bias_grad, 0), "tgc_k_reduce_block_i32");
+}
+
+// The same columns, aligned: four adjacent outputs a thread (one 16-byte load a row), tiles of
+// G = min(32, n_out / 4) groups and 256 / G row lanes, chunks enough for four blocks on each
+// multiprocessor with at least 8 rows a lane, then pass 2 as before.
+TEST(PlanLaunch, AlignedColumnsTakeVectorsOfOutputsAndRowLanes) {
+  const Kernel k = reduce_kernel(KernelReduceOp::Sum, 2, {0});
+  auto p = plan_launch(k, {dense(DType::Float32, {65536, 64})}, {dense(DType::Float32, {64})}, kH100);
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->launches.size(), 2u);
+  EXPECT_EQ(entry_of(k, *p, 0), "tgc_k_reduce_column_vector_i32");
+  EXPECT_EQ(entry_of(k, *p, 1), "tgc_k_reduce_pass2_i32");
+  EXPECT_EQ(p->variant.vector_width, 4);
+  // Chunks: one tile of 16 groups, 4 blocks a multiprocessor wanted (528), at most 65536 rows
+  // over 16 lanes of 8 rows (512).
+  EXPECT_EQ(p->params[2], 512);
+  EXPECT_EQ(p->launches[0].blocks, 512);
+  EXPECT_EQ(p->launches[0].threads, 256);
+  EXPECT_EQ(p->scratch_bytes, static_cast<size_t>(64 * 512) * 8);
+  // 512 channels over 4096 rows: 4 tiles of 32 groups, 8 row lanes, at most 4096 / 64 chunks.
+  auto wide = plan_launch(k, {dense(DType::Float32, {4096, 512})}, {dense(DType::Float32, {512})}, kH100);
+  EXPECT_EQ(entry_of(k, *wide, 0), "tgc_k_reduce_column_vector_i32");
+  EXPECT_EQ(wide->params[2], 64);
+  EXPECT_EQ(wide->launches[0].blocks, 4 * 64);
+  // Doubles: two 16-byte loads a row; their rows must stay 16-byte aligned.
+  const Kernel d = reduce_kernel(KernelReduceOp::Sum, 2, {0}, DType::Float64);
+  auto dp = plan_launch(d, {dense(DType::Float64, {65536, 64})}, {dense(DType::Float64, {64})}, kH100);
+  EXPECT_EQ(entry_of(d, *dp, 0), "tgc_k_reduce_column_vector_i32");
+  auto dodd = plan_launch(d, {dense(DType::Float64, {65536, 64}, kBase + 8)}, {dense(DType::Float64, {64})}, kH100);
+  EXPECT_EQ(entry_of(d, *dodd, 0), "tgc_k_reduce_column_i32");
+  // A row stride that is no multiple of 4 (a slice of wider rows) misaligns every other row.
+  auto sliced = plan_launch(k, {Geometry{DType::Float32, {65536, 64}, {66, 1}, kBase}}, {dense(DType::Float32, {64})}, kH100);
+  EXPECT_EQ(entry_of(k, *sliced, 0), "tgc_k_reduce_column_i32");
+  // Blocks of fewer than 256 threads: the scalar schedule.
+  const DeviceLimits small{132, 128, 32};
+  auto narrow = plan_launch(k, {dense(DType::Float32, {65536, 64})}, {dense(DType::Float32, {64})}, small);
+  EXPECT_EQ(entry_of(k, *narrow, 0), "tgc_k_reduce_column_i32");
 }
 
 TEST(PlanLaunch, FewLongReductionsRunInTwoDeterministicPasses) {
@@ -260,8 +299,10 @@ TEST(PlanLaunch, ReductionVectorsNeedDenseAlignedRows) {
   EXPECT_EQ(entry(dense(DType::Float32, {1000, 4096}), {1000}), "tgc_k_reduce_block_vector_i32");
   EXPECT_EQ(entry(dense(DType::Float32, {1000, 4096}, kBase + 4), {1000}), "tgc_k_reduce_block_i32");  // misaligned
   EXPECT_EQ(entry(dense(DType::Float32, {1000, 4095}), {1000}), "tgc_k_reduce_block_i32");  // odd rows
-  // Rows laid out as columns (the reduced dim strided, the kept one dense): the column schedule.
-  EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4096}, {1, 1000}, kBase}, {1000}), "tgc_k_reduce_column_i32");
+  // Rows laid out as columns (the reduced dim strided, the kept one dense): the column schedule,
+  // with vectors of outputs (1000 of them, a multiple of 4), without where they are 999.
+  EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4096}, {1, 1000}, kBase}, {1000}), "tgc_k_reduce_column_vector_i32");
+  EXPECT_EQ(entry(Geometry{DType::Float32, {999, 4096}, {1, 999}, kBase}, {999}), "tgc_k_reduce_column_i32");
   // Rows of odd length in a padded buffer (a slice) are aligned again.
   EXPECT_EQ(entry(Geometry{DType::Float32, {1000, 4095}, {4096, 1}, kBase}, {1000}), "tgc_k_reduce_block_vector_i32");
   // One long reduction whose length is no multiple of 4: whole vectors, then a scalar tail.

@@ -86,5 +86,21 @@ TEST(GpuComposite, ColumnReductionsMatchTheHost) {
   gpu_test::expect_matches_cpu({d}, {sum(d.T(), 1)}, {rng.normal(0, 1, {20000, 53})}, 1e-11, 1e-11);
 }
 
+// The vector column schedule (four adjacent outputs a thread, row lanes combined in shared
+// memory): float32 over 96 channels (24 groups of 4, 10 row lanes of 256 threads, 16 idle) with
+// a 0-d input read by every lane, doubles (two 16-byte loads a row), a bool mask's count, a max;
+// each against the host.
+TEST(GpuComposite, VectorColumnReductionsMatchTheHost) {
+  TGC_REQUIRE_GPU();
+  RandomState rng(12);
+  Var x = tensor4("x", DType::Float32);
+  Var s = scalar("s", DType::Float32);
+  const Tensor nhwc = rng.normal(0, 1, {16, 32, 24, 96}).astype(DType::Float32);
+  gpu_test::expect_matches_cpu({x, s}, {sum(x * s, {0, 1, 2}), max(x, {0, 1, 2}), sum(x > 0.5, {0, 1, 2})},
+                               {nhwc, Tensor::full(DType::Float32, Shape{}, 1.5)}, 2e-5, 1e-4);
+  Var d = matrix("d", DType::Float64);
+  gpu_test::expect_matches_cpu({d}, {sum(sqr(d), 0)}, {rng.normal(0, 1, {40000, 64})}, 1e-11, 1e-11);
+}
+
 }  // namespace
 }  // namespace tgc
