@@ -113,13 +113,32 @@ std::optional<LaunchPlan> plan_elementwise(const Kernel& k, const std::vector<Ge
     if (static_cast<int>(op) < nin && detail::statically_scalar(k, static_cast<int>(op))) continue;
     if (ops[op].address % (static_cast<uintptr_t>(w) * dtype_size(ops[op].dtype)) != 0) vector = false;
   }
-  plan.variant.contiguous = contiguous;
-  plan.variant.vector_width = vector ? w : 1;
-
-  const int64_t blocks = blocks_for(vector ? std::max<int64_t>(1, n / w) : n, threads, limits);
-  bool index32 = n + blocks * threads <= kInt32Max;
-  for (size_t op = 0; op < ops.size(); ++op) index32 = index32 && max_offset(shape, strides[op]) <= kInt32Max;
+  // Strided operands with vectors along the innermost dim (EwStridedVector): each operand
+  // dense along it with its other strides multiples of w and an aligned base (or one element
+  // by its static shape), the innermost extent a multiple of w (a vector never spans two of
+  // its rows), the same block of vectors at least.
+  bool strided_vector = !contiguous && shape.back() % w == 0 && n / w >= threads;
+  for (size_t op = 0; op < ops.size() && strided_vector; ++op) {
+    if (static_cast<int>(op) < nin && detail::statically_scalar(k, static_cast<int>(op))) continue;
+    strided_vector = strides[op].back() == 1 &&
+                     ops[op].address % (static_cast<uintptr_t>(w) * dtype_size(ops[op].dtype)) == 0;
+    for (size_t d = 0; d + 1 < strides[op].size(); ++d) strided_vector = strided_vector && strides[op][d] % w == 0;
+  }
+  int64_t blocks = blocks_for(vector || strided_vector ? std::max<int64_t>(1, n / w) : n, threads, limits);
+  auto fits_int32 = [&] {
+    bool fits = n + blocks * threads <= kInt32Max;
+    for (size_t op = 0; op < ops.size(); ++op) fits = fits && max_offset(shape, strides[op]) <= kInt32Max;
+    return fits;
+  };
+  bool index32 = fits_int32();
+  if (strided_vector && !index32) {  // its entry comes in int32 only: the strided one
+    strided_vector = false;
+    blocks = blocks_for(n, threads, limits);
+    index32 = fits_int32();
+  }
   plan.variant.index32 = index32;
+  plan.variant.contiguous = contiguous;
+  plan.variant.vector_width = vector || strided_vector ? w : 1;
 
   plan.params.assign(layout.capacity(), 0);
   plan.params[ParamLayout::kN] = n;
@@ -128,7 +147,10 @@ std::optional<LaunchPlan> plan_elementwise(const Kernel& k, const std::vector<Ge
   put_divisors(plan.params, layout.kept_divisors(), layout.kept_cap, shape);
   for (size_t op = 0; op < ops.size(); ++op) put(plan.params, layout.kept_strides(static_cast<int>(op)), layout.kept_cap, strides[op], 0);
   if (n == 0) return plan;  // nothing to compute: no launch
-  const EntryKind kind = vector ? EntryKind::EwVector : contiguous ? EntryKind::EwContiguous : EntryKind::EwStrided;
+  const EntryKind kind = vector           ? EntryKind::EwVector
+                         : contiguous       ? EntryKind::EwContiguous
+                         : strided_vector   ? EntryKind::EwStridedVector
+                                            : EntryKind::EwStrided;
   plan.launches.push_back({detail::entry_index(k, kind, index32), blocks, threads, 0});
   return plan;
 }

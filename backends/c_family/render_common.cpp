@@ -19,6 +19,7 @@ std::vector<EntrySpec> entry_list(const Kernel& k) {
           : std::vector<EntryKind>{EntryKind::EwVector, EntryKind::EwContiguous, EntryKind::EwStrided};
   std::vector<EntrySpec> list;
   for (EntryKind kind : both) list.insert(list.end(), {{kind, true}, {kind, false}});
+  if (!k.is_reduction()) list.push_back({EntryKind::EwStridedVector, true});
   if (k.is_reduction())
     list.insert(list.end(),
                 {{EntryKind::RedBlockVector, true}, {EntryKind::RedPass1Vector, true}, {EntryKind::RedColumnVector, true}});
@@ -39,6 +40,7 @@ std::string entry_name(const std::string& prefix, EntryKind kind, bool index32) 
     case EntryKind::EwVector: base = "vector"; break;
     case EntryKind::EwContiguous: base = "dense"; break;
     case EntryKind::EwStrided: base = "strided"; break;
+    case EntryKind::EwStridedVector: base = "strided_vector"; break;
     case EntryKind::RedThread: base = "reduce_thread"; break;
     case EntryKind::RedBlock: base = "reduce_block"; break;
     case EntryKind::RedPass1: base = "reduce_pass1"; break;

@@ -14,13 +14,17 @@
 namespace tgc::cfam::detail {
 
 // The entries of a kernel, in Source::entries order (entry_list): each kind in an int32 and
-// an int64 index version, except the vector reductions (int32 only: a reduction over more
+// an int64 index version, except EwStridedVector and the vector reductions (int32 only: a reduction over more
 // than 2^31 elements reads at its scalar speed rather than cost every kernel two more entries).
 enum class EntryKind {
   // Elementwise kernels.
   EwVector,      // dense, same-shaped, aligned operands: 16-byte accesses and a scalar tail
   EwContiguous,  // dense, same-shaped operands: flat index
   EwStrided,     // any strides and broadcasts over the collapsed dims
+  // EwStrided with w-element vectors along the innermost dim: every operand dense along it
+  // (or one element), its extent and the other strides multiples of w, aligned bases (NHWC
+  // activations with (C,) vectors broadcast over the rows: a batch norm's y and dx).
+  EwStridedVector,
   // Reduction kernels.
   RedThread,  // one thread per output element, its reduction in C order
   RedBlock,   // one block per output element: strided lanes, then a fixed tree

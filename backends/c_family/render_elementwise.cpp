@@ -1,7 +1,8 @@
-// The entries of an elementwise kernel: grid-stride loops over the loop space in three
+// The entries of an elementwise kernel: grid-stride loops over the loop space in four
 // forms — 16-byte vector accesses with a scalar tail (dense, same-shaped, aligned operands),
-// a flat index (dense, same-shaped), and strided/broadcast offsets from the collapsed dims
-// (any layout) — each with int32 and int64 index arithmetic.
+// a flat index (dense, same-shaped), strided/broadcast offsets from the collapsed dims (any
+// layout), each with int32 and int64 index arithmetic, and those offsets with vectors along a
+// dense innermost dim (int32 only).
 #include <fmt/format.h>
 
 #include "backends/c_family/render_common.h"
@@ -38,13 +39,51 @@ std::string scalar_element(const Ctx& c, const std::vector<std::string>& input_e
   return s + indent + "}\n";
 }
 
-std::string dense_entry(const Ctx& c, bool index32, bool vector) {
-  const std::string idx = index32 ? "int" : c.d.i64();
-  std::string s = open_entry(c, vector ? EntryKind::EwVector : EntryKind::EwContiguous, index32, idx);
-  // Inputs that are one element by their static shape are read once.
+// Inputs that are one element by their static shape, read once (as s<j>).
+std::string read_scalar_inputs(const Ctx& c) {
+  std::string s;
   for (int j = 0; j < c.nin(); ++j)
     if (statically_scalar(c.k, j))
       s += fmt::format("  const {} s{} = {};\n", register_type(c.k.inputs[j].dtype, c.d.dialect()), j, load(c, j, "0"));
+  return s;
+}
+
+// The vector entries' middle: the element function on each lane of the loaded input vectors
+// a<j> (s<j> for one-element inputs) into the output vectors b<o>, declared here.
+std::string vector_lanes(const Ctx& c, int w) {
+  static const char* lanes[] = {"x", "y", "z", "w"};
+  std::string s;
+  for (size_t o = 0; o < c.k.outputs.size(); ++o)
+    s += fmt::format("    {} b{};\n", c.d.vector_type(c.k.outputs[o].dtype, w), o);
+  for (int lane = 0; lane < w; ++lane) {
+    std::vector<std::string> in;
+    for (int j = 0; j < c.nin(); ++j) {
+      if (statically_scalar(c.k, j)) in.push_back(fmt::format("s{}", j));
+      else if (c.k.inputs[j].dtype == DType::Bool) in.push_back(fmt::format("(a{}.{} != 0)", j, lanes[lane]));
+      else in.push_back(fmt::format("a{}.{}", j, lanes[lane]));
+    }
+    s += "    {\n";
+    std::vector<std::string> results;
+    for (size_t o = 0; o < c.k.outputs.size(); ++o) {
+      s += fmt::format("      {} o{};\n", register_type(c.k.outputs[o].dtype, c.d.dialect()), o);
+      results.push_back(fmt::format("o{}", o));
+    }
+    s += "      " + element_call(elem_name(c), in, results) + "\n";
+    for (size_t o = 0; o < c.k.outputs.size(); ++o) {
+      const DType t = c.k.outputs[o].dtype;
+      const std::string v = t == DType::Bool ? fmt::format("({})(o{} ? 1 : 0)", memory_type(t, c.d.dialect()), o)
+                                             : fmt::format("o{}", o);
+      s += fmt::format("      b{}.{} = {};\n", o, lanes[lane], v);
+    }
+    s += "    }\n";
+  }
+  return s;
+}
+
+std::string dense_entry(const Ctx& c, bool index32, bool vector) {
+  const std::string idx = index32 ? "int" : c.d.i64();
+  std::string s = open_entry(c, vector ? EntryKind::EwVector : EntryKind::EwContiguous, index32, idx);
+  s += read_scalar_inputs(c);
   auto scalar_inputs = [&](const std::string& offset) {
     std::vector<std::string> in;
     for (int j = 0; j < c.nin(); ++j) in.push_back(statically_scalar(c.k, j) ? fmt::format("s{}", j) : load(c, j, offset));
@@ -53,37 +92,13 @@ std::string dense_entry(const Ctx& c, bool index32, bool vector) {
   std::string tail_start = "tid";
   if (vector) {
     const int w = vector_width(c.k);
-    static const char* lanes[] = {"x", "y", "z", "w"};
     s += fmt::format("  const {} nv = n / {};\n", idx, w);
     s += fmt::format("  for ({} i = tid; i < nv; i += step) {{\n", idx);
     for (int j = 0; j < c.nin(); ++j)
       if (!statically_scalar(c.k, j))
         s += fmt::format("    const {} a{} = {};\n", c.d.vector_type(c.k.inputs[j].dtype, w), j,
                          c.d.vector_load(c.k.inputs[j].dtype, w, fmt::format("p{}", j), "i"));
-    for (size_t o = 0; o < c.k.outputs.size(); ++o)
-      s += fmt::format("    {} b{};\n", c.d.vector_type(c.k.outputs[o].dtype, w), o);
-    for (int lane = 0; lane < w; ++lane) {
-      std::vector<std::string> in;
-      for (int j = 0; j < c.nin(); ++j) {
-        if (statically_scalar(c.k, j)) in.push_back(fmt::format("s{}", j));
-        else if (c.k.inputs[j].dtype == DType::Bool) in.push_back(fmt::format("(a{}.{} != 0)", j, lanes[lane]));
-        else in.push_back(fmt::format("a{}.{}", j, lanes[lane]));
-      }
-      s += "    {\n";
-      std::vector<std::string> results;
-      for (size_t o = 0; o < c.k.outputs.size(); ++o) {
-        s += fmt::format("      {} o{};\n", register_type(c.k.outputs[o].dtype, c.d.dialect()), o);
-        results.push_back(fmt::format("o{}", o));
-      }
-      s += "      " + element_call(elem_name(c), in, results) + "\n";
-      for (size_t o = 0; o < c.k.outputs.size(); ++o) {
-        const DType t = c.k.outputs[o].dtype;
-        const std::string v = t == DType::Bool ? fmt::format("({})(o{} ? 1 : 0)", memory_type(t, c.d.dialect()), o)
-                                               : fmt::format("o{}", o);
-        s += fmt::format("      b{}.{} = {};\n", o, lanes[lane], v);
-      }
-      s += "    }\n";
-    }
+    s += vector_lanes(c, w);
     for (size_t o = 0; o < c.k.outputs.size(); ++o)
       s += "    " + c.d.vector_store(c.k.outputs[o].dtype, w, fmt::format("p{}", c.nin() + static_cast<int>(o)), "i",
                                      fmt::format("b{}", o)) + "\n";
@@ -125,6 +140,36 @@ std::string strided_entry(const Ctx& c, bool index32) {
   return s + flush_errors(c) + "}\n";
 }
 
+// EwStridedVector (int32; the planner guarantees every operand dense along the innermost dim
+// with its other strides multiples of w and an aligned base, or one element, and the innermost
+// extent a multiple of w): vector v covers elements v * w .. v * w + w - 1 of one innermost row,
+// its operands' offsets decomposed once for the w of them, one load or store each.
+std::string strided_vector_entry(const Ctx& c) {
+  const ParamLayout& l = c.layout;
+  const int w = vector_width(c.k);
+  std::string s = open_entry(c, EntryKind::EwStridedVector, true, "int");
+  s += fmt::format("  const int rank = (int)P.v[{}];\n", ParamLayout::kRank);
+  s += read_scalar_inputs(c);
+  s += fmt::format("  const int nv = n / {};\n  for (int v = tid; v < nv; v += step) {{\n", w);
+  std::vector<std::pair<std::string, int>> offsets;
+  std::string decl = "    int ";
+  for (int op = 0; op < c.nops(); ++op) {
+    decl += fmt::format("{}q{} = 0", op ? ", " : "", op);
+    offsets.emplace_back(fmt::format("q{}", op), l.kept_strides(op));
+  }
+  s += decl + ";\n" + decompose(c, "int", fmt::format("v * {}", w), l.kept_shape(), l.kept_divisors(), l.kept_cap, "rank", offsets);
+  for (int j = 0; j < c.nin(); ++j)
+    if (!statically_scalar(c.k, j))
+      s += fmt::format("    const {} a{} = {};\n", c.d.vector_type(c.k.inputs[j].dtype, w), j,
+                       c.d.vector_load(c.k.inputs[j].dtype, w, fmt::format("(p{0} + q{0})", j), "0"));
+  s += vector_lanes(c, w);
+  for (size_t o = 0; o < c.k.outputs.size(); ++o) {
+    const int op = c.nin() + static_cast<int>(o);
+    s += "    " + c.d.vector_store(c.k.outputs[o].dtype, w, fmt::format("(p{0} + q{0})", op), "0", fmt::format("b{}", o)) + "\n";
+  }
+  return s + "  }\n" + flush_errors(c) + "}\n";
+}
+
 }  // namespace
 
 std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& entries, std::vector<bool>& wide_index) {
@@ -136,7 +181,9 @@ std::string render_elementwise_entries(const Ctx& c, std::vector<std::string>& e
     entries.push_back(entry_name(c.prefix, kind, index32));
     wide_index.push_back(!index32);
     if (!c.defines(entries.size() - 1)) continue;
-    s += kind == EntryKind::EwStrided ? strided_entry(c, index32) : dense_entry(c, index32, kind == EntryKind::EwVector);
+    if (kind == EntryKind::EwStridedVector) s += strided_vector_entry(c);
+    else if (kind == EntryKind::EwStrided) s += strided_entry(c, index32);
+    else s += dense_entry(c, index32, kind == EntryKind::EwVector);
   }
   return s;
 }

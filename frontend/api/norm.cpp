@@ -15,6 +15,7 @@
 #include "compiler/passes/batch_norm_formula.h"
 #include "ops/core/apply.h"
 #include "ops/norm/batch_norm.h"
+#include "ops/reduce/reduce_grad.h"
 #include "runtime/error.h"
 
 namespace tgc {
@@ -84,8 +85,11 @@ BatchNormTrain batch_normalization_train(const Var& x, const Var& gamma, const V
   r.y = Var(out[0]);
   r.mean = Var(out[1]);
   r.var = Var(out[2]);
-  // n / (n - 1) from the count of reduced elements per channel (shapes may be symbolic).
-  const Var n = sum(ones_like(x), a.reduce);
+  // n / (n - 1) from the count of reduced elements (a ReduceCount of x's shape, which may be
+  // symbolic: no pass over the data, where a sum of ones was one more accumulator in the
+  // statistics' kernel).
+  const Var n(reduce_grad::reduced_count(in[0], batch_norm_reduced_axes(a.channel, in[0]->type().ndim()),
+                                         r.var.ptr()->type().dtype));
   const Var unbiased = r.var * n / maximum(n - 1.0, 1.0);
   const double m = o.momentum;
   r.updates = {{running_mean, running_mean * (1.0 - m) + r.mean * m},

@@ -21,7 +21,8 @@ const RenderOptions kOpenCL{Dialect::OpenCL, false, "tgc_k"};
 TEST(KernelRender, CudaElementwiseEntriesFollowTheAbi) {
   const Source s = render(binary_kernel(ScalarOpKind::Add, DType::Float32, 2), kCuda);
   EXPECT_EQ(s.entries, (std::vector<std::string>{"tgc_k_vector_i32", "tgc_k_vector_i64", "tgc_k_dense_i32",
-                                                 "tgc_k_dense_i64", "tgc_k_strided_i32", "tgc_k_strided_i64"}));
+                                                 "tgc_k_dense_i64", "tgc_k_strided_i32", "tgc_k_strided_i64",
+                                                 "tgc_k_strided_vector_i32"}));
   EXPECT_EQ(s.params_capacity, 2u + 2 + 3 * 2 + 2);  // n, rank, shape, strides, fast divisors
   EXPECT_FALSE(s.may_fail);
   EXPECT_TRUE(has(s.code, "typedef struct { long long v[12]; } tgc_k_params;"));
@@ -34,6 +35,9 @@ TEST(KernelRender, CudaElementwiseEntriesFollowTheAbi) {
   // int32 strided indices split by multiply-high and shift (fast_divisor.h), int64 ones divide.
   EXPECT_TRUE(has(s.code, "__umulhi((unsigned int)t_, (unsigned int)(P.v[11] >> 8))"));
   EXPECT_TRUE(has(s.code, "const long long q_ = t_ / ((long long)P.v[3]);"));
+  // Strided vectors: offsets of a vector's first element, one 16-byte load or store per operand.
+  EXPECT_TRUE(has(s.code, "const float4 a1 = ((const float4*)(p1 + q1))[0];"));
+  EXPECT_TRUE(has(s.code, "((float4*)(p2 + q2))[0] = b0;"));
   EXPECT_FALSE(has(s.code, "__kernel"));
 }
 
@@ -229,7 +233,7 @@ TEST(KernelRender, EveryScalarOpRowRenders) {
       k.outputs = {{row.arity, sig.out}};
       for (const RenderOptions& o : {kCuda, kOpenCL}) {
         const Source s = render(k, o);
-        EXPECT_EQ(s.entries.size(), 6u) << row.name << " " << dtype_name(t);
+        EXPECT_EQ(s.entries.size(), 7u) << row.name << " " << dtype_name(t);
       }
     }
   }

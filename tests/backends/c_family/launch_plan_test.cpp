@@ -39,6 +39,29 @@ TEST(PlanLaunch, DenseAlignedOperandsCollapseToOneVectorLoop) {
   EXPECT_EQ(p->scratch_bytes, 0u);
 }
 
+// Dense NHWC activations with a (C,) vector broadcast over the rows (a batch norm's y): the
+// strided entry with vectors along the channels; an odd channel count, a misaligned base or a
+// broadcast along the channels (a per-row value) keeps the scalar one.
+TEST(PlanLaunch, RowsWithABroadcastVectorTakeStridedVectors) {
+  const Kernel k = binary_kernel(ScalarOpKind::Mul, DType::Float32, 4);
+  auto entry = [&](Shape x, Geometry v) {
+    auto p = plan_launch(k, {dense(DType::Float32, x), v}, {dense(DType::Float32, x, kBase + (1 << 26))}, kH100);
+    return entry_of(k, *p);
+  };
+  const Geometry c64{DType::Float32, {1, 1, 1, 64}, {0, 0, 0, 1}, kBase + (1 << 25)};
+  EXPECT_EQ(entry({16, 32, 32, 64}, c64), "tgc_k_strided_vector_i32");
+  auto p = plan_launch(k, {dense(DType::Float32, {16, 32, 32, 64}), c64},
+                       {dense(DType::Float32, {16, 32, 32, 64}, kBase + (1 << 26))}, kH100);
+  EXPECT_EQ(p->variant.vector_width, 4);
+  EXPECT_EQ(p->launches[0].blocks, 16 * 32 * 32 * 64 / 4 / 256);
+  const Geometry c63{DType::Float32, {1, 1, 1, 63}, {0, 0, 0, 1}, kBase + (1 << 25)};
+  EXPECT_EQ(entry({16, 32, 32, 63}, c63), "tgc_k_strided_i32");
+  const Geometry odd{DType::Float32, {1, 1, 1, 64}, {0, 0, 0, 1}, kBase + 4};
+  EXPECT_EQ(entry({16, 32, 32, 64}, odd), "tgc_k_strided_i32");
+  const Geometry per_row{DType::Float32, {16, 32, 32, 1}, {1024, 32, 1, 0}, kBase + (1 << 25)};
+  EXPECT_EQ(entry({16, 32, 32, 64}, per_row), "tgc_k_strided_i32");
+}
+
 // Fewer vectors than a block's threads: an element per thread, not four lanes in a row.
 TEST(PlanLaunch, ASmallDenseTensorGetsAThreadPerElement) {
   const Kernel k = binary_kernel(ScalarOpKind::Add, DType::Float32, 1);

@@ -86,6 +86,27 @@ TEST(GpuComposite, ColumnReductionsMatchTheHost) {
   gpu_test::expect_matches_cpu({d}, {sum(d.T(), 1)}, {rng.normal(0, 1, {20000, 53})}, 1e-11, 1e-11);
 }
 
+// Elementwise kernels over NHWC activations with (C,) vectors broadcast along the rows (the
+// strided entry with vectors along the channels): a batch norm's y, two outputs, a 0-d input,
+// doubles, and 6 channels (no vectors) beside them; each against the host.
+TEST(GpuComposite, RowsWithBroadcastVectorsMatchTheHost) {
+  TGC_REQUIRE_GPU();
+  RandomState rng(13);
+  Var x = tensor4("x", DType::Float32), m = vector("m", DType::Float32), g = vector("g", DType::Float32);
+  Var s = scalar("s", DType::Float32);
+  auto spread = [](const Var& v) { return dimshuffle(v, {-1, -1, -1, 0}); };
+  const Var y = (x - spread(m)) * spread(g) + s;
+  for (int64_t c : {64, 6}) {
+    gpu_test::expect_matches_cpu({x, m, g, s}, {y, maximum(y, 0.0) * x},
+                                 {rng.normal(0, 1, {8, 16, 16, c}).astype(DType::Float32),
+                                  rng.normal(0, 1, {c}).astype(DType::Float32), rng.normal(0, 1, {c}).astype(DType::Float32),
+                                  Tensor::full(DType::Float32, Shape{}, 0.25)});
+  }
+  Var d = matrix("d", DType::Float64), dv = vector("dv", DType::Float64);
+  gpu_test::expect_matches_cpu({d, dv}, {exp(d) * dimshuffle(dv, {-1, 0})},
+                               {rng.normal(0, 1, {300, 64}), rng.normal(0, 1, {64})}, 1e-12, 1e-12);
+}
+
 // The vector column schedule (four adjacent outputs a thread, row lanes combined in shared
 // memory): float32 over 96 channels (24 groups of 4, 10 row lanes of 256 threads, 16 idle) with
 // a 0-d input read by every lane, doubles (two 16-byte loads a row), a bool mask's count, a max;
