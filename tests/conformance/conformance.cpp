@@ -331,10 +331,8 @@ std::string assert_no_cpu_op_for(const std::string& backend, const Case& c) {
 
 Tolerance tolerance_on(const std::string& backend, Tolerance t) {
   if (backend == "cuda") t.rtol32 = std::max(t.rtol32, t.cuda_rtol32);
-  if (backend == "opencl") {
-    t.rtol32 = std::max(t.rtol32, t.opencl_rtol32);
-    t.atol32 = std::max(t.atol32, t.opencl_atol32);
-  }
+  if (backend == "opencl") t.rtol32 = std::max(t.rtol32, t.opencl_rtol32);
+  if (backend == "cuda" || backend == "opencl") t.atol32 = std::max(t.atol32, t.library_atol32);
   return t;
 }
 
