@@ -236,7 +236,8 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
     }
   }
   // Vector loads along the reduction (the block and pass-1 schedules): every loop-space
-  // input reads one collapsed reduced dim densely, and every row (kept offsets) starts on a
+  // input reads one collapsed reduced dim densely or is constant along it by its static shape
+  // (read once an output: softmax's row max), and every row (kept offsets) starts on a
   // vector boundary (chunks are interleaved stretches of whole vectors). At 4 bytes per lane
   // an H100 pass 1 reads at two thirds of its memory bandwidth: a lane needs more bytes in
   // flight.
@@ -244,7 +245,7 @@ std::optional<LaunchPlan> plan_reduction(const Kernel& k, const std::vector<Geom
   bool vector = kind != EntryKind::RedThread && kind != EntryKind::RedColumn && reduced.size() == 1;
   bool any_loop_input = false;
   for (int j = 0; j < nin && vector; ++j) {
-    if (k.inputs[j].in_output_space) continue;
+    if (k.inputs[j].in_output_space || detail::constant_along_reduction(k, j)) continue;  // read once an output
     any_loop_input = true;
     const size_t bytes = static_cast<size_t>(w) * dtype_size(ops[j].dtype);
     if (reduced_s[j].back() != 1 || ops[j].address % bytes != 0) vector = false;

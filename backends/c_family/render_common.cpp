@@ -84,9 +84,21 @@ int vector_width(const Kernel& k) {
 
 int reduction_vector_width(const Kernel& k) {
   size_t widest = 1;
-  for (const KernelInput& in : k.inputs)
-    if (!in.in_output_space) widest = std::max(widest, dtype_size(in.dtype));
+  for (int j = 0; j < static_cast<int>(k.inputs.size()); ++j)
+    if (!k.inputs[j].in_output_space && !constant_along_reduction(k, j))
+      widest = std::max(widest, dtype_size(k.inputs[j].dtype));
   return widest >= 8 ? 2 : 4;
+}
+
+bool constant_along_reduction(const Kernel& k, int input) {
+  const KernelInput& in = k.inputs[input];
+  if (in.in_output_space || !k.is_reduction()) return false;
+  const int lead = k.ndim - in.ndim;  // loop axes the input lacks (right-aligned)
+  for (int a : k.reduce_axes) {
+    const int ia = a - lead;
+    if (ia >= 0 && (ia >= static_cast<int>(in.static_shape.size()) || in.static_shape[ia] != 1)) return false;
+  }
+  return true;
 }
 
 bool column_vector_reduces(const Kernel& k) {

@@ -90,8 +90,12 @@ ParamLayout param_layout(const Kernel& k);
 // some operand has 8-byte elements, else 4).
 int vector_width(const Kernel& k);
 // The same for the vector reductions, over the inputs they read along the reduction (the
-// loop-space inputs).
+// loop-space inputs not constant along it).
 int reduction_vector_width(const Kernel& k);
+// Whether loop-space input j is the same along every reduced axis by its static shape (each
+// such dim known to be 1, or absent): a batch norm's (1, C, 1, 1) mean in an NCHW sum. The
+// vector reductions read it once per output rather than along the row.
+bool constant_along_reduction(const Kernel& k, int input);
 // Whether the kernel's Reduce values fit RedColumnVector's shared buffers.
 bool column_vector_reduces(const Kernel& k);
 // Whether input j is a single element by its static shape (every dim known to be 1): read

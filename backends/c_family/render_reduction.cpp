@@ -260,7 +260,12 @@ class ReductionWriter {
   std::string fold_range(bool vector) const {
     if (!vector) return unroll() + fmt::format("    for ({} r = first; r < n_red; r += stride)\n", idx_) + fold_element("r");
     const int w = reduction_vector_width(c_.k);
-    std::string s = fmt::format("    const {0} nv = n_red / {1};\n    {0} v = first;\n", idx_, w);
+    std::string s;
+    // Inputs constant along the reduction: one element an output, at the kept offsets.
+    for (int j : loop_inputs())
+      if (constant_along_reduction(c_.k, j))
+        s += fmt::format("    const {} c{} = p{}[q{}];\n", memory_type(c_.k.inputs[j].dtype, c_.d.dialect()), j, j, j);
+    s += fmt::format("    const {0} nv = n_red / {1};\n    {0} v = first;\n", idx_, w);
     s += fmt::format("    for (; v + {} * stride < nv; v += {} * stride) {{\n", kReductionLoadBatch - 1,
                      kReductionLoadBatch);
     for (int b = 0; b < kReductionLoadBatch; ++b)
@@ -359,13 +364,15 @@ class ReductionWriter {
     return inputs;
   }
 
-  // Every loop-space input's vector at index `at` of output o's row, as a<j><suffix>.
+  // Every loop-space input's vector at index `at` of output o's row, as a<j><suffix> (those
+  // constant along the reduction are c<j>, read once an output by fold_range).
   std::string load_vectors(const std::string& at, const std::string& suffix) const {
     const int w = reduction_vector_width(c_.k);
     std::string s;
     for (int j : loop_inputs())
-      s += fmt::format("      const {} a{}{} = {};\n", c_.d.vector_type(c_.k.inputs[j].dtype, w), j, suffix,
-                       c_.d.vector_load(c_.k.inputs[j].dtype, w, fmt::format("(p{0} + q{0})", j), at));
+      if (!constant_along_reduction(c_.k, j))
+        s += fmt::format("      const {} a{}{} = {};\n", c_.d.vector_type(c_.k.inputs[j].dtype, w), j, suffix,
+                         c_.d.vector_load(c_.k.inputs[j].dtype, w, fmt::format("(p{0} + q{0})", j), at));
     return s;
   }
 
@@ -375,9 +382,11 @@ class ReductionWriter {
     std::string s;
     for (int lane = 0; lane < reduction_vector_width(c_.k); ++lane) {
       std::vector<std::string> in;
-      for (int j : loop_inputs())
-        in.push_back(c_.k.inputs[j].dtype == DType::Bool ? fmt::format("(a{}{}.{} != 0)", j, suffix, lanes[lane])
-                                                          : fmt::format("a{}{}.{}", j, suffix, lanes[lane]));
+      for (int j : loop_inputs()) {
+        const std::string v = constant_along_reduction(c_.k, j) ? fmt::format("c{}", j)
+                                                                : fmt::format("a{}{}.{}", j, suffix, lanes[lane]);
+        in.push_back(c_.k.inputs[j].dtype == DType::Bool ? "(" + v + " != 0)" : v);
+      }
       s += fold_values(in, "      ");
     }
     return s;

@@ -338,6 +338,30 @@ TEST(PlanLaunch, ReductionVectorsNeedDenseAlignedRows) {
   EXPECT_EQ(q->variant.vector_width, 2);
 }
 
+// sum(x - m) over rows with m an (N, 1) column (softmax's sum of exp(x - max)): m is the same
+// along the row by its static shape, read once an output, so the rows still take vectors; a
+// second input of unknown shape broadcast the same way at run time does not.
+TEST(PlanLaunch, AnInputConstantAlongTheRowKeepsTheVectors) {
+  auto kernel = [](int64_t static_dim) {
+    Kernel k;
+    k.ndim = 2;
+    k.inputs = {{DType::Float32, 2, {-1, -1}, false}, {DType::Float32, 2, {-1, static_dim}, false}};
+    k.values = {test::load_value(0, DType::Float32), test::load_value(1, DType::Float32),
+                test::op_value(ScalarOpKind::Sub, DType::Float32, {0, 1}),
+                test::reduce_value(KernelReduceOp::Sum, DType::Float32, 2)};
+    k.outputs = {{3, DType::Float32}};
+    k.reduce_axes = {1};
+    return k;
+  };
+  const Geometry x = dense(DType::Float32, {1000, 4096}), m{DType::Float32, {1000, 1}, {1, 0}, kBase + (1 << 24)};
+  const Kernel known = kernel(1), unknown = kernel(-1);
+  auto p = plan_launch(known, {x, m}, {dense(DType::Float32, {1000}, kBase + (1 << 25))}, kH100);
+  EXPECT_EQ(entry_of(known, *p), "tgc_k_reduce_block_vector_i32");
+  EXPECT_TRUE(render(known, {Dialect::Cuda, false, "tgc_k"}).code.find("const float c1 = p1[q1];") != std::string::npos);
+  auto q = plan_launch(unknown, {x, m}, {dense(DType::Float32, {1000}, kBase + (1 << 25))}, kH100);
+  EXPECT_EQ(entry_of(unknown, *q), "tgc_k_reduce_block_i32");
+}
+
 TEST(PlanLaunch, OutputSpaceOperandsHaveNoReducedStrides) {
   Kernel k = reduce_kernel(KernelReduceOp::Sum, 2, {1});
   k.keepdims = true;

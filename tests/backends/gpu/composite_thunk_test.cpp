@@ -107,6 +107,19 @@ TEST(GpuComposite, RowsWithBroadcastVectorsMatchTheHost) {
                                {rng.normal(0, 1, {300, 64}), rng.normal(0, 1, {64})}, 1e-12, 1e-12);
 }
 
+// Row sums with a per-row value subtracted (softmax's sum(exp(x - max))): the vector block and
+// pass-1 schedules read that value once a row; against the host.
+TEST(GpuComposite, RowSumsWithAPerRowValueMatchTheHost) {
+  TGC_REQUIRE_GPU();
+  RandomState rng(14);
+  Var x = matrix("x", DType::Float32);
+  const Var m = max(x, 1, true);
+  gpu_test::expect_matches_cpu({x}, {sum(exp(x - m), 1), sum(x - m, 1)},
+                               {rng.normal(0, 1, {300, 4096}).astype(DType::Float32)}, 2e-5, 1e-4);
+  gpu_test::expect_matches_cpu({x}, {sum(sqr(x - mean(x, 1, true)), 1)},
+                               {rng.normal(0, 1, {4, 1 << 20}).astype(DType::Float32)}, 2e-5, 1e-3);
+}
+
 // The vector column schedule (four adjacent outputs a thread, row lanes combined in shared
 // memory): float32 over 96 channels (24 groups of 4, 10 row lanes of 256 threads, 16 idle) with
 // a 0-d input read by every lane, doubles (two 16-byte loads a row), a bool mask's count, a max;
