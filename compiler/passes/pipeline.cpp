@@ -8,6 +8,7 @@
 #include "compiler/passes/canonicalize.h"
 #include "compiler/passes/constant_fold.h"
 #include "compiler/passes/conv_epilogue.h"
+#include "compiler/passes/conv_layout.h"
 #include "compiler/passes/decompose_for_fusion.h"
 #include "compiler/passes/float32_casting.h"
 #include "compiler/passes/half_products.h"
@@ -67,6 +68,7 @@ std::vector<PassInfo> fast_run_passes() {
       {"sparse_update", "specialize", sparse_update, "x - c*inc_subtensor(zeros_like(x)[i], v) -> inc_subtensor(x[i], -c*v): an update touches only the rows it scatters to", sparse_update_rules},
       {"specialize", "specialize", specialize, "dot with scale and addend -> one BLAS gemm/gemv call; sum(x*y) -> dot", specialize_rules},
       {"merge_specialized", "specialize", merge, "specialize makes duplicates (each fill's cast of its like): one node each before fusion"},
+      {"conv_layout", "specialize", conv_layout, "NCHW convolutions in NHWC where the device's kernels are faster so (oneDNN reads NHWC with no reorder; CUDA's tensor cores): the op between transposes, which sink through elementwise ops, reductions and batch norms until they cancel; before conv_epilogue, which fuses the NHWC op's bias and relu", conv_layout_rules},
       {"conv_epilogue", "specialize", conv_epilogue, "conv2d + bias (+ relu) -> one FusedConv2d: oneDNN's bias and post-op instead of another pass over the output; before fusion takes the add", conv_epilogue_rules},
       // --- fusion ---
       {"softmax_cross_entropy", "fusion", softmax_cross_entropy, "sum(t * log_softmax(z)) and log_softmax's gradient -> one SoftmaxCrossEntropy node (GPU): one row kernel for both"},

@@ -13,14 +13,18 @@
 
 namespace tgc {
 
-bool dnnl_conv_applies(DType dtype, const Conv2dGeometry& g) {
+bool dnnl_conv_enabled(DType dtype) {
   if (!dnnl_available() || dtype != DType::Float32) return false;
-  if (g.n == 0 || g.c == 0 || g.o == 0 || g.oh <= 0 || g.ow <= 0) return false;
   static const bool off = [] {
     const char* v = std::getenv("TGC_DNNL_CONV");
     return v && std::strcmp(v, "0") == 0;
   }();
   return !off;
+}
+
+bool dnnl_conv_applies(DType dtype, const Conv2dGeometry& g) {
+  if (g.n == 0 || g.c == 0 || g.o == 0 || g.oh <= 0 || g.ow <= 0) return false;
+  return dnnl_conv_enabled(dtype);
 }
 
 #if TGC_HAVE_DNNL

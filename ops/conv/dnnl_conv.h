@@ -15,6 +15,9 @@ namespace tgc {
 // operands (float64 stays on the reference loops, the oracle of the tests) and a non-empty
 // problem. TGC_DNNL_CONV=0 in the environment turns it off (to compare with the reference).
 bool dnnl_conv_applies(DType dtype, const Conv2dGeometry& g);
+// Whether convolutions of `dtype` go to oneDNN at all (built with it, found, float32, not
+// turned off by TGC_DNNL_CONV=0): the layout pass's question (compiler/passes/conv_layout.h).
+bool dnnl_conv_enabled(DType dtype);
 
 // As conv_reference (same operands per direction), through oneDNN. `bias` (float32 (O,) or
 // undefined) and `relu` apply to the forward direction only (oneDNN's bias and post-op).
