@@ -86,7 +86,7 @@ struct NodeInfo {
   std::vector<int> axes;  // Reduction: the reduced axes, explicit
   bool keepdims = false;
   int branch = 0;        // BranchGuards::guard_class: a group never mixes lazy branches
-  bool ready = false;    // handed to the ready queues (once)
+  bool ready = false;    // handed to the ready queues (once; again after a release)
   unsigned queued = 0;   // build stamp while in the worklist
   unsigned planned = 0;  // plan stamp while in the current plan
 };
@@ -608,6 +608,7 @@ void Fuser::release_reduction_prologues() {
       continue;
     }
     nodes_[m].state = State::Waiting;
+    nodes_[m].ready = false;  // queued again (push_ready) if it must wait for another released value
     for (int r : readers(out_of(m))) ++nodes_[r].pending;
     released_.push_back(m);
   }
@@ -701,6 +702,14 @@ void Fuser::emit_readers(int n) {
 
 std::vector<std::vector<int>> Fuser::run() {
   std::vector<std::vector<int>> groups;
+  // Groups out: their members emitted, their readers' counts down.
+  auto emit = [&](std::vector<std::vector<int>> grown) {
+    for (std::vector<int>& members : grown) {
+      for (int m : members) nodes_[m].state = State::Emitted;
+      for (int m : members) emit_readers(m);
+      groups.push_back(std::move(members));
+    }
+  };
   for (size_t i = 0; i < nodes_.size(); ++i)
     if (nodes_[i].pending == 0) push_ready(static_cast<int>(i));
   while (!ready_plain_.empty() || !ready_fusable_.empty() || !deferred_.empty()) {
@@ -732,26 +741,15 @@ std::vector<std::vector<int>> Fuser::run() {
       }
     }
     if (!grown) grown = build(seed);
-    for (std::vector<int>& members : *grown) {
-      for (int m : members) nodes_[m].state = State::Emitted;
-      for (int m : members) emit_readers(m);
-      groups.push_back(std::move(members));
-    }
+    emit(std::move(*grown));
     // Released prologue values are grown now, before their reductions are seeded alone (a
-    // group grown from one may release values in turn).
+    // group grown from one may release values in turn). One still waiting for another's
+    // group is queued by emit_readers when that group is out.
     while (!released_.empty()) {
       const std::vector<int> released = std::move(released_);
       released_.clear();
-      for (int r : released) {
-        if (nodes_[r].state != State::Waiting || nodes_[r].pending > 0) continue;
-        std::optional<std::vector<std::vector<int>>> more = build(r);
-        if (!more) continue;
-        for (std::vector<int>& members : *more) {
-          for (int m : members) nodes_[m].state = State::Emitted;
-          for (int m : members) emit_readers(m);
-          groups.push_back(std::move(members));
-        }
-      }
+      for (int r : released)
+        if (nodes_[r].state == State::Waiting && nodes_[r].pending == 0) emit(*build(r));
     }
     requeue_deferred();
   }
