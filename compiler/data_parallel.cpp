@@ -174,7 +174,8 @@ class Distributor {
     if (op_as<SumToLike>(n)) return sum_to_like(n, in);
     if (auto* s = op_as<Softmax>(n)) return rows(n, in, s->axis());
     if (auto* g = op_as<LogSoftmaxGrad>(n)) return rows(n, in, g->axis());
-    if (auto* b = op_as<BatchNormTraining>(n)) return formula(n, batch_norm_training_formula(b->channel_axis(), b->epsilon(), n.inputs(), n.inputs()[0]->type().dtype));
+    if (auto* b = op_as<BatchNormTraining>(n))
+      return formula(n, batch_norm_training_formula(b->channel_axis(), b->epsilon(), n.inputs(), n.inputs()[0]->type().dtype));
     if (auto* b = op_as<BatchNormGrad>(n)) return formula(n, batch_norm_grad_formula(*b, n.inputs()));
     return std::nullopt;
   }

@@ -8,16 +8,16 @@
 namespace tgc {
 namespace {
 
-template <typename BatchNormOp>
-Json write_batch_norm(const BatchNormOp& op, OpWriteContext&) {
+template <typename Bn>
+Json write_batch_norm(const Bn& op, OpWriteContext&) {
   return Json{{"axis", op.channel_axis()}, {"epsilon", number_to_json(op.epsilon())}};
 }
 
-template <typename BatchNormOp>
+template <typename Bn>
 std::shared_ptr<const Op> read_batch_norm(const Json& f, OpReadContext&) {
   const double epsilon = number_field(f, "epsilon");
   if (!(epsilon > 0)) throw_bad_field("epsilon", "positive number", f.at("epsilon"));
-  return std::make_shared<BatchNormOp>(axis_field(f, "axis"), epsilon);
+  return std::make_shared<Bn>(axis_field(f, "axis"), epsilon);
 }
 
 [[maybe_unused]] const bool registered =
